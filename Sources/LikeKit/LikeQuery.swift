@@ -1,0 +1,65 @@
+// Which favorites to list and in what order.
+
+/// What ``LikeRepository/list(_:)`` returns: order, paging and filters.
+///
+/// ```swift
+/// let newest = try repository.list(LikeQuery(limit: 20)).records
+/// let blue = try repository.list(LikeQuery(color: "#0c2340")).records
+/// ```
+public struct LikeQuery: Sendable, Hashable {
+    /// The order of a listing, by the date each photo was liked.
+    public enum Order: Sendable, Hashable {
+        /// Most recently liked first (the default).
+        case newestFirst
+        /// Least recently liked first.
+        case oldestFirst
+    }
+
+    /// The order; newest first by default.
+    public var order: Order
+    /// The most records to return; `nil` (the default) returns all.
+    public var limit: Int?
+    /// How many matching records to skip first; 0 by default.
+    public var offset: Int
+    /// Keeps records whose photo colour is this hex colour (case and a leading `#` ignored).
+    public var color: String?
+    /// Keeps records whose description, photographer or note contains this text, ignoring case.
+    public var search: String?
+
+    /// Creates a query; with no arguments it lists every record, newest first.
+    public init(order: Order = .newestFirst, limit: Int? = nil, offset: Int = 0, color: String? = nil, search: String? = nil) {
+        self.order = order
+        self.limit = limit
+        self.offset = offset
+        self.color = color
+        self.search = search
+    }
+
+    var hasFilters: Bool { color != nil || search != nil }
+
+    func matches(_ record: LikeRecord) -> Bool {
+        if let color {
+            guard let photoColor = record.photo?.color, Self.normalizedColor(photoColor) == Self.normalizedColor(color) else { return false }
+        }
+        if let search, !search.isEmpty {
+            let fields = [record.photo?.description, record.photo?.photographer, record.photo?.photographerUsername, record.note]
+            guard fields.contains(where: { $0?.localizedCaseInsensitiveContains(search) == true }) else { return false }
+        }
+        return true
+    }
+
+    static func normalizedColor(_ text: String) -> String {
+        var value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if value.hasPrefix("#") { value.removeFirst() }
+        return value
+    }
+}
+
+/// The records a listing found, and any damage it had to pass over.
+public struct LikeListing: Sendable, Hashable {
+    /// The matching records in the order asked for.
+    public var records: [LikeRecord]
+    /// One sentence for each damaged record file that could not be read, and for damage to the
+    /// store's index that the listing worked around.
+    public var damage: [String]
+}

@@ -1,0 +1,216 @@
+// purge and verify: finding what belongs to no record, and proving the invariants hold.
+
+import Foundation
+
+extension LikeRepository {
+    /// Removes orphan files: files in the store that belong to no record, such as the leftovers
+    /// of a write a crash interrupted. Also rebuilds the index when it disagrees with the records,
+    /// and compacts it when most of its lines describe changes since superseded.
+    ///
+    /// A damaged record file is not an orphan, and neither are the images of its photo: they stay
+    /// for `verify` to report.
+    ///
+    /// - Parameter dryRun: Report what would be removed without removing anything (takes only a
+    ///   shared lock, and works on a read-only store).
+    /// - Returns: The orphan files and their total size.
+    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
+    @discardableResult
+    public func purge(dryRun: Bool = false) throws -> PurgeReport {
+        guard let root = try openRoot() else { return PurgeReport(dryRun: dryRun, files: [], bytes: 0) }
+        if dryRun {
+            let lock = try FileLock.shared(in: root, timeout: lockTimeout)
+            let inventory = try takeInventory(
+                root: root, records: try root.subdirectory(StoreLayout.recordsDirectory), images: try root.subdirectory(StoreLayout.imagesDirectory),
+                trustIndex: true)
+            _ = consume lock
+            return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
+        }
+        let report = try withWriteAccess { session in
+            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true)
+            var removed: [(path: String, size: Int)] = []
+            var firstError: (any Error)?
+            for orphan in inventory.orphans {
+                let parts = orphan.path.split(separator: "/", maxSplits: 1).map(String.init)
+                let directory = parts.count == 2 ? (parts[0] == StoreLayout.recordsDirectory ? session.records : session.images) : session.root
+                do {
+                    try directory.remove(parts.last!)
+                    removed.append(orphan)
+                } catch {
+                    firstError = firstError ?? error
+                }
+            }
+            if session.durable, !removed.isEmpty {
+                try session.root.sync()
+                try session.records.sync()
+                try session.images.sync()
+            }
+            // Rebuild an index that disagrees with the records; compact one mostly superseded.
+            if !inventory.indexIsSound || inventory.journalLines > 2 * inventory.entries.count + 64 {
+                try session.rebuildJournal(from: inventory.entries)
+            }
+            let at = session.clock
+            try session.appendJournal(removed.map {
+                JournalLine(operation: .purged, at: at, generation: "-", bytes: Int64($0.size), imageGeneration: "-", userImageGeneration: nil, key: JournalLine.escapePath($0.path))
+            })
+            if !removed.isEmpty {
+                _ = publishing(LikeChange(kind: .purged, id: nil, date: Timestamp.date(at), record: nil, files: removed.map(\.path)))
+            }
+            if let firstError { throw firstError }
+            return PurgeReport(dryRun: false, files: removed.map(\.path), bytes: removed.reduce(0) { $0 + $1.size })
+        }
+        return report
+    }
+
+    /// Checks every invariant of the store: each record decodes, each of its images exists, has
+    /// the size and checksum it had when liked and is a valid JPEG, no two records share a file,
+    /// and the index agrees with the records. Reads every image, so it takes time on a large store.
+    ///
+    /// - Returns: The problems found (none when the store is sound) and the orphan files, which
+    ///   are harmless and removed by ``purge(dryRun:)``.
+    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
+    public func verify() throws -> VerificationReport {
+        guard let root = try openRoot() else { return VerificationReport(problems: [], orphans: []) }
+        let lock = try FileLock.shared(in: root, timeout: lockTimeout)
+        defer { _ = lock }
+        let records = try root.subdirectory(StoreLayout.recordsDirectory)
+        let images = try root.subdirectory(StoreLayout.imagesDirectory)
+        let inventory = try takeInventory(root: root, records: records, images: images, trustIndex: false)
+        var problems = inventory.damage
+
+        var owners: [String: PhotoID] = [:]
+        for record in inventory.records {
+            let who = LikeRepositoryError.quoted(record.id.rawValue)
+            let pairs = [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? [])
+            for (info, user) in pairs {
+                let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
+                let shown = StoreLayout.imagesDirectory + "/" + name
+                let what = user ? "user image" : "image"
+                if let other = owners.updateValue(record.id, forKey: name), other != record.id {
+                    problems.append("The file \(shown) belongs to both \(who) and \(LikeRepositoryError.quoted(other.rawValue)).")
+                }
+                guard let images, let entry = try images.entry(name) else {
+                    problems.append("The \(what) \(shown) of photo \(who) is missing.")
+                    continue
+                }
+                guard entry.isRegularFile else {
+                    problems.append("The \(what) \(shown) of photo \(who) is not a regular file.")
+                    continue
+                }
+                guard entry.size == info.bytes else {
+                    problems.append("The \(what) \(shown) of photo \(who) has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed.")
+                    continue
+                }
+                guard let data = try images.read(name) else {
+                    problems.append("The \(what) \(shown) of photo \(who) is missing.")
+                    continue
+                }
+                let crc = data.withUnsafeBytes { CRC32.checksum($0) }
+                if UInt32(info.crc32, radix: 16) != crc {
+                    problems.append("The \(what) \(shown) of photo \(who) changed since it was liked (its checksum differs).")
+                } else if (try? JPEGHeader(parsing: data)) == nil {
+                    problems.append("The \(what) \(shown) of photo \(who) is not a valid JPEG.")
+                }
+            }
+        }
+        if let records {
+            let index = try loadIndex(root: root, records: records)
+            if let damage = index.damage {
+                problems.append("\(damage.prefix(1).uppercased() + damage.dropFirst()). Run `likes purge` to rebuild it.")
+            } else {
+                let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+                let missing = expected.keys.filter { index.live[$0] == nil }.count
+                let stale = index.live.filter { key, entry in
+                    guard let truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
+                    return truth != entry
+                }.count
+                if missing + stale > 0 {
+                    problems.append("The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge` to rebuild it.")
+                }
+            }
+        }
+        return VerificationReport(problems: problems, orphans: inventory.orphans.map(\.path))
+    }
+
+    struct Inventory {
+        var entries: [LiveEntry] = []
+        /// Decoded records; filled only when the index was not trusted.
+        var records: [StoredRecord] = []
+        var damage: [String] = []
+        var damagedKeys: Set<String> = []
+        var orphans: [(path: String, size: Int)] = []
+        /// Whether the journal agreed with the record files.
+        var indexIsSound = true
+        var journalLines = 0
+    }
+
+    /// Sorts every file of the store into live and orphan.
+    ///
+    /// With `trustIndex`, the live files come from the journal when it names exactly the record
+    /// files present (no record is decoded: purge stays close to the cost of listing the files);
+    /// before an image of a live photo is called an orphan, that photo's record is read to make
+    /// sure. Otherwise, and whenever the journal disagrees, every record is decoded.
+    func takeInventory(root: StoreDirectory, records: StoreDirectory?, images: StoreDirectory?, trustIndex: Bool) throws -> Inventory {
+        var inventory = Inventory()
+        let recordNames = try records?.names() ?? []
+        let imageNames = try images?.names() ?? []
+        var useIndex = trustIndex
+        if let records {
+            let index = try loadIndex(root: root, records: records)
+            inventory.journalLines = index.lineCount
+            let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
+            inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }
+            useIndex = useIndex && inventory.indexIsSound
+            if useIndex { inventory.entries = Array(index.live.values) }
+        }
+
+        while true {
+            if !useIndex, let records {
+                let decoded = try decodeAllRecords(in: records)
+                inventory.entries = decoded.entries
+                inventory.records = decoded.records
+                inventory.damage = decoded.damage
+                inventory.damagedKeys = decoded.damagedKeys
+            }
+            let liveFiles = Set(inventory.entries.flatMap(\.fileNames))
+            var orphans: [(path: String, size: Int)] = []
+            func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
+                let path = prefix.isEmpty ? name : prefix + "/" + name
+                guard !liveFiles.contains(path), !(key.map(inventory.damagedKeys.contains) ?? false),
+                    let entry = try directory.entry(name), !entry.isDirectory
+                else { return }
+                orphans.append((path, entry.size))
+            }
+            for name in try root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
+                if name == StoreLayout.recordsDirectory || name == StoreLayout.imagesDirectory { continue }
+                try consider(root, name, prefix: "", key: nil)
+            }
+            if let records {
+                for name in recordNames { try consider(records, name, prefix: StoreLayout.recordsDirectory, key: StoreLayout.key(ofRecordFile: name)) }
+            }
+            if let images {
+                for name in imageNames { try consider(images, name, prefix: StoreLayout.imagesDirectory, key: StoreLayout.key(ofImageFile: name)) }
+            }
+            // Before trusting the index to call a live photo's image an orphan, ask its record.
+            if useIndex, let records {
+                let liveKeys = Set(inventory.entries.map(\.key))
+                var contradicted = false
+                for orphan in orphans where orphan.path.hasPrefix(StoreLayout.imagesDirectory + "/") {
+                    let name = String(orphan.path.dropFirst(StoreLayout.imagesDirectory.count + 1))
+                    guard let key = StoreLayout.key(ofImageFile: name), liveKeys.contains(key) else { continue }
+                    let stored = try? readStoredRecord(key: key, in: records)
+                    if stored == nil || stored!.imageFileNames.contains(name) {
+                        contradicted = true
+                        break
+                    }
+                }
+                if contradicted {
+                    useIndex = false
+                    inventory.indexIsSound = false
+                    continue
+                }
+            }
+            inventory.orphans = orphans.sorted { $0.path < $1.path }
+            return inventory
+        }
+    }
+}

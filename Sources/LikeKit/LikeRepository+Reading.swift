@@ -1,0 +1,138 @@
+// Listing, statistics and the index that makes them cheap.
+
+import Foundation
+
+extension LikeRepository {
+    /// Lists liked photos: newest first by default, with paging and filters.
+    ///
+    /// Without filters only the page's records are decoded; the order comes from the store's
+    /// index. With `color` or `search`, every record is decoded to test it.
+    ///
+    /// ```swift
+    /// let page2 = try repository.list(LikeQuery(limit: 20, offset: 20))
+    /// ```
+    ///
+    /// - Parameter query: Order, limit, offset and filters; by default every record, newest first.
+    /// - Returns: The records, and a sentence for each damaged record passed over.
+    /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` for a negative limit or offset; `io`.
+    public func list(_ query: LikeQuery = LikeQuery()) throws -> LikeListing {
+        if let limit = query.limit, limit < 0 { throw LikeRepositoryError.invalidArgument("The limit must not be negative; it was \(limit).") }
+        guard query.offset >= 0 else { throw LikeRepositoryError.invalidArgument("The offset must not be negative; it was \(query.offset).") }
+        guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
+            return LikeListing(records: [], damage: [])
+        }
+        var damage: [String] = []
+        let entries = try liveEntries(root: root, records: records, damage: &damage)
+        let ordered = entries.sorted {
+            query.order == .newestFirst ? ($0.likedAt, $0.key) > ($1.likedAt, $1.key) : ($0.likedAt, $0.key) < ($1.likedAt, $1.key)
+        }
+        var result: [LikeRecord] = []
+        var skipped = 0
+        for entry in ordered.dropFirst(query.hasFilters ? 0 : query.offset) {
+            if let limit = query.limit, result.count >= limit { break }
+            let stored: StoredRecord
+            do {
+                // Missing means it was unliked since the index was read.
+                guard let found = try readStoredRecord(key: entry.key, in: records) else { continue }
+                stored = found
+            } catch LikeRepositoryError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                continue
+            }
+            let record = publicRecord(stored)
+            if query.hasFilters {
+                guard query.matches(record) else { continue }
+                if skipped < query.offset {
+                    skipped += 1
+                    continue
+                }
+            }
+            result.append(record)
+        }
+        return LikeListing(records: result, damage: damage)
+    }
+
+    /// How many photos are liked, their bytes, and the dates of the oldest and newest like.
+    ///
+    /// Read from the index alone: no record is decoded.
+    ///
+    /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
+    public func statistics() throws -> LikeStatistics {
+        guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
+            return LikeStatistics(count: 0, bytes: 0, oldest: nil, newest: nil)
+        }
+        var damage: [String] = []
+        let entries = try liveEntries(root: root, records: records, damage: &damage)
+        return LikeStatistics(
+            count: entries.count, bytes: Int(entries.reduce(0) { $0 + $1.bytes }),
+            oldest: entries.map(\.likedAt).min().map(Timestamp.date), newest: entries.map(\.likedAt).max().map(Timestamp.date))
+    }
+
+    // MARK: The index
+
+    /// The live photos by the journal, or by the record files where the journal is damaged
+    /// (then `damage` names the damage).
+    func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String]) throws -> [LiveEntry] {
+        let index = try loadIndex(root: root, records: records)
+        if let problem = index.damage {
+            damage.append("\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index.")
+            let decoded = try decodeAllRecords(in: records)
+            damage += decoded.damage
+            return decoded.entries
+        }
+        return Array(index.live.values)
+    }
+
+    /// Reads the whole journal and settles its last line against the record file.
+    ///
+    /// A missing journal with records present counts as damage.
+    func loadIndex(root: StoreDirectory, records: StoreDirectory) throws -> JournalIndex {
+        guard let data = try root.read(StoreLayout.journalFileName), !data.isEmpty else {
+            var index = JournalIndex()
+            if try records.names().contains(where: { StoreLayout.key(ofRecordFile: $0) != nil }) {
+                index.damage = "the index \(StoreLayout.journalFileName) is missing"
+            }
+            return index
+        }
+        var index = JournalIndex(parsing: [UInt8](data))
+        if index.damage == nil, index.lastLineIsUncertain, let last = index.lastLine, try !hasCommitted(last, records: records) {
+            index.revertLastLine()
+        }
+        return index
+    }
+
+    /// Whether the change a journal line describes took effect, judged by the record file.
+    func hasCommitted(_ line: JournalLine, records: StoreDirectory) throws -> Bool {
+        let stored: StoredRecord?
+        do {
+            stored = try readStoredRecord(key: line.key, in: records)
+        } catch LikeRepositoryError.damagedRecord {
+            return true  // damage is for verify to report, not a reason to drop the line
+        }
+        switch line.operation {
+        case .liked, .updated: return stored?.generation == line.generation
+        case .unliked: return stored?.generation != line.generation
+        default: return true
+        }
+    }
+
+    /// Decodes every record file: the slow, sure path used to rebuild a damaged index.
+    func decodeAllRecords(in records: StoreDirectory) throws -> (entries: [LiveEntry], records: [StoredRecord], damage: [String], damagedKeys: Set<String>) {
+        var entries: [LiveEntry] = []
+        var stored: [StoredRecord] = []
+        var damage: [String] = []
+        var damagedKeys: Set<String> = []
+        for name in try records.names() {
+            guard let key = StoreLayout.key(ofRecordFile: name) else { continue }
+            do {
+                guard let record = try readStoredRecord(key: key, in: records) else { continue }
+                entries.append(record.liveEntry)
+                stored.append(record)
+            } catch LikeRepositoryError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                damagedKeys.insert(key)
+            }
+        }
+        return (entries, stored, damage, damagedKeys)
+    }
+}

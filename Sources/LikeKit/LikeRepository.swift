@@ -1,0 +1,235 @@
+// The public entry point: a store of liked photos, their JPEGs and records kept in step.
+
+import Foundation
+
+/// A store of favorite photos: JSON records and their JPEG files in one directory, kept in step
+/// through crashes and concurrent processes.
+///
+/// ```swift
+/// let repository = LikeRepository(directory: documents.appendingPathComponent("Likes"))
+/// try repository.like(try PhotoID("Dwu85P9SOIk"), image: jpegData, note: "Our first trip")
+/// let newest = try repository.list(LikeQuery(limit: 20)).records
+/// try repository.unlike(try PhotoID("Dwu85P9SOIk"))
+/// ```
+///
+/// Every change is durable when it returns (unless ``Durability/relaxed`` is chosen), and a
+/// crash at any instant leaves either the state before the change or the state after it, plus at
+/// worst orphan files that ``purge(dryRun:)`` removes. Changes take an exclusive lock on the
+/// store, so several processes may share it; within a process a repository may be used from any
+/// thread or task. Reading never writes, so it works on a read-only store.
+///
+/// The cost of a like, unlike or toggle does not grow with the collection, and listing a page
+/// decodes only that page's records. See the README's design section for the layout on disk.
+public final class LikeRepository: Sendable {
+    /// The store's directory; created with mode 0700 on the first change.
+    public let directory: URL
+    /// Whether changes are flushed to stable storage before they return.
+    public let durability: Durability
+    /// How long a change waits for another process's lock before it fails with
+    /// ``LikeRepositoryError/storeBusy(directory:waitedSeconds:)``; 10 seconds by default.
+    public let lockTimeout: Double
+
+    let faults: FaultInjector?
+    let path: String
+    /// Serializes this repository's own changes; the file lock serializes them with other
+    /// repositories and processes.
+    private let writer = Locked(())
+    let observers = ObserverRegistry()
+
+    /// Opens the store in `directory`; nothing is created until the first change.
+    ///
+    /// - Parameters:
+    ///   - directory: The store's directory, for example the app's Documents folder + `Likes`.
+    ///   - durability: ``Durability/full`` (the default) or ``Durability/relaxed``.
+    ///   - lockTimeout: Seconds to wait for another process's lock; 10 by default.
+    public convenience init(directory: URL, durability: Durability = .full, lockTimeout: Double = 10) {
+        self.init(directory: directory, durability: durability, lockTimeout: lockTimeout, faults: nil)
+    }
+
+    init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+        self.directory = directory.standardizedFileURL
+        self.path = self.directory.path
+        self.durability = durability
+        self.lockTimeout = lockTimeout
+        self.faults = faults
+    }
+
+    var isDurable: Bool { durability == .full }
+
+    // MARK: Changes
+
+    /// Likes a photo, storing its JPEG; on a photo already liked, updates what is given.
+    ///
+    /// A first like needs `image`. Liking again replaces the image if one is given, the user
+    /// image if one is given, the note if one is given, and the metadata fields that `photo`
+    /// sets; it keeps the original `likedAt`.
+    ///
+    /// ```swift
+    /// let change = try repository.like(id, image: jpeg, photo: PhotoMetadata(photographer: "Ann"))
+    /// print(change.kind) // .liked, or .updated if it was liked already
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The photo's id.
+    ///   - image: The photo's JPEG; may be `nil` only when the photo is liked already.
+    ///   - userImage: The photographer's profile picture, a JPEG.
+    ///   - note: The person's note.
+    ///   - photo: Metadata from the photo's source.
+    /// - Returns: The change made: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/updated``,
+    ///   with the record as stored.
+    /// - Throws: ``LikeRepositoryError``: `notJPEG` for an image that is not a complete JPEG,
+    ///   `imageRequired` for a first like without an image, `storeBusy`, `io`.
+    @discardableResult
+    public func like(_ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) throws -> LikeChange {
+        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo)
+        return try withWriteAccess { session in try publishing(session.like(request)) }
+    }
+
+    /// Unlikes a photo: removes its record and every image of it.
+    ///
+    /// - Returns: The ``LikeChange/Kind/unliked`` change, naming the files removed.
+    /// - Throws: ``LikeRepositoryError/notLiked(id:)`` when the photo is not liked; `storeBusy`, `io`.
+    @discardableResult
+    public func unlike(_ id: PhotoID) throws -> LikeChange {
+        return try withWriteAccess { session in try publishing(session.unlike(id)) }
+    }
+
+    /// The heart button: unlikes a liked photo, else likes it.
+    ///
+    /// - Parameters: As for ``like(_:image:userImage:note:photo:)``; they are used only when the
+    ///   photo is not liked yet.
+    /// - Returns: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/unliked``.
+    /// - Throws: ``LikeRepositoryError/imageRequired(id:)`` when the photo is not liked and no
+    ///   image is given; `notJPEG`, `storeBusy`, `io`.
+    @discardableResult
+    public func toggle(_ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) throws -> LikeChange {
+        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo)
+        return try withWriteAccess { session in
+            try publishing(session.isLiked(id) ? try session.unlike(id) : try session.like(request))
+        }
+    }
+
+    // MARK: Reading
+
+    /// Whether the photo is liked.
+    ///
+    /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
+    public func isLiked(_ id: PhotoID) throws -> Bool {
+        guard let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory) else { return false }
+        return try records.entry(StoreLayout.recordFileName(id.storageKey)) != nil
+    }
+
+    /// The record of a liked photo, or `nil` when it is not liked.
+    ///
+    /// - Throws: ``LikeRepositoryError/damagedRecord(file:reason:)`` when its record file cannot
+    ///   be decoded; `io`.
+    public func record(for id: PhotoID) throws -> LikeRecord? {
+        guard let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory),
+            let stored = try readStoredRecord(key: id.storageKey, in: records)
+        else { return nil }
+        return publicRecord(stored)
+    }
+
+    // MARK: Plumbing shared by the extensions
+
+    /// Queues `change` for the observers; called under the writer lock, so they see the order
+    /// in which the changes were made.
+    func publishing(_ change: LikeChange) -> LikeChange {
+        observers.publish([change])
+        return change
+    }
+
+    func openRoot() throws -> StoreDirectory? {
+        try StoreDirectory.open(path: path, faults: faults)
+    }
+
+    /// Runs `body` holding this repository's lock and the store's file lock, after recovering
+    /// from whatever a crashed writer left at the end of the journal.
+    func withWriteAccess<Result>(_ body: (inout WriteSession) throws -> Result) throws -> Result {
+        try writer.withLock { _ in
+            let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
+            let lock = try FileLock(in: root, timeout: lockTimeout)
+            var session = try WriteSession(repository: self, root: root)
+            let result = try body(&session)
+            _ = consume lock
+            return result
+        }
+    }
+
+    func readStoredRecord(key: String, in records: StoreDirectory) throws -> StoredRecord? {
+        let name = StoreLayout.recordFileName(key)
+        guard let data = try records.read(name) else { return nil }
+        do {
+            let stored = try StoredRecord.decode(data)
+            guard stored.key == key else {
+                throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: "it holds the record of \(LikeRepositoryError.quoted(stored.id.rawValue))")
+            }
+            return stored
+        } catch let error as LikeRepositoryError {
+            throw error
+        } catch {
+            throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: Self.describe(error))
+        }
+    }
+
+    func publicRecord(_ stored: StoredRecord) -> LikeRecord {
+        let images = directory.appendingPathComponent(StoreLayout.imagesDirectory, isDirectory: true)
+        func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
+            let name = StoreLayout.imageFileName(stored.key, info.generation, user: user)
+            return StoredImage(
+                file: images.appendingPathComponent(name, isDirectory: false), fileName: StoreLayout.imagesDirectory + "/" + name,
+                byteCount: info.bytes, width: info.width, height: info.height)
+        }
+        return LikeRecord(
+            id: stored.id, likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
+            userImage: stored.userImage.map { image($0, user: true) }, note: stored.note, photo: stored.photo)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription.isEmpty ? "its JSON is malformed" : "its JSON is malformed: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _):
+            return "it has no \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        default:
+            return "\(error)"
+        }
+    }
+}
+
+/// A like's images, validated and checksummed before the store is locked.
+struct LikeRequest {
+    struct Image {
+        var data: Data
+        var header: JPEGHeader
+        var crc32: String
+    }
+
+    var id: PhotoID
+    var image: Image?
+    var userImage: Image?
+    var note: String?
+    var photo: PhotoMetadata?
+
+    init(id: PhotoID, image: Data?, userImage: Data?, note: String?, photo: PhotoMetadata?) throws {
+        func prepare(_ data: Data?, what: String) throws -> Image? {
+            guard let data else { return nil }
+            do {
+                let header = try JPEGHeader(parsing: data)
+                let crc = data.withUnsafeBytes { CRC32.checksum($0) }
+                let text = String(crc, radix: 16)
+                return Image(data: data, header: header, crc32: String(repeating: "0", count: 8 - text.count) + text)
+            } catch {
+                if case .notJPEG(let reason) = error, what != "image" { throw LikeRepositoryError.notJPEG(reason: "the \(what): \(reason)") }
+                throw error
+            }
+        }
+        self.id = id
+        self.image = try prepare(image, what: "image")
+        self.userImage = try prepare(userImage, what: "user image")
+        self.note = note
+        self.photo = photo
+    }
+}

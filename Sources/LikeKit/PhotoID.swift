@@ -1,0 +1,123 @@
+// A validated photo id, and the injective, case-safe file-name key derived from it.
+
+/// The id of a photo as its source names it, validated.
+///
+/// Any non-empty string of at most 256 UTF-8 bytes with no control characters (Unicode
+/// category Cc) is a valid id: Unsplash `Dwu85P9SOIk`, Flickr `52345678901`, or a Photos
+/// local identifier such as `ED7AC36B-A150-4C38-BB8C-B6D696F4F2ED/L0/001`.
+///
+/// Ids compare as Swift strings do, so the NFC and NFD spellings of one text are one id.
+///
+/// ```swift
+/// let id = try PhotoID("Dwu85P9SOIk")
+/// ```
+public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The id exactly as it was given.
+    public let rawValue: String
+
+    /// The longest id accepted, in UTF-8 bytes.
+    public static let maximumByteCount = 256
+
+    /// Validates `rawValue` as a photo id.
+    ///
+    /// - Throws: ``LikeRepositoryError/invalidID(_:reason:)`` when the id is empty, longer
+    ///   than 256 UTF-8 bytes, or holds a control character.
+    public init(_ rawValue: String) throws(LikeRepositoryError) {
+        if rawValue.isEmpty {
+            throw .invalidID(rawValue, reason: "it is empty")
+        }
+        let byteCount = rawValue.utf8.count
+        if byteCount > Self.maximumByteCount {
+            throw .invalidID(rawValue, reason: "it is \(byteCount) UTF-8 bytes long")
+        }
+        if let control = rawValue.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            throw .invalidID(rawValue, reason: "it contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+        }
+        self.rawValue = rawValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        do {
+            try self.init(text)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// The file-name stem for this id: injective, case-safe, and a single path component.
+    ///
+    /// The id is normalised to NFC, then its UTF-8 bytes are written as: `a`–`z`, `0`–`9`,
+    /// `-` and `_` unchanged; an upper-case ASCII letter as `^` and its lower-case form; every
+    /// other byte as `%` and two lower-case hex digits. The result uses no upper-case letter, so
+    /// case-insensitive file systems keep `abc` and `ABC` apart, and it can never be `.`, `..`
+    /// or hold a separator. A stem longer than ``StorageKey/maximumReadableLength`` is replaced
+    /// by `#` and the SHA-256 of the NFC bytes (readable stems never contain `#`).
+    var storageKey: String { StorageKey.make(for: rawValue) }
+}
+
+enum StorageKey {
+    /// Leaves room for `~` + generation + `.user.jpg` within NAME_MAX (255 bytes).
+    static let maximumReadableLength = 200
+
+    static func make(for id: String) -> String {
+        let normalized = id.precomposedStringWithCanonicalMapping
+        var stem: [UInt8] = []
+        stem.reserveCapacity(normalized.utf8.count)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in normalized.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                stem.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                stem.append(UInt8(ascii: "^"))
+                stem.append(byte + 32)
+            default:
+                stem.append(UInt8(ascii: "%"))
+                stem.append(hex[Int(byte >> 4)])
+                stem.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        if stem.count > maximumReadableLength {
+            return "#" + SHA256.hexDigest(of: Array(normalized.utf8))
+        }
+        return String(decoding: stem, as: UTF8.self)
+    }
+
+    /// Whether `text` could have been made by ``make(for:)``.
+    static func isWellFormed(_ text: Substring) -> Bool {
+        guard !text.isEmpty else { return false }
+        if text.first == "#" {
+            return text.count == 65 && text.dropFirst().utf8.allSatisfy(isLowerHex)
+        }
+        guard text.utf8.count <= maximumReadableLength else { return false }
+        var bytes = text.utf8.makeIterator()
+        while let byte = bytes.next() {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                continue
+            case UInt8(ascii: "^"):
+                guard let next = bytes.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(next) else { return false }
+            case UInt8(ascii: "%"):
+                guard let high = bytes.next(), let low = bytes.next(), isLowerHex(high), isLowerHex(low) else { return false }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    static func isLowerHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+}

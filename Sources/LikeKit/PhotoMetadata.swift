@@ -1,0 +1,82 @@
+// What is known about a liked photo besides its pixels: who took it, what it shows, where from.
+
+import Foundation
+
+/// Optional metadata of a liked photo, as a photo source such as Unsplash gives it.
+///
+/// Every property is optional; a property that is `nil` is written as JSON `null`.
+public struct PhotoMetadata: Sendable, Hashable, Codable {
+    /// The photo's description (Unsplash: `description`, else `alt_description`).
+    public var description: String?
+    /// The photographer's display name.
+    public var photographer: String?
+    /// The photographer's user name at the source.
+    public var photographerUsername: String?
+    /// The photo's dominant colour as a hex string such as `#60544D`.
+    public var color: String?
+    /// The photo's page at its source.
+    public var sourceURL: String?
+    /// The width of the original photo in pixels.
+    public var width: Int?
+    /// The height of the original photo in pixels.
+    public var height: Int?
+    /// When the photo was published at its source.
+    public var createdAt: Date?
+
+    /// Creates metadata; every argument defaults to `nil`.
+    public init(
+        description: String? = nil, photographer: String? = nil, photographerUsername: String? = nil,
+        color: String? = nil, sourceURL: String? = nil, width: Int? = nil, height: Int? = nil, createdAt: Date? = nil
+    ) {
+        self.description = description
+        self.photographer = photographer
+        self.photographerUsername = photographerUsername
+        self.color = color
+        self.sourceURL = sourceURL
+        self.width = width
+        self.height = height
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case description, photographer, photographerUsername, color, sourceURL, width, height, createdAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        photographer = try container.decodeIfPresent(String.self, forKey: .photographer)
+        photographerUsername = try container.decodeIfPresent(String.self, forKey: .photographerUsername)
+        color = try container.decodeIfPresent(String.self, forKey: .color)
+        sourceURL = try container.decodeIfPresent(String.self, forKey: .sourceURL)
+        width = try container.decodeIfPresent(Int.self, forKey: .width)
+        height = try container.decodeIfPresent(Int.self, forKey: .height)
+        if let text = try container.decodeIfPresent(String.self, forKey: .createdAt) {
+            guard let milliseconds = Timestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(forKey: .createdAt, in: container, debugDescription: "not an ISO 8601 date: \(text)")
+            }
+            createdAt = Timestamp.date(milliseconds)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(description, forKey: .description)
+        try container.encode(photographer, forKey: .photographer)
+        try container.encode(photographerUsername, forKey: .photographerUsername)
+        try container.encode(color, forKey: .color)
+        try container.encode(sourceURL, forKey: .sourceURL)
+        try container.encode(width, forKey: .width)
+        try container.encode(height, forKey: .height)
+        try container.encode(createdAt.map(Timestamp.string), forKey: .createdAt)
+    }
+
+    /// Merges `other` over `self`: each property `other` sets replaces the one here.
+    func merging(_ other: PhotoMetadata) -> PhotoMetadata {
+        PhotoMetadata(
+            description: other.description ?? description, photographer: other.photographer ?? photographer,
+            photographerUsername: other.photographerUsername ?? photographerUsername, color: other.color ?? color,
+            sourceURL: other.sourceURL ?? sourceURL, width: other.width ?? width, height: other.height ?? height,
+            createdAt: other.createdAt ?? createdAt)
+    }
+}

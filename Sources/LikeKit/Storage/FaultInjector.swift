@@ -1,0 +1,67 @@
+// The test seam: stops or fails a write at any of its steps, as a crash or a failing disk would.
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Counts the mutating file-system steps of a repository and breaks one of them on demand.
+///
+/// Tests reach it through `@testable import`; the store never creates one by itself.
+final class FaultInjector: Sendable {
+    enum Plan: Sendable {
+        /// Steps `0..<after` run; every later one does nothing and throws ``InjectedCrash``.
+        /// A crash during a write or append leaves half of the bytes behind, like a torn write.
+        case crash(after: Int)
+        /// Step number `at` fails with `errno` `code` and changes nothing; the others run.
+        case fail(at: Int, code: Int32)
+        /// Only counts.
+        case none
+    }
+
+    struct InjectedCrash: Error {}
+
+    private struct State {
+        var plan: Plan
+        var steps: [String] = []
+        var crashed = false
+    }
+
+    private let state: Locked<State>
+
+    init(_ plan: Plan = .none) { state = Locked(State(plan: plan)) }
+
+    /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.
+    var steps: [String] { state.withLock { $0.steps } }
+    var hasCrashed: Bool { state.withLock { $0.crashed } }
+
+    enum Verdict: Equatable {
+        case proceed
+        /// Crash here; `torn` is true for the step the crash interrupts, false for later ones.
+        case crash(torn: Bool)
+        case fail(Int32)
+    }
+
+    /// Decides the fate of the next step.
+    func next(_ step: String) -> Verdict {
+        state.withLock { state in
+            if state.crashed { return .crash(torn: false) }
+            let index = state.steps.count
+            state.steps.append(step)
+            switch state.plan {
+            case .none: return .proceed
+            case .crash(let after):
+                if index >= after {
+                    state.crashed = true
+                    return .crash(torn: true)
+                }
+                return .proceed
+            case .fail(let at, let code):
+                return index == at ? .fail(code) : .proceed
+            }
+        }
+    }
+}

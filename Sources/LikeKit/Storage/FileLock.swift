@@ -1,0 +1,63 @@
+// The store's lock between processes: flock on a lock file that is never deleted.
+
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An exclusive `flock` on `likes.lock` in the store, held for the length of one operation.
+///
+/// The kernel releases it when the holder dies, so a crash never leaves the store locked.
+/// `flock` locks belong to the open file description: two repositories in one process on one
+/// store exclude each other too. Locks over NFS or SMB are not supported.
+struct FileLock: ~Copyable {
+    static let fileName = "likes.lock"
+
+    private let descriptor: Int32
+
+    /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause.
+    init(in directory: StoreDirectory, timeout: Double) throws {
+        let fd = openat(directory.descriptor, Self.fileName, O_RDWR | O_CREAT | Platform.openFlagsCommon, 0o600)
+        guard fd >= 0 else {
+            throw LikeRepositoryError.io(action: "open the lock file", path: directory.path(Self.fileName), code: Platform.errno)
+        }
+        try self.init(descriptor: fd, operation: LOCK_EX, directory: directory, timeout: timeout)
+    }
+
+    /// Takes a shared lock, so that readers see no change half done; `nil` where the store has
+    /// no lock file yet or it cannot be opened (a read-only store).
+    static func shared(in directory: StoreDirectory, timeout: Double) throws -> FileLock? {
+        let fd = openat(directory.descriptor, Self.fileName, O_RDONLY | Platform.openFlagsCommon)
+        guard fd >= 0 else { return nil }
+        return try FileLock(descriptor: fd, operation: LOCK_SH, directory: directory, timeout: timeout)
+    }
+
+    private init(descriptor fd: Int32, operation: Int32, directory: StoreDirectory, timeout: Double) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var pause: UInt32 = 500
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let code = Platform.errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                close(fd)
+                throw LikeRepositoryError.io(action: "lock", path: directory.path(Self.fileName), code: code)
+            }
+            if Date() >= deadline {
+                close(fd)
+                throw LikeRepositoryError.storeBusy(directory: directory.displayPath, waitedSeconds: timeout)
+            }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,240 @@
+// The store's index and change log: one short text line per change, appended under the lock.
+
+import Foundation
+
+/// One line of `likes.journal`.
+///
+/// Every line has seven fields separated by single spaces and ends with a newline:
+///
+/// ```
+/// L 1763774625123 1a2b3c4d5e6f 204811 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik
+/// ```
+///
+/// operation, time in milliseconds since 1970, record generation, bytes of the record's images,
+/// main image generation, user image generation, and the storage key. The operations:
+///
+/// - `J`: the header, the first line of every journal; its key field is the format name and its
+///   bytes field the number of snapshot lines that follow it after a compaction.
+/// - `L`: a photo liked for the first time; the time is its `likedAt`.
+/// - `M`: a liked photo updated; `likedAt` stays that of its `L` line.
+/// - `U`: a photo unliked.
+/// - `A`: the line just before it never took effect (its writer died before the commit).
+/// - `P`: an orphan file purged; the key field is its path in the store, percent-escaped.
+struct JournalLine: Hashable, Sendable {
+    enum Operation: UInt8, Sendable {
+        case header = 0x4A  // J
+        case liked = 0x4C  // L
+        case updated = 0x4D  // M
+        case unliked = 0x55  // U
+        case aborted = 0x41  // A
+        case purged = 0x50  // P
+    }
+
+    static let formatName = "likes-journal-1"
+
+    var operation: Operation
+    var at: Int64
+    var generation: String
+    var bytes: Int64
+    var imageGeneration: String
+    var userImageGeneration: String?
+    var key: String
+
+    var encoded: [UInt8] {
+        var line = [operation.rawValue, 0x20]
+        line += Array(String(at).utf8)
+        for field in [generation, String(bytes), imageGeneration, userImageGeneration ?? "-", key] {
+            line.append(0x20)
+            line += Array(field.utf8)
+        }
+        line.append(0x0A)
+        return line
+    }
+
+    /// Parses one line without its newline; `nil` for anything malformed.
+    static func parse(_ line: ArraySlice<UInt8>) -> JournalLine? {
+        var fields: [ArraySlice<UInt8>] = []
+        fields.reserveCapacity(7)
+        var start = line.startIndex
+        for index in line.indices where line[index] == 0x20 {
+            fields.append(line[start..<index])
+            start = index + 1
+        }
+        fields.append(line[start..<line.endIndex])
+        guard fields.count == 7, fields[0].count == 1, let operation = Operation(rawValue: fields[0].first!),
+            let at = number(fields[1]), let bytes = number(fields[3])
+        else { return nil }
+        let generation = String(decoding: fields[2], as: UTF8.self)
+        let imageGeneration = String(decoding: fields[4], as: UTF8.self)
+        let userText = String(decoding: fields[5], as: UTF8.self)
+        let key = String(decoding: fields[6], as: UTF8.self)
+        switch operation {
+        case .header:
+            guard key == formatName else { return nil }
+        case .liked, .updated:
+            guard Generation.isValid(generation), Generation.isValid(imageGeneration),
+                userText == "-" || Generation.isValid(userText), StorageKey.isWellFormed(key[...])
+            else { return nil }
+        case .unliked, .aborted:
+            guard Generation.isValid(generation), StorageKey.isWellFormed(key[...]) else { return nil }
+        case .purged:
+            guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        }
+        return JournalLine(
+            operation: operation, at: at, generation: generation, bytes: bytes, imageGeneration: imageGeneration,
+            userImageGeneration: userText == "-" ? nil : userText, key: key)
+    }
+
+    private static func number(_ field: ArraySlice<UInt8>) -> Int64? {
+        guard !field.isEmpty, field.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for byte in field {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int64(byte - 0x30)
+        }
+        return value
+    }
+
+    static func header(at: Int64, snapshotLines: Int) -> JournalLine {
+        JournalLine(operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil, key: formatName)
+    }
+
+    /// Escapes a file path for a `P` line: printable ASCII except `%` stays, the rest is `%XX`.
+    static func escapePath(_ path: String) -> String {
+        var out: [UInt8] = []
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in path.utf8 {
+            if byte > 0x20, byte < 0x7F, byte != 0x25 {
+                out.append(byte)
+            } else {
+                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func unescapePath(_ text: String) -> String {
+        var out: [UInt8] = []
+        var bytes = Array(text.utf8)[...]
+        while let byte = bytes.popFirst() {
+            if byte == 0x25, bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(value)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// The random tokens that make every write's file names new.
+enum Generation {
+    static let length = 12
+
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() & 0xFFFF_FFFF_FFFF
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: length - text.count) + text
+    }
+
+    static func isValid(_ text: String) -> Bool {
+        text.utf8.count == length && text.utf8.allSatisfy(StorageKey.isLowerHex)
+    }
+}
+
+/// What a liked photo's newest committed journal line says about it.
+struct LiveEntry: Hashable, Sendable {
+    var key: String
+    var generation: String
+    var likedAt: Int64
+    var bytes: Int64
+    var imageGeneration: String
+    var userImageGeneration: String?
+
+    var fileNames: [String] {
+        var names = [StoreLayout.recordsDirectory + "/" + StoreLayout.recordFileName(key)]
+        names.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(key, imageGeneration, user: false))
+        if let userImageGeneration {
+            names.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(key, userImageGeneration, user: true))
+        }
+        return names
+    }
+}
+
+/// The journal read from start to end: the live photos it describes, and where it is damaged.
+struct JournalIndex: Sendable {
+    var live: [String: LiveEntry] = [:]
+    /// The number of lines, the header included.
+    var lineCount = 0
+    /// The last complete line: it alone may describe a change whose writer died before the
+    /// commit, so readers check it against the record file.
+    var lastLine: JournalLine?
+    /// A sentence naming the first malformed line, if any; lines after it are not read.
+    var damage: String?
+    /// Bytes of a last line with no newline: an append that a crash cut short.
+    var tornTailBytes = 0
+    /// The newest time written on any line, to keep new `likedAt` times from going back.
+    var clock: Int64 = 0
+
+    /// State before the last line was applied, so that an `A` line can take it back.
+    private var undo: (key: String, entry: LiveEntry?)?
+
+    init() {}
+
+    init(parsing bytes: [UInt8]) {
+        var start = 0
+        var lineNumber = 0
+        while start < bytes.count {
+            guard let end = bytes[start...].firstIndex(of: 0x0A) else {
+                tornTailBytes = bytes.count - start
+                break
+            }
+            lineNumber += 1
+            guard let line = JournalLine.parse(bytes[start..<end]), (line.operation == .header) == (lineNumber == 1) else {
+                damage = "the index \(StoreLayout.journalFileName) is damaged at line \(lineNumber) (byte \(start))"
+                break
+            }
+            apply(line)
+            start = end + 1
+        }
+    }
+
+    mutating func apply(_ line: JournalLine) {
+        lineCount += 1
+        clock = max(clock, line.at)
+        let previousLast = lastLine
+        lastLine = line
+        switch line.operation {
+        case .header, .purged:
+            undo = nil
+        case .liked, .updated:
+            undo = (line.key, live[line.key])
+            let likedAt = line.operation == .updated ? live[line.key]?.likedAt ?? line.at : line.at
+            live[line.key] = LiveEntry(
+                key: line.key, generation: line.generation, likedAt: likedAt, bytes: line.bytes,
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration)
+        case .unliked:
+            undo = (line.key, live[line.key])
+            live[line.key] = nil
+        case .aborted:
+            if let undo, let previousLast, undo.key == line.key, previousLast.generation == line.generation {
+                live[undo.key] = undo.entry
+            }
+            undo = nil
+        }
+    }
+
+    /// Takes back the last line, when its writer died before the commit.
+    mutating func revertLastLine() {
+        if let undo { live[undo.key] = undo.entry }
+        undo = nil
+    }
+
+    /// Whether the last line needs checking against the record file.
+    var lastLineIsUncertain: Bool {
+        guard let lastLine else { return false }
+        return [.liked, .updated, .unliked].contains(lastLine.operation)
+    }
+}

@@ -1,0 +1,48 @@
+// The few C library calls the store needs, with the platform differences in one place.
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+enum Platform {
+    /// Flushes a file's data and metadata to stable storage.
+    ///
+    /// On Apple platforms `fsync` leaves the data in the drive's cache; `F_FULLFSYNC` flushes it.
+    static func fullSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        // Some file systems (network, FAT) refuse F_FULLFSYNC; fsync is the best they offer.
+        return fsync(fd)
+        #else
+        return fsync(fd)
+        #endif
+    }
+
+    static var errno: Int32 {
+        #if canImport(Darwin)
+        return Darwin.errno
+        #elseif canImport(Glibc)
+        return Glibc.errno
+        #else
+        return Musl.errno
+        #endif
+    }
+
+    static func message(for code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    // Thin wrappers, so that types with methods of the same names can call the C functions.
+    static func sysOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
+    static func sysRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
+    static func sysWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
+    static func sysPread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Int {
+        pread(fd, buffer, count, offset)
+    }
+
+    static let openFlagsCommon: Int32 = O_CLOEXEC | O_NOFOLLOW
+}

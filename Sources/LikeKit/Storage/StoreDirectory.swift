@@ -1,0 +1,339 @@
+// One directory of the store, reached only through its descriptor: single path components,
+// no symbolic links followed, every write durable on request.
+
+import Foundation
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// An open directory of the store.
+///
+/// Every name passed in is one path component, checked by ``checkName(_:)``, and every file is
+/// opened with `O_NOFOLLOW` relative to the directory's descriptor: nothing a photo id or a
+/// planted link says can make the store write outside its directory.
+final class StoreDirectory: Sendable {
+    let descriptor: Int32
+    /// The path shown in error messages.
+    let displayPath: String
+    let faults: FaultInjector?
+
+    private init(descriptor: Int32, displayPath: String, faults: FaultInjector?) {
+        self.descriptor = descriptor
+        self.displayPath = displayPath
+        self.faults = faults
+    }
+
+    deinit { close(descriptor) }
+
+    /// Opens the directory at `path`, or returns `nil` when it does not exist.
+    static func open(path: String, faults: FaultInjector?) throws -> StoreDirectory? {
+        let fd = Platform.sysOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == ENOENT { return nil }
+            throw LikeRepositoryError.io(action: "open the store directory", path: path, code: code)
+        }
+        return StoreDirectory(descriptor: fd, displayPath: path, faults: faults)
+    }
+
+    /// Opens the directory at `path`, creating it and missing parents (mode 0700) if needed.
+    static func openOrCreate(path: String, faults: FaultInjector?) throws -> StoreDirectory {
+        if let directory = try open(path: path, faults: faults) { return directory }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path {
+            let parentDirectory = try openOrCreate(path: parent, faults: faults)
+            try parentDirectory.makeDirectory((path as NSString).lastPathComponent)
+            // Make the new store's own entry durable before anything is written inside it.
+            try parentDirectory.sync()
+        }
+        guard let directory = try open(path: path, faults: faults) else {
+            throw LikeRepositoryError.io(action: "create the store directory", path: path, code: ENOENT)
+        }
+        return directory
+    }
+
+    /// Opens the subdirectory `name`, or returns `nil` when it does not exist.
+    func subdirectory(_ name: String) throws -> StoreDirectory? {
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_RDONLY | O_DIRECTORY | Platform.openFlagsCommon)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == ENOENT { return nil }
+            throw LikeRepositoryError.io(action: "open the directory", path: path(name), code: code)
+        }
+        return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults)
+    }
+
+    /// Opens the subdirectory `name`, creating it (mode 0700) and making its entry durable.
+    func subdirectoryCreatingIfNeeded(_ name: String, durable: Bool) throws -> StoreDirectory {
+        if let existing = try subdirectory(name) { return existing }
+        try makeDirectory(name)
+        if durable { try sync() }
+        guard let created = try subdirectory(name) else {
+            throw LikeRepositoryError.io(action: "create the directory", path: path(name), code: ENOENT)
+        }
+        return created
+    }
+
+    func path(_ name: String) -> String { displayPath + "/" + name }
+
+    static func checkName(_ name: String) throws {
+        // Every caller derives names from storage keys; this is the last line of defence.
+        precondition(!name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0), "unsafe file name")
+    }
+
+    // MARK: Mutating steps, each one a place the fault injector may break.
+
+    private func step(_ description: String) throws -> FaultInjector.Verdict {
+        guard let faults else { return .proceed }
+        let verdict = faults.next(description)
+        if case .fail = verdict { return verdict }
+        return verdict
+    }
+
+    private func fail(_ action: String, _ name: String, _ code: Int32) -> LikeRepositoryError {
+        .io(action: action, path: path(name), code: code)
+    }
+
+    func makeDirectory(_ name: String) throws {
+        try Self.checkName(name)
+        switch try step("mkdir \(name)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("create the directory", name, code)
+        case .proceed: break
+        }
+        if mkdirat(descriptor, name, 0o700) != 0 {
+            let code = Platform.errno
+            if code != EEXIST { throw fail("create the directory", name, code) }
+        }
+    }
+
+    /// Creates `name` (which must not exist) with `bytes`, flushed to disk when `durable`.
+    ///
+    /// On failure the partial file is removed (unless a crash is being simulated).
+    func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool) throws {
+        try Self.checkName(name)
+        switch try step("create \(name)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("create", name, code)
+        case .proceed: break
+        }
+        let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, 0o600)
+        guard fd >= 0 else { throw fail("create", name, Platform.errno) }
+        var succeeded = false
+        defer {
+            close(fd)
+            if !succeeded, !(faults?.hasCrashed ?? false) { unlinkat(descriptor, name, 0) }
+        }
+        switch try step("write \(name)") {
+        case .crash(let torn):
+            if torn, bytes.count > 1 { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)])) }
+            throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("write", name, code)
+        case .proceed: break
+        }
+        let written = writeAll(fd, bytes)
+        if written != 0 { throw fail("write", name, written) }
+        if durable { try syncDescriptor(fd, name: name) }
+        succeeded = true
+    }
+
+    func createFile(_ name: String, data: Data, durable: Bool) throws {
+        try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable) }
+    }
+
+    /// Appends `bytes` to `name` (created with mode 0600 if missing), flushed when `durable`.
+    func append(_ name: String, bytes: [UInt8], durable: Bool) throws {
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_WRONLY | O_APPEND | O_CREAT | Platform.openFlagsCommon, 0o600)
+        guard fd >= 0 else { throw fail("open", name, Platform.errno) }
+        defer { close(fd) }
+        switch try step("append \(name)") {
+        case .crash(let torn):
+            if torn, bytes.count > 1 { bytes.withUnsafeBytes { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count / 2)])) } }
+            throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("append to", name, code)
+        case .proceed: break
+        }
+        let written = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        if written != 0 { throw fail("append to", name, written) }
+        if durable { try syncDescriptor(fd, name: name) }
+    }
+
+    /// Cuts `name` to `length` bytes.
+    func truncate(_ name: String, to length: Int, durable: Bool) throws {
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_WRONLY | Platform.openFlagsCommon)
+        guard fd >= 0 else { throw fail("open", name, Platform.errno) }
+        defer { close(fd) }
+        switch try step("truncate \(name)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("truncate", name, code)
+        case .proceed: break
+        }
+        if ftruncate(fd, off_t(length)) != 0 { throw fail("truncate", name, Platform.errno) }
+        if durable { try syncDescriptor(fd, name: name) }
+    }
+
+    private func syncDescriptor(_ fd: Int32, name: String) throws {
+        switch try step("sync \(name)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("flush", name, code)
+        case .proceed: break
+        }
+        // A failed fsync is never retried: the kernel may have dropped the dirty pages.
+        if Platform.fullSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
+    }
+
+    /// Renames `from` to `to` inside this directory, replacing `to` atomically.
+    func rename(_ from: String, to: String) throws {
+        try Self.checkName(from)
+        try Self.checkName(to)
+        switch try step("rename \(from) \(to)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("rename", from, code)
+        case .proceed: break
+        }
+        if renameat(descriptor, from, descriptor, to) != 0 { throw fail("rename", from, Platform.errno) }
+    }
+
+    /// Removes the file `name`; a missing file is not an error.
+    func remove(_ name: String) throws {
+        try Self.checkName(name)
+        switch try step("remove \(name)") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw fail("remove", name, code)
+        case .proceed: break
+        }
+        if unlinkat(descriptor, name, 0) != 0 {
+            let code = Platform.errno
+            if code != ENOENT { throw fail("remove", name, code) }
+        }
+    }
+
+    /// Makes the directory's entries (creations, renames, removals) durable.
+    func sync() throws {
+        switch try step("sync \(displayPath.split(separator: "/").last.map(String.init) ?? ".")/") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw LikeRepositoryError.io(action: "flush the directory", path: displayPath, code: code)
+        case .proceed: break
+        }
+        if Platform.fullSync(descriptor) != 0 {
+            throw LikeRepositoryError.io(action: "flush the directory", path: displayPath, code: Platform.errno)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The whole content of the regular file `name`, or `nil` if it does not exist.
+    func read(_ name: String) throws -> Data? {
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_RDONLY | Platform.openFlagsCommon)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == ENOENT { return nil }
+            throw fail("read", name, code)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail("read", name, Platform.errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("read", name, EISDIR) }
+        var data = Data(count: Int(info.st_size))
+        var total = 0
+        let failure: Int32 = data.withUnsafeMutableBytes { buffer in
+            while total < buffer.count {
+                let count = Platform.sysRead(fd, buffer.baseAddress! + total, buffer.count - total)
+                if count < 0 {
+                    if Platform.errno == EINTR { continue }
+                    return Platform.errno
+                }
+                if count == 0 { break }
+                total += count
+            }
+            return 0
+        }
+        if failure != 0 { throw fail("read", name, failure) }
+        if total < data.count { data.removeSubrange(total...) }
+        return data
+    }
+
+    /// Up to `count` bytes of `name` ending at `end`, read with `pread`.
+    func read(_ name: String, range: Range<Int>) throws -> [UInt8] {
+        let fd = openat(descriptor, name, O_RDONLY | Platform.openFlagsCommon)
+        guard fd >= 0 else { throw fail("read", name, Platform.errno) }
+        defer { close(fd) }
+        return try pread(fd, range: range, name: name)
+    }
+
+    func pread(_ fd: Int32, range: Range<Int>, name: String) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: range.count)
+        var total = 0
+        while total < range.count {
+            let count = bytes.withUnsafeMutableBytes { Platform.sysPread(fd, $0.baseAddress! + total, range.count - total, off_t(range.lowerBound + total)) }
+            if count < 0 {
+                if Platform.errno == EINTR { continue }
+                throw fail("read", name, Platform.errno)
+            }
+            if count == 0 { break }
+            total += count
+        }
+        if total < bytes.count { bytes.removeSubrange(total...) }
+        return bytes
+    }
+
+    struct Entry {
+        var name: String
+        var isRegularFile: Bool
+        var isDirectory: Bool
+        var size: Int
+    }
+
+    /// The file's size and kind, without following a link; `nil` when it does not exist.
+    func entry(_ name: String) throws -> Entry? {
+        var info = stat()
+        if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) != 0 {
+            let code = Platform.errno
+            if code == ENOENT { return nil }
+            throw fail("inspect", name, code)
+        }
+        return Entry(name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
+    }
+
+    /// The names in this directory, except `.` and `..`.
+    func names() throws -> [String] {
+        let fd = dup(descriptor)
+        guard fd >= 0, let stream = fdopendir(fd) else {
+            throw LikeRepositoryError.io(action: "list", path: displayPath, code: Platform.errno)
+        }
+        defer { closedir(stream) }
+        // fdopendir shares the offset with the descriptor it was given; start from the top.
+        rewinddir(stream)
+        var result: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { result.append(name) }
+        }
+        return result
+    }
+}
+
+/// Writes all of `bytes`; returns 0 or the `errno` of the failure.
+private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        let count = Platform.sysWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if count < 0 {
+            if Platform.errno == EINTR { continue }
+            return Platform.errno
+        }
+        offset += count
+    }
+    return 0
+}

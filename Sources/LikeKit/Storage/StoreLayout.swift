@@ -1,0 +1,42 @@
+// Where each file of a store lives, and which names are ours.
+
+/// The files of a store:
+///
+/// ```
+/// likes.lock                         flock between processes; never deleted
+/// likes.journal                      the index and change log (see JournalLine)
+/// records/KEY.json                   one record per liked photo: the truth
+/// records/KEY~GEN.tmp                a record being written; an orphan if left behind
+/// images/KEY~GEN.jpg                 the main image of generation GEN
+/// images/KEY~GEN.user.jpg            the user image of generation GEN
+/// ```
+///
+/// KEY is ``PhotoID/storageKey``; GEN is a fresh random token for every write, so no write ever
+/// touches a file that a committed record names.
+enum StoreLayout {
+    static let recordsDirectory = "records"
+    static let imagesDirectory = "images"
+    static let journalFileName = "likes.journal"
+    static let journalTemporaryFileName = "likes.journal.new"
+    static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName]
+
+    static func recordFileName(_ key: String) -> String { key + ".json" }
+    static func temporaryRecordFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".tmp" }
+    static func imageFileName(_ key: String, _ generation: String, user: Bool) -> String {
+        key + "~" + generation + (user ? ".user.jpg" : ".jpg")
+    }
+
+    /// The key of a record file name, if it is one.
+    static func key(ofRecordFile name: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let key = String(name.dropLast(5))
+        return StorageKey.isWellFormed(key[...]) ? key : nil
+    }
+
+    /// The key of an image file name of ours, if it is one.
+    static func key(ofImageFile name: String) -> String? {
+        guard let tilde = name.lastIndex(of: "~") else { return nil }
+        let key = name[..<tilde]
+        return StorageKey.isWellFormed(key) ? String(key) : nil
+    }
+}

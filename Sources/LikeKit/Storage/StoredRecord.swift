@@ -1,0 +1,99 @@
+// The record file as written to disk: no absolute paths, only generations and checksums.
+
+import Foundation
+
+/// The content of `records/KEY.json`.
+///
+/// Image files are named by the record's key and each image's generation, so the file holds no
+/// path at all: a store moved as a whole keeps working, and a tampered record cannot point
+/// outside the store.
+struct StoredRecord: Codable, Hashable, Sendable {
+    struct Image: Codable, Hashable, Sendable {
+        var generation: String
+        var bytes: Int
+        var width: Int
+        var height: Int
+        /// CRC-32 of the bytes as liked, as 8 hex digits: lets `verify` prove them unchanged.
+        var crc32: String
+    }
+
+    var format = 1
+    var id: PhotoID
+    var generation: String
+    var likedAt: Int64
+    var image: Image
+    var userImage: Image?
+    var note: String?
+    var photo: PhotoMetadata?
+
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo }
+
+    init(id: PhotoID, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: PhotoMetadata?) {
+        self.id = id
+        self.generation = generation
+        self.likedAt = likedAt
+        self.image = image
+        self.userImage = userImage
+        self.note = note
+        self.photo = photo
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decode(Int.self, forKey: .format)
+        guard format == 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "unknown record format \(format)")
+        }
+        id = try container.decode(PhotoID.self, forKey: .id)
+        generation = try container.decode(String.self, forKey: .generation)
+        let text = try container.decode(String.self, forKey: .likedAt)
+        guard let likedAt = Timestamp.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .likedAt, in: container, debugDescription: "not an ISO 8601 date: \(text)")
+        }
+        self.likedAt = likedAt
+        image = try container.decode(Image.self, forKey: .image)
+        userImage = try container.decodeIfPresent(Image.self, forKey: .userImage)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
+        photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
+        for value in [generation, image.generation, userImage?.generation].compactMap({ $0 }) where !Generation.isValid(value) {
+            throw DecodingError.dataCorruptedError(forKey: .generation, in: container, debugDescription: "malformed generation \(value)")
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(id, forKey: .id)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(Timestamp.string(likedAt), forKey: .likedAt)
+        try container.encode(image, forKey: .image)
+        try container.encode(userImage, forKey: .userImage)
+        try container.encode(note, forKey: .note)
+        try container.encode(photo, forKey: .photo)
+    }
+
+    var key: String { id.storageKey }
+    var totalBytes: Int { image.bytes + (userImage?.bytes ?? 0) }
+
+    var imageFileNames: [String] {
+        var names = [StoreLayout.imageFileName(key, image.generation, user: false)]
+        if let userImage { names.append(StoreLayout.imageFileName(key, userImage.generation, user: true)) }
+        return names
+    }
+
+    var liveEntry: LiveEntry {
+        LiveEntry(
+            key: key, generation: generation, likedAt: likedAt, bytes: Int64(totalBytes),
+            imageGeneration: image.generation, userImageGeneration: userImage?.generation)
+    }
+
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    static func decode(_ data: Data) throws -> StoredRecord {
+        try JSONDecoder().decode(StoredRecord.self, from: data)
+    }
+}

@@ -1,0 +1,48 @@
+// What purge, verify and statistics report about a store.
+
+import Foundation
+
+/// What ``LikeRepository/purge(dryRun:)`` removed, or would remove.
+public struct PurgeReport: Sendable, Hashable {
+    /// Whether this was a dry run that removed nothing.
+    public var dryRun: Bool
+    /// The orphan files, as paths inside the store.
+    public var files: [String]
+    /// Their total size in bytes.
+    public var bytes: Int
+    /// How many there are.
+    public var count: Int { files.count }
+}
+
+/// What ``LikeRepository/verify()`` found.
+public struct VerificationReport: Sendable, Hashable {
+    /// One sentence for each broken invariant: a damaged record, a missing, cut short or
+    /// changed image, a file shared by two records, an index that disagrees with the records.
+    public var problems: [String]
+    /// Files that belong to no record: harmless, and removed by ``LikeRepository/purge(dryRun:)``.
+    public var orphans: [String]
+    /// Whether every invariant holds; orphans alone do not break one.
+    public var isOK: Bool { problems.isEmpty }
+}
+
+/// How big a collection is and the span of dates it covers.
+public struct LikeStatistics: Sendable, Hashable {
+    /// The number of liked photos.
+    public var count: Int
+    /// The bytes of all their images together.
+    public var bytes: Int
+    /// When the earliest like still kept was made.
+    public var oldest: Date?
+    /// When the latest like was made.
+    public var newest: Date?
+}
+
+/// Whether each change is flushed to stable storage before the call returns.
+public enum Durability: Sendable, Hashable {
+    /// fsync every file and directory a change touches: a change that returned survives a crash
+    /// or power loss right after. The default.
+    case full
+    /// Skip fsync, for bulk loads and benchmarks: changes survive a crash of the process but not
+    /// necessarily a power loss. Run `verify` and `purge` after an unclean shutdown.
+    case relaxed
+}
