@@ -123,7 +123,8 @@ extension LikeRepository {
         var damage: [String] = []
         var damagedKeys: Set<String> = []
         for name in try records.names() {
-            guard let key = StoreLayout.key(ofRecordFile: name) else { continue }
+            // A link or directory with a record's name is no record; purge removes it.
+            guard let key = StoreLayout.key(ofRecordFile: name), try records.entry(name)?.isRegularFile == true else { continue }
             do {
                 guard let record = try readStoredRecord(key: key, in: records) else { continue }
                 entries.append(record.liveEntry)

@@ -1,0 +1,173 @@
+// The fault seam stops or fails every write at each of its steps in turn; the reopened store
+// must always hold the state before or after the operation, intact, with at worst orphans.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct CrashSafetyTests {
+    enum Operation: String, CaseIterable, Sendable {
+        case firstLike, updateWithImages, updateNoteOnly, unlike, toggleOn, toggleOff, purge
+    }
+
+    /// What a reader can see of one record.
+    struct Visible: Equatable {
+        var note: String?
+        var image: Data
+        var userImage: Data?
+        var likedAt: Date
+    }
+
+    static let base = PhotoID(valid: "Base_ID")
+    static let other = PhotoID(valid: "other")
+    static let fresh = PhotoID(valid: "fresh")
+
+    func prepare(_ folder: TemporaryDirectory) throws {
+        let repository = folder.repository()
+        try repository.like(Self.base, image: Samples.rocket, userImage: Samples.chelsea, note: "before")
+        try repository.like(Self.other, image: Samples.coffee)
+        try Data("leftover".utf8).write(to: folder.store.appendingPathComponent("images/lost~0123456789ab.jpg"))
+    }
+
+    func run(_ operation: Operation, on repository: LikeRepository) throws {
+        switch operation {
+        case .firstLike: try repository.like(Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new")
+        case .updateWithImages: try repository.like(Self.base, image: Samples.astronaut, userImage: Samples.jpeg(seed: 7), note: "after")
+        case .updateNoteOnly: try repository.like(Self.base, image: nil, note: "after")
+        case .unlike: try repository.unlike(Self.base)
+        case .toggleOn: try repository.toggle(Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new")
+        case .toggleOff: try repository.toggle(Self.base, image: nil)
+        case .purge: try repository.purge()
+        }
+    }
+
+    func visible(_ repository: LikeRepository) throws -> [String: Visible] {
+        var result: [String: Visible] = [:]
+        for record in try repository.list().records {
+            result[record.id.rawValue] = Visible(
+                note: record.note, image: try Data(contentsOf: record.image.file),
+                userImage: try record.userImage.map { try Data(contentsOf: $0.file) }, likedAt: record.likedAt)
+        }
+        return result
+    }
+
+    func expected(after operation: Operation, from before: [String: Visible]) -> [String: Visible] {
+        var after = before
+        let baseKey = Self.base.rawValue
+        switch operation {
+        case .firstLike, .toggleOn:
+            after[Self.fresh.rawValue] = Visible(note: "new", image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), likedAt: .distantPast)
+        case .updateWithImages:
+            after[baseKey]?.image = Samples.astronaut
+            after[baseKey]?.userImage = Samples.jpeg(seed: 7)
+            after[baseKey]?.note = "after"
+        case .updateNoteOnly:
+            after[baseKey]?.note = "after"
+        case .unlike, .toggleOff:
+            after[baseKey] = nil
+        case .purge:
+            break
+        }
+        return after
+    }
+
+    /// Compares, ignoring the `likedAt` of a photo liked by the operation itself.
+    func same(_ a: [String: Visible], _ b: [String: Visible]) -> Bool {
+        guard a.keys == b.keys else { return false }
+        return a.allSatisfy { key, value in
+            guard var other = b[key] else { return false }
+            if key == Self.fresh.rawValue { other.likedAt = value.likedAt }
+            return other == value
+        }
+    }
+
+    func checkRecovered(_ folder: TemporaryDirectory, operation: Operation, before: [String: Visible], acknowledged: Bool, step: String) throws {
+        let reopened = folder.repository()
+        let report = try reopened.verify()
+        #expect(report.problems.isEmpty, "\(operation) stopped at \(step): \(report.problems)")
+        let now = try visible(reopened)
+        let after = expected(after: operation, from: before)
+        if acknowledged {
+            #expect(same(now, after), "\(operation) returned, but its change is not all there (stopped at \(step))")
+        } else {
+            #expect(same(now, before) || same(now, after), "\(operation) stopped at \(step) left a state that is neither before nor after")
+        }
+        try reopened.purge()
+        #expect(try reopened.verify() == VerificationReport(problems: [], orphans: []), "after purge (\(operation) at \(step))")
+        #expect(same(try visible(reopened), now), "purge changed the records")
+        // The store goes on working.
+        try reopened.like(PhotoID(valid: "next"), image: Samples.jpeg(seed: 42))
+        try reopened.unlike(operation == .unlike || operation == .toggleOff ? PhotoID(valid: "next") : Self.base)
+        #expect(try reopened.verify().isOK)
+    }
+
+    @Test(arguments: Operation.allCases)
+    func crashAtEveryStepLeavesTheStateBeforeOrAfter(operation: Operation) throws {
+        var stepsSeen = 0
+        for crashPoint in 0... {
+            let folder = TemporaryDirectory("crash\(operation)\(crashPoint)")
+            try prepare(folder)
+            let before = try visible(folder.repository())
+            let faults = FaultInjector(.crash(after: crashPoint))
+            var acknowledged = false
+            do {
+                try run(operation, on: folder.repository(faults: faults))
+                acknowledged = true
+            } catch {}
+            let step = faults.steps.last ?? "start"
+            try checkRecovered(folder, operation: operation, before: before, acknowledged: acknowledged, step: step)
+            stepsSeen = faults.steps.count
+            if !faults.hasCrashed { break }
+        }
+        #expect(stepsSeen >= (operation == .purge ? 3 : 5), "the seam saw only \(stepsSeen) steps")
+    }
+
+    @Test(arguments: Operation.allCases)
+    func failureAtEveryStepLeavesTheStoreAsItWas(operation: Operation) throws {
+        for failPoint in 0... {
+            let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
+            try prepare(folder)
+            let before = try visible(folder.repository())
+            let faults = FaultInjector(.fail(at: failPoint, code: failPoint % 2 == 0 ? EIO : ENOSPC))
+            var thrown: (any Error)?
+            do {
+                try run(operation, on: folder.repository(faults: faults))
+            } catch {
+                thrown = error
+            }
+            let reachedFault = faults.steps.count > failPoint
+            let step = reachedFault ? faults.steps[failPoint] : "none"
+            let reopened = folder.repository()
+            let report = try reopened.verify()
+            #expect(report.problems.isEmpty, "\(operation) failing at \(step): \(report.problems)")
+            if let thrown {
+                #expect(thrown is LikeRepositoryError, "\(operation) failing at \(step) threw \(thrown)")
+                if operation != .purge {
+                    #expect(same(try visible(reopened), before), "\(operation) failed at \(step) but changed the records")
+                }
+            } else {
+                #expect(same(try visible(reopened), expected(after: operation, from: before)), "\(operation) succeeded past a failure at \(step)")
+            }
+            try checkRecovered(folder, operation: operation, before: before, acknowledged: thrown == nil, step: step)
+            if !reachedFault { break }
+        }
+    }
+
+    @Test func tornJournalLineIsCutAndTheLikeAfterItIsKept() throws {
+        let folder = TemporaryDirectory()
+        try prepare(folder)
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        let handle = try FileHandle(forWritingTo: journal)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("L 17637746251".utf8))
+        try handle.close()
+        let repository = folder.repository()
+        #expect(try repository.list().records.count == 2)
+        try repository.like(Self.fresh, image: Samples.astronaut)
+        #expect(try repository.list().records.map(\.id) == [Self.fresh, Self.other, Self.base])
+        #expect(try repository.verify().isOK)
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        #expect(!text.contains("L 17637746251 "))
+    }
+}
