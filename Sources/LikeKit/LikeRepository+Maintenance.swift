@@ -21,12 +21,12 @@ extension LikeRepository {
             let lock = try FileLock.shared(in: root, timeout: lockTimeout)
             let inventory = try takeInventory(
                 root: root, records: try root.subdirectory(StoreLayout.recordsDirectory), images: try root.subdirectory(StoreLayout.imagesDirectory),
-                trustIndex: true)
+                trustIndex: true, locked: lock != nil)
             _ = consume lock
             return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
         }
         let report = try withWriteAccess { session in
-            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true)
+            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true, locked: true)
             var removed: [(path: String, size: Int)] = []
             var firstError: (any Error)?
             for orphan in inventory.orphans {
@@ -74,7 +74,7 @@ extension LikeRepository {
         defer { _ = lock }
         let records = try root.subdirectory(StoreLayout.recordsDirectory)
         let images = try root.subdirectory(StoreLayout.imagesDirectory)
-        let inventory = try takeInventory(root: root, records: records, images: images, trustIndex: false)
+        let inventory = try takeInventory(root: root, records: records, images: images, trustIndex: false, locked: lock != nil)
         var problems = inventory.damage
 
         var owners: [String: PhotoID] = [:]
@@ -113,7 +113,7 @@ extension LikeRepository {
             }
         }
         if let records {
-            let index = try loadIndex(root: root, records: records)
+            let index = try loadIndex(root: root, records: records, locked: lock != nil)
             if let damage = index.damage {
                 problems.append("\(damage.prefix(1).uppercased() + damage.dropFirst()). Run `likes purge` to rebuild it.")
             } else {
@@ -149,13 +149,13 @@ extension LikeRepository {
     /// files present (no record is decoded: purge stays close to the cost of listing the files);
     /// before an image of a live photo is called an orphan, that photo's record is read to make
     /// sure. Otherwise, and whenever the journal disagrees, every record is decoded.
-    func takeInventory(root: StoreDirectory, records: StoreDirectory?, images: StoreDirectory?, trustIndex: Bool) throws -> Inventory {
+    func takeInventory(root: StoreDirectory, records: StoreDirectory?, images: StoreDirectory?, trustIndex: Bool, locked: Bool) throws -> Inventory {
         var inventory = Inventory()
         let recordNames = try records?.names() ?? []
         let imageNames = try images?.names() ?? []
         var useIndex = trustIndex
         if let records {
-            let index = try loadIndex(root: root, records: records)
+            let index = try loadIndex(root: root, records: records, locked: locked)
             inventory.journalLines = index.lineCount
             let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
             inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }

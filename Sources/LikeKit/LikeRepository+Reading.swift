@@ -86,7 +86,11 @@ extension LikeRepository {
     /// Reads the whole journal and settles its last line against the record file.
     ///
     /// A missing journal with records present counts as damage.
-    func loadIndex(root: StoreDirectory, records: StoreDirectory) throws -> JournalIndex {
+    func loadIndex(root: StoreDirectory, records: StoreDirectory, locked: Bool = false) throws -> JournalIndex {
+        // A shared lock, where the store allows one, so that no writer is half way through.
+        let lock = locked ? nil : try FileLock.shared(in: root, timeout: lockTimeout)
+        defer { _ = lock }
+        let noted = FileLock.notedJournalLength(in: root)
         guard let data = try root.read(StoreLayout.journalFileName), !data.isEmpty else {
             var index = JournalIndex()
             if try records.names().contains(where: { StoreLayout.key(ofRecordFile: $0) != nil }) {
@@ -95,6 +99,12 @@ extension LikeRepository {
             return index
         }
         var index = JournalIndex(parsing: [UInt8](data))
+        if index.damage == nil, let noted, data.count < noted {
+            index.damage = "the index \(StoreLayout.journalFileName) was cut short (\(data.count) of \(noted) bytes)"
+        }
+        if index.damage == nil, index.lineCount == 0 {
+            index.damage = "the index \(StoreLayout.journalFileName) has no header line"
+        }
         if index.damage == nil, index.lastLineIsUncertain, let last = index.lastLine, try !hasCommitted(last, records: records) {
             index.revertLastLine()
         }

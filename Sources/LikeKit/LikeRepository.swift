@@ -149,7 +149,7 @@ public final class LikeRepository: Sendable {
         try writer.withLock { _ in
             let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
             let lock = try FileLock(in: root, timeout: lockTimeout)
-            var session = try WriteSession(repository: self, root: root)
+            var session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
             let result = try body(&session)
             _ = consume lock
             return result

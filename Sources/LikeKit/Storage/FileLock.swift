@@ -18,7 +18,7 @@ import Musl
 struct FileLock: ~Copyable {
     static let fileName = "likes.lock"
 
-    private let descriptor: Int32
+    let descriptor: Int32
 
     /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause.
     init(in directory: StoreDirectory, timeout: Double) throws {
@@ -54,6 +54,22 @@ struct FileLock: ~Copyable {
             pause = min(pause * 2, 20_000)
         }
         descriptor = fd
+    }
+
+    /// Notes the journal's length in the lock file after every append, so that a reader can
+    /// tell a journal cut back by damage from one that is whole. A hint: a failure is ignored.
+    static func noteJournalLength(_ length: Int, lockDescriptor: Int32) {
+        let digits = String(length)
+        let text = Array(("journal-bytes " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)
+        _ = text.withUnsafeBytes { pwrite(lockDescriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// The journal length last noted in the lock file, if any.
+    static func notedJournalLength(in directory: StoreDirectory) -> Int? {
+        guard let data = try? directory.read(fileName), data.count >= 35 else { return nil }
+        let text = String(decoding: data.prefix(35), as: UTF8.self)
+        guard text.hasPrefix("journal-bytes "), text.hasSuffix("\n") else { return nil }
+        return Int(text.dropFirst(14).dropLast())
     }
 
     deinit {

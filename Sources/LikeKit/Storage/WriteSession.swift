@@ -20,13 +20,15 @@ struct WriteSession {
     let records: StoreDirectory
     let images: StoreDirectory
     let durable: Bool
+    let lockDescriptor: Int32
     /// The newest time in the journal: new times never go back past it, so `L` lines stay in
     /// `likedAt` order even when the system clock steps back.
     private(set) var clock: Int64
 
-    init(repository: LikeRepository, root: StoreDirectory) throws {
+    init(repository: LikeRepository, root: StoreDirectory, lockDescriptor: Int32) throws {
         self.repository = repository
         self.root = root
+        self.lockDescriptor = lockDescriptor
         self.durable = repository.isDurable
         records = try root.subdirectoryCreatingIfNeeded(StoreLayout.recordsDirectory, durable: durable)
         images = try root.subdirectoryCreatingIfNeeded(StoreLayout.imagesDirectory, durable: durable)
@@ -178,6 +180,9 @@ struct WriteSession {
         let sizeBefore = try root.entry(StoreLayout.journalFileName)?.size
         do {
             try root.append(StoreLayout.journalFileName, bytes: lines.flatMap(\.encoded), durable: durable)
+            if let size = try? root.entry(StoreLayout.journalFileName)?.size {
+                FileLock.noteJournalLength(size, lockDescriptor: lockDescriptor)
+            }
         } catch let error as LikeRepositoryError {
             if let sizeBefore { try? root.truncate(StoreLayout.journalFileName, to: sizeBefore, durable: durable) }
             throw error
@@ -194,7 +199,9 @@ struct WriteSession {
     /// line whose change never committed, and rebuilds a missing or unreadable journal from the
     /// record files. Returns the journal's clock.
     private func recoverJournal() throws -> Int64 {
-        guard let entry = try root.entry(StoreLayout.journalFileName), entry.size > 0 else {
+        guard let entry = try root.entry(StoreLayout.journalFileName), entry.size > 0,
+            entry.size >= FileLock.notedJournalLength(in: root) ?? 0
+        else {
             return try rebuildJournal()
         }
         let tailLength = min(entry.size, 64 * 1024)
@@ -233,6 +240,7 @@ struct WriteSession {
         try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }
         try root.rename(StoreLayout.journalTemporaryFileName, to: StoreLayout.journalFileName)
         if durable { try root.sync() }
+        FileLock.noteJournalLength(bytes.count, lockDescriptor: lockDescriptor)
         return max(now, sorted.last?.likedAt ?? 0)
     }
 }
