@@ -1,0 +1,131 @@
+// Many threads and tasks on one store: nothing lost, observers hear every change in order.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct ConcurrencyTests {
+    let folder = TemporaryDirectory()
+
+    @Test func concurrentTasksOnOneRepositoryLoseNothing() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<25 {
+                        try repository.like(PhotoID(valid: "w\(worker)-\(index)"), image: Samples.jpeg(seed: worker * 100 + index))
+                    }
+                    // Every worker toggles the same shared ids.
+                    for index in 0..<5 { try repository.toggle(PhotoID(valid: "shared\(index)"), image: Samples.jpeg(seed: index)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ids = Set(try repository.list().records.map(\.id.rawValue))
+        #expect(ids.filter { $0.hasPrefix("w") }.count == 200)
+        #expect(ids.filter { $0.hasPrefix("shared") }.isEmpty, "8 toggles of each shared id cancel out")
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
+
+    @Test func twoRepositoriesOnOneStoreExcludeEachOther() async throws {
+        let first = folder.repository(durability: .relaxed)
+        let second = folder.repository(durability: .relaxed)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (name, repository) in [("a", first), ("b", second)] {
+                group.addTask {
+                    for index in 0..<40 { try repository.like(PhotoID(valid: "\(name)\(index)"), image: Samples.jpeg(seed: index)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try first.statistics().count == 80)
+        #expect(try second.verify().isOK)
+    }
+
+    @Test func observerHearsEveryChangeInOrder() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let heard = Locked<[String]>([])
+        let token = repository.observe { change in
+            heard.withLock { $0.append("\(change.kind.rawValue) \(change.id?.rawValue ?? "-")") }
+        }
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try repository.like(PhotoID(valid: "a"), image: nil, note: "n")
+        try repository.toggle(PhotoID(valid: "b"), image: Samples.coffee)
+        try repository.unlike(PhotoID(valid: "a"))
+        try Data("x".utf8).write(to: folder.store.appendingPathComponent("images/zz~0123456789ab.jpg"))
+        try repository.purge()
+        try await waitUntil { heard.withLock { $0.count } == 5 }
+        #expect(heard.withLock { $0 } == ["liked a", "updated a", "liked b", "unliked a", "purged -"])
+        token.cancel()
+        try repository.unlike(PhotoID(valid: "b"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(heard.withLock { $0.count } == 5, "nothing arrives after cancel")
+    }
+
+    @Test func releasingTheTokenStopsDelivery() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let count = Locked(0)
+        var token: LikeObservation? = repository.observe { _ in count.withLock { $0 += 1 } }
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await waitUntil { count.withLock { $0 } == 1 }
+        _ = token
+        token = nil
+        try repository.unlike(PhotoID(valid: "a"))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(count.withLock { $0 } == 1)
+    }
+
+    @Test func cancellingFromInsideTheCallbackNeitherDeadlocksNorDeliversMore() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let count = Locked(0)
+        let holder = Locked<LikeObservation?>(nil)
+        holder.withLock {
+            $0 = repository.observe { _ in
+                count.withLock { $0 += 1 }
+                holder.withLock { $0?.cancel() }
+            }
+        }
+        for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(count.withLock { $0 } == 1)
+    }
+
+    @Test func slowObserverDoesNotStallTheWriter() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let token = repository.observe { _ in Thread.sleep(forTimeInterval: 0.2) }
+        let start = Date()
+        for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+        #expect(Date().timeIntervalSince(start) < 0.5, "five likes waited for a slow observer")
+        token.cancel()
+    }
+
+    @Test func asyncSequenceDeliversChanges() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let changes = repository.changes
+        let reader = Task {
+            var kinds: [LikeChange.Kind] = []
+            for await change in changes {
+                kinds.append(change.kind)
+                if kinds.count == 3 { break }
+            }
+            return kinds
+        }
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try repository.like(PhotoID(valid: "a"), image: Samples.coffee)
+        try repository.unlike(PhotoID(valid: "a"))
+        #expect(await reader.value == [.liked, .updated, .unliked])
+    }
+}
+
+/// Polls `condition` for up to five seconds.
+func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(5)
+    while !condition() {
+        guard Date() < deadline else {
+            Issue.record("condition not met within 5 s")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
