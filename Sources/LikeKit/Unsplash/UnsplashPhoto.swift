@@ -1,0 +1,112 @@
+// Unsplash API photo objects, decoded as the API sends them, and what a favorite keeps of one.
+
+import Foundation
+
+/// A photo object of the Unsplash API, as returned by `GET /photos/:id`, in lists, and in the
+/// `results` of a search.
+///
+/// Only the fields a favorite keeps are decoded; every one but `id` may be missing or `null`.
+public struct UnsplashPhoto: Sendable, Hashable, Decodable {
+    /// The photo's id, such as `Dwu85P9SOIk`.
+    public var id: String
+    public var createdAt: String?
+    public var width: Int?
+    public var height: Int?
+    public var color: String?
+    public var description: String?
+    public var altDescription: String?
+    /// Image addresses by size: `raw`, `full`, `regular`, `small`, `thumb`.
+    public var urls: [String: String]?
+    /// `links.html`: the photo's page.
+    public var pageURL: String?
+    public var user: User?
+
+    /// The photographer.
+    public struct User: Sendable, Hashable, Decodable {
+        public var name: String?
+        public var username: String?
+        /// `profile_image` addresses by size: `small`, `medium`, `large`.
+        public var profileImage: [String: String]?
+
+        enum CodingKeys: String, CodingKey {
+            case name, username
+            case profileImage = "profile_image"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, width, height, color, description, urls, links, user
+        case createdAt = "created_at"
+        case altDescription = "alt_description"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        createdAt = try? container.decodeIfPresent(String.self, forKey: .createdAt)
+        width = try? container.decodeIfPresent(Int.self, forKey: .width)
+        height = try? container.decodeIfPresent(Int.self, forKey: .height)
+        color = try? container.decodeIfPresent(String.self, forKey: .color)
+        description = try? container.decodeIfPresent(String.self, forKey: .description)
+        altDescription = try? container.decodeIfPresent(String.self, forKey: .altDescription)
+        urls = try? container.decodeIfPresent([String: String?].self, forKey: .urls)?.compactMapValues { $0 }
+        let links = try? container.decodeIfPresent([String: String?].self, forKey: .links)
+        pageURL = links?["html"] ?? nil
+        user = try? container.decodeIfPresent(User.self, forKey: .user)
+    }
+
+    /// What a favorite keeps: the description (else the alt description), the photographer's
+    /// name and user name, colour, size, creation date and page.
+    public var metadata: PhotoMetadata {
+        PhotoMetadata(
+            description: description ?? altDescription, photographer: user?.name, photographerUsername: user?.username,
+            color: color, sourceURL: pageURL, width: width, height: height,
+            createdAt: createdAt.flatMap(Timestamp.parse).map(Timestamp.date))
+    }
+
+    /// The address of the image to keep: `urls.regular`.
+    public var imageURL: URL? { urls?["regular"].flatMap(URL.init(string:)) }
+
+    /// The address of the photographer's profile picture: `user.profile_image.medium`.
+    public var userImageURL: URL? { user?.profileImage?["medium"].flatMap(URL.init(string:)) }
+
+    /// Decodes one photo object, an array of them, or a search response (`results`).
+    ///
+    /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` naming what is wrong when the JSON
+    ///   is malformed or is none of these shapes.
+    public static func photos(fromJSON data: Data) throws -> [UnsplashPhoto] {
+        let value: Any
+        do {
+            value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw LikeRepositoryError.invalidArgument("The file is not valid JSON.")
+        }
+        func decodeOne(_ object: Any, at position: String) throws -> UnsplashPhoto {
+            guard let dictionary = object as? [String: Any] else {
+                throw LikeRepositoryError.invalidArgument("\(position) is not a JSON object, so it is not an Unsplash photo.")
+            }
+            guard dictionary["id"] is String else {
+                throw LikeRepositoryError.invalidArgument("\(position) has no string \"id\", so it is not an Unsplash photo.")
+            }
+            let bytes = try JSONSerialization.data(withJSONObject: dictionary)
+            do {
+                return try JSONDecoder().decode(UnsplashPhoto.self, from: bytes)
+            } catch {
+                throw LikeRepositoryError.invalidArgument("\(position) is not an Unsplash photo.")
+            }
+        }
+        if let array = value as? [Any] {
+            return try array.enumerated().map { try decodeOne($1, at: "Item \($0 + 1) of the array") }
+        }
+        if let object = value as? [String: Any] {
+            if let results = object["results"] {
+                guard let array = results as? [Any] else {
+                    throw LikeRepositoryError.invalidArgument("The search response's \"results\" is not an array.")
+                }
+                return try array.enumerated().map { try decodeOne($1, at: "Result \($0 + 1)") }
+            }
+            return [try decodeOne(object, at: "The JSON object")]
+        }
+        throw LikeRepositoryError.invalidArgument("The JSON is neither an Unsplash photo, an array of photos nor a search response.")
+    }
+}

@@ -1,0 +1,37 @@
+// The exit statuses of the contract, and the one-line failure every command ends with.
+
+import LikeKit
+
+/// Exit statuses, from sysexits(3) where one fits.
+enum ExitStatus: Int32 {
+    case success = 0
+    /// The operation could not be done: not found, some items skipped, problems found, damage.
+    case failure = 1
+    case usage = 64
+    case badData = 65
+    case noInput = 66
+    case ioError = 74
+    case busy = 75
+}
+
+/// A failure that ends a command: one line for stderr, and its exit status.
+struct CommandFailure: Error {
+    var message: String
+    var status: ExitStatus
+
+    init(_ message: String, status: ExitStatus) {
+        self.message = message
+        self.status = status
+    }
+
+    init(_ error: LikeRepositoryError) {
+        message = error.description
+        switch error {
+        case .invalidID, .notJPEG: status = .badData
+        case .notLiked, .damagedRecord, .idCollision: status = .failure
+        case .imageRequired, .invalidArgument: status = .usage
+        case .storeBusy: status = .busy
+        case .io: status = .ioError
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// Reading the files a command is given: every failure is exit 66 with the file named.
+
+import Foundation
+import LikeKit
+
+enum Input {
+    /// The bytes of a regular file named on the command line.
+    static func readFile(_ path: String, what: String) throws -> Data {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure("The \(what) \(path) does not exist. Check the path.", status: .noInput)
+        }
+        guard !isDirectory.boolValue else {
+            throw CommandFailure("The \(what) \(path) is a directory, not a file. Name a file.", status: .noInput)
+        }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else {
+            throw CommandFailure("The \(what) \(path) is not a regular file. Name a regular file.", status: .noInput)
+        }
+        let limit = 256 * 1024 * 1024
+        if let size = attributes[.size] as? Int, size > limit {
+            throw CommandFailure("The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("The \(what) \(path) cannot be read. Check its permissions.", status: .noInput)
+        }
+        return data
+    }
+
+    /// A photo id from the command line.
+    static func photoID(_ text: String) throws -> PhotoID {
+        do {
+            return try PhotoID(text)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// The metadata of an Unsplash photo object in a file (`--meta`).
+    static func metadata(_ path: String) throws -> PhotoMetadata {
+        let data = try readFile(path, what: "metadata file")
+        do {
+            let photos = try UnsplashPhoto.photos(fromJSON: data)
+            guard photos.count == 1 else {
+                throw CommandFailure("The metadata file \(path) holds \(photos.count) photos; --meta takes one Unsplash photo object.", status: .badData)
+            }
+            return photos[0].metadata
+        } catch let error as LikeRepositoryError {
+            throw CommandFailure("The metadata file \(path) is not usable: \(error.description) Give an Unsplash photo object.", status: .badData)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+// like, unlike and toggle: the heart button from the command line.
+
+import Foundation
+import LikeKit
+
+enum LikeCommands {
+    static let likeOptions = [
+        "--image": "The photo's JPEG file.",
+        "--user-image": "The photographer's profile picture, a JPEG file.",
+        "--note": "Your note on the photo.",
+        "--meta": "An Unsplash photo object (JSON file) to take the metadata from.",
+    ]
+
+    static let like = CommandSpec(
+        name: "like", summary: "Like a photo, storing its JPEG; on a liked photo, update what is given.",
+        usage: "like ID --image FILE [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        details: "Liking a photo again replaces what is given and keeps the rest, and the date it was first liked.",
+        example: "likes like Dwu85P9SOIk --image ~/Downloads/Dwu85P9SOIk.jpg --note \"Our first trip\"",
+        valueOptions: likeOptions, flags: ["--json": "Print the record as JSON."],
+        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+
+    static let unlike = CommandSpec(
+        name: "unlike", summary: "Unlike a photo: remove its record and every image of it.",
+        usage: "unlike ID [--json]", example: "likes unlike Dwu85P9SOIk",
+        flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."],
+        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+
+    static let toggle = CommandSpec(
+        name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",
+        usage: "toggle ID [--image FILE] [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        details: "Liking needs --image; unliking needs nothing else.",
+        example: "likes toggle Dwu85P9SOIk --image Dwu85P9SOIk.jpg",
+        valueOptions: likeOptions, flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."],
+        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+
+    struct LikeInput {
+        var image: Data?
+        var userImage: Data?
+        var note: String?
+        var photo: PhotoMetadata?
+    }
+
+    /// Reads the like options' files; refuses nothing but bad input.
+    static func likeInput(_ arguments: ParsedArguments) throws -> LikeInput {
+        LikeInput(
+            image: try arguments.value("--image").map { try Input.readFile($0, what: "image") },
+            userImage: try arguments.value("--user-image").map { try Input.readFile($0, what: "user image") },
+            note: arguments.value("--note"),
+            photo: try arguments.value("--meta").map(Input.metadata))
+    }
+
+    static func runLike(_ context: Context) throws {
+        let id = try Input.photoID(context.arguments.positionals[0])
+        guard context.arguments.value("--image") != nil else {
+            throw UsageError(message: "`likes like` needs --image FILE", command: "like")
+        }
+        let input = try likeInput(context.arguments)
+        let change = try naming(context.arguments) {
+            try context.repository.like(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
+        }
+        guard let record = change.record else { return }
+        if context.arguments.has("--json") {
+            try context.output.printJSON(record)
+        } else {
+            context.output.print("\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)")
+        }
+    }
+
+    /// Names the file in a not-a-JPEG error, which LikeKit reports without paths.
+    static func naming<Result>(_ arguments: ParsedArguments, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch LikeRepositoryError.notJPEG(let reason) {
+            let userPrefix = "the user image: "
+            let isUser = reason.hasPrefix(userPrefix)
+            let path = (isUser ? arguments.value("--user-image") : arguments.value("--image")) ?? "?"
+            throw CommandFailure(
+                "The \(isUser ? "user image" : "image") \(path) is not a usable JPEG: \(isUser ? String(reason.dropFirst(userPrefix.count)) : reason). Give a complete JPEG file.",
+                status: .badData)
+        }
+    }
+
+    struct ToggleResult: Encodable {
+        var id: String
+        var liked: Bool
+        var record: LikeRecord?
+
+        enum CodingKeys: String, CodingKey { case id, liked, record }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(liked, forKey: .liked)
+            try container.encode(record, forKey: .record)  // null when unliked
+        }
+    }
+
+    static func runUnlike(_ context: Context) throws {
+        let id = try Input.photoID(context.arguments.positionals[0])
+        let change = try context.repository.unlike(id)
+        if context.arguments.has("--json") {
+            try context.output.printJSON(ToggleResult(id: id.rawValue, liked: false, record: nil))
+        } else {
+            context.output.print("Unliked \(Format.oneLine(id.rawValue)); removed \(change.files.count) files.")
+        }
+    }
+
+    static func runToggle(_ context: Context) throws {
+        let id = try Input.photoID(context.arguments.positionals[0])
+        let input = try likeInput(context.arguments)
+        let change: LikeChange
+        do {
+            change = try naming(context.arguments) {
+                try context.repository.toggle(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
+            }
+        } catch LikeRepositoryError.imageRequired {
+            throw UsageError(message: "\(LikeRepositoryError.quoted(id.rawValue)) is not liked, so `likes toggle` needs --image FILE to like it", command: "toggle")
+        }
+        let liked = change.kind != .unliked
+        if context.arguments.has("--json") {
+            try context.output.printJSON(ToggleResult(id: id.rawValue, liked: liked, record: change.record))
+        } else {
+            context.output.print("\(Format.oneLine(id.rawValue)) is now \(liked ? "liked" : "not liked").")
+        }
+    }
+}
+
+extension LikeRepositoryError {
+    static func quoted(_ text: String) -> String { "\"\(Format.oneLine(text))\"" }
+}

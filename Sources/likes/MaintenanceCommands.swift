@@ -1,0 +1,65 @@
+// purge and verify: keeping the store clean and proving it sound.
+
+import Foundation
+import LikeKit
+
+enum MaintenanceCommands {
+    static let purge = CommandSpec(
+        name: "purge", summary: "Remove orphan files (files that belong to no record); report count and bytes.",
+        usage: "purge [--dry-run] [--json]", example: "likes purge --dry-run",
+        flags: ["--dry-run": "Only report what would be removed.", "--json": "Print {\"dryRun\", \"count\", \"bytes\", \"files\"} as JSON."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static let verify = CommandSpec(
+        name: "verify", summary: "Check every record and image; exit 1 if any invariant is broken.",
+        usage: "verify [--json]",
+        details: "Reads every image to compare it with its checksum. Orphan files are listed but are not a failure.",
+        example: "likes verify",
+        flags: ["--json": "Print {\"ok\", \"problems\", \"orphans\"} as JSON."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    struct PurgeOutput: Encodable {
+        var dryRun: Bool
+        var count: Int
+        var bytes: Int
+        var files: [String]
+    }
+
+    static func runPurge(_ context: Context) throws {
+        let dryRun = context.arguments.has("--dry-run")
+        let report = try context.repository.purge(dryRun: dryRun)
+        if context.arguments.has("--json") {
+            try context.output.printJSON(PurgeOutput(dryRun: report.dryRun, count: report.count, bytes: report.bytes, files: report.files))
+            return
+        }
+        if report.count == 0 {
+            context.output.print("No orphan files.")
+            return
+        }
+        context.output.print("\(dryRun ? "Would remove" : "Removed") \(report.count) orphan file\(report.count == 1 ? "" : "s") (\(Format.size(report.bytes))):")
+        for file in report.files { context.output.print("  \(Format.oneLine(file))") }
+    }
+
+    struct VerifyOutput: Encodable {
+        var ok: Bool
+        var problems: [String]
+        var orphans: [String]
+    }
+
+    static func runVerify(_ context: Context) throws {
+        let report = try context.repository.verify()
+        if context.arguments.has("--json") {
+            try context.output.printJSON(VerifyOutput(ok: report.isOK, problems: report.problems, orphans: report.orphans))
+        } else {
+            for problem in report.problems { context.output.print("problem: \(Format.oneLine(problem))") }
+            if !report.orphans.isEmpty {
+                context.output.print("\(report.orphans.count) orphan file\(report.orphans.count == 1 ? "" : "s") (run `likes purge` to remove):")
+                for orphan in report.orphans { context.output.print("  \(Format.oneLine(orphan))") }
+            }
+            if report.isOK { context.output.print("OK: every record and image is intact.") }
+        }
+        if !report.isOK {
+            throw CommandFailure("verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store.", status: .failure)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+// Everything the command line prints: streams, terminal facts, sizes, dates and JSON.
+
+import Foundation
+import LikeKit
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where output goes. Tests of the command line run the real binary, so this is plain stdio.
+struct Output {
+    var environment: [String: String]
+
+    var standardErrorIsTerminal: Bool { isatty(2) == 1 }
+    var standardOutputIsTerminal: Bool { isatty(1) == 1 }
+    var useColor: Bool { environment["NO_COLOR"].map(\.isEmpty) ?? true }
+
+    /// The terminal's width: `$COLUMNS`, else the window size of stdout, else nil (piped).
+    var terminalWidth: Int? {
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        var size = winsize()
+        if standardOutputIsTerminal, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return nil
+    }
+
+    func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    func printError(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints one JSON document on stdout.
+    func printJSON<Value: Encodable>(_ value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
+
+enum Format {
+    /// `2.31 MB`: sizes in units of 1024, as the photo apps we learn from show them.
+    static func size(_ bytes: Int) -> String {
+        if bytes < 1024 { return "\(bytes) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return String(format: "%.2f %@", value, units[unit])
+    }
+
+    /// `2026-11-22 01:23` in the local time zone.
+    static func localDate(_ date: Date, seconds: Bool = false) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        formatter.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
+    }
+
+    /// `2026-11-22T01:23:45.123Z`.
+    static func isoDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
+        return formatter.string(from: date)
+    }
+
+    /// Text safe to print on one line: control characters shown as escapes.
+    static func oneLine(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.generalCategory == .control {
+                result += scalar == "\n" ? " " : scalar.escaped(asASCII: false)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Cuts `text` to `width` characters, ending with `…` when cut.
+    static func cut(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+    }
+}
+
+/// Dates in JSON output: ISO 8601 UTC with milliseconds.
+struct ISODate: Encodable {
+    var date: Date
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(Format.isoDate(date))
+    }
+}

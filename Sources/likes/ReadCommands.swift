@@ -1,0 +1,137 @@
+// list, show and stats: reading the collection, for people and for scripts.
+
+import Foundation
+import LikeKit
+
+enum ReadCommands {
+    static let list = CommandSpec(
+        name: "list", summary: "List liked photos, newest first.",
+        usage: "list [--oldest-first] [--limit N] [--offset N] [--color C] [--search TEXT] [--json]",
+        details: "Columns: liked (local time), id, size, width×height, and the note or else the description.",
+        example: "likes list --limit 20 --search cat",
+        valueOptions: [
+            "--limit": "Show at most N photos.", "--offset": "Skip the first N photos.",
+            "--color": "Only photos of this hex colour, such as #0C2340.", "--search": "Only photos whose description, photographer or note contains TEXT.",
+        ],
+        flags: ["--oldest-first": "Oldest like first.", "--json": "Print an array of records as JSON."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static let show = CommandSpec(
+        name: "show", summary: "Show one liked photo: file, size, dimensions, date, note and metadata.",
+        usage: "show ID [--json]", example: "likes show Dwu85P9SOIk",
+        flags: ["--json": "Print the record as JSON."],
+        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+
+    static let stats = CommandSpec(
+        name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
+        usage: "stats [--json]", example: "likes stats --json",
+        flags: ["--json": "Print {\"count\", \"bytes\", \"oldest\", \"newest\"} as JSON."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static func runList(_ context: Context) throws {
+        let arguments = context.arguments
+        let query = LikeQuery(
+            order: arguments.has("--oldest-first") ? .oldestFirst : .newestFirst,
+            limit: try arguments.count("--limit", command: "list"), offset: try arguments.count("--offset", command: "list") ?? 0,
+            color: arguments.value("--color"), search: arguments.value("--search"))
+        let listing = try context.repository.list(query)
+        if arguments.has("--json") {
+            try context.output.printJSON(listing.records)
+        } else if listing.records.isEmpty {
+            context.output.print(query == LikeQuery() ? "No liked photos yet. Like one with `likes like ID --image FILE`." : "No liked photo matches.")
+        } else {
+            printTable(listing.records, output: context.output)
+        }
+        for damage in listing.damage { context.output.printError("likes: \(damage)") }
+        if !listing.damage.isEmpty {
+            throw CommandFailure("\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list.", status: .failure)
+        }
+    }
+
+    static func printTable(_ records: [LikeRecord], output: Output) {
+        let rows = records.map { record in
+            [
+                Format.localDate(record.likedAt), Format.oneLine(record.id.rawValue), Format.size(record.totalBytes),
+                "\(record.image.width)×\(record.image.height)", Format.oneLine(record.note ?? record.photo?.description ?? ""),
+            ]
+        }
+        let header = ["LIKED", "ID", "SIZE", "PIXELS", "NOTE"]
+        var widths = header.map(\.count)
+        for row in rows { for column in 0..<4 { widths[column] = max(widths[column], row[column].count) } }
+        let rightAligned: Set<Int> = [2, 3]
+        func line(_ row: [String]) -> String {
+            var text = ""
+            for column in 0..<4 {
+                let cell = row[column]
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                text += (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
+            }
+            let last = row[4]
+            if let width = output.terminalWidth { return text + Format.cut(last, to: width - text.count) }
+            return text + last
+        }
+        output.print(line(header))
+        for row in rows { output.print(line(row)) }
+    }
+
+    static func runShow(_ context: Context) throws {
+        let id = try Input.photoID(context.arguments.positionals[0])
+        guard let record = try context.repository.record(for: id) else { throw CommandFailure(LikeRepositoryError.notLiked(id: id)) }
+        if context.arguments.has("--json") {
+            try context.output.printJSON(record)
+            return
+        }
+        var lines: [(String, String)] = [
+            ("id", Format.oneLine(record.id.rawValue)),
+            ("file", record.image.file.path),
+            ("size", Format.size(record.image.byteCount)),
+            ("pixels", "\(record.image.width)×\(record.image.height)"),
+            ("liked", Format.localDate(record.likedAt, seconds: true)),
+        ]
+        if let user = record.userImage { lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))")) }
+        if let note = record.note { lines.append(("note", Format.oneLine(note))) }
+        if let photo = record.photo {
+            if let text = photo.description { lines.append(("description", Format.oneLine(text))) }
+            if let name = photo.photographer {
+                lines.append(("photographer", Format.oneLine(name) + (photo.photographerUsername.map { " (@\(Format.oneLine($0)))" } ?? "")))
+            }
+            if let color = photo.color { lines.append(("color", Format.oneLine(color))) }
+            if let width = photo.width, let height = photo.height { lines.append(("original", "\(width)×\(height)")) }
+            if let created = photo.createdAt { lines.append(("created", Format.localDate(created, seconds: true))) }
+            if let source = photo.sourceURL { lines.append(("source", Format.oneLine(source))) }
+        }
+        let width = lines.map(\.0.count).max() ?? 0
+        for (label, value) in lines { context.output.print("\((label + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) \(value)") }
+    }
+
+    struct StatisticsOutput: Encodable {
+        var count: Int
+        var bytes: Int
+        var oldest: ISODate?
+        var newest: ISODate?
+
+        enum CodingKeys: String, CodingKey { case count, bytes, oldest, newest }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(count, forKey: .count)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(oldest, forKey: .oldest)
+            try container.encode(newest, forKey: .newest)
+        }
+    }
+
+    static func runStats(_ context: Context) throws {
+        let statistics = try context.repository.statistics()
+        if context.arguments.has("--json") {
+            try context.output.printJSON(
+                StatisticsOutput(count: statistics.count, bytes: statistics.bytes, oldest: statistics.oldest.map(ISODate.init), newest: statistics.newest.map(ISODate.init)))
+            return
+        }
+        var text = "\(statistics.count) liked photo\(statistics.count == 1 ? "" : "s"), \(Format.size(statistics.bytes))"
+        if let oldest = statistics.oldest, let newest = statistics.newest {
+            text += "; oldest like \(Format.localDate(oldest)), newest \(Format.localDate(newest))"
+        }
+        context.output.print(text + ".")
+    }
+}
