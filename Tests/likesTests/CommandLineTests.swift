@@ -1,0 +1,345 @@
+// End-to-end: the real `likes` binary on a temporary store, stdout, stderr and exit status.
+
+import Foundation
+import Testing
+
+@Suite struct CommandLineTests {
+    let box = Sandbox()
+
+    @Test func versionAndHelp() throws {
+        let version = try box.run(["--version"], store: false)
+        #expect(version.status == 0 && version.stdout == "likes 0.1.0\n")
+        let help = try box.run(["--help"], store: false)
+        #expect(help.status == 0)
+        for command in ["like", "unlike", "toggle", "list", "show", "import", "purge", "verify", "stats"] {
+            #expect(help.stdout.contains("  \(command) "), "overview lacks \(command)")
+            let own = try box.run([command, "--help"], store: false)
+            #expect(own.status == 0 && own.stdout.contains("Usage: likes [--store DIR] \(command)") && own.stdout.contains("Example:\n  likes "), "\(command) --help")
+        }
+    }
+
+    @Test func likePrintsTheRecordAsJSONFieldByField() throws {
+        let run = try box.run(["like", "vUGBY_MnSsg", "--image", Samples.photo("rocket.jpg").path, "--note", "checkered",
+                               "--meta", Samples.fixtures.appendingPathComponent("photo.json").path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let record = try run.object()
+        #expect(record["id"] as? String == "vUGBY_MnSsg")
+        let likedAt = try #require(record["likedAt"] as? String)
+        #expect(likedAt.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+        let image = try #require(record["image"] as? [String: Any])
+        let file = try #require(image["file"] as? String)
+        #expect(file.hasPrefix(box.store.path + "/"))
+        #expect(FileManager.default.contents(atPath: file) == Samples.data("rocket.jpg"))
+        #expect(image["bytes"] as? Int == Samples.data("rocket.jpg").count)
+        #expect(image["width"] as? Int == 640 && image["height"] as? Int == 427)
+        #expect(record["userImage"] is NSNull)
+        #expect(record["note"] as? String == "checkered")
+        let photo = try #require(record["photo"] as? [String: Any])
+        #expect(photo["description"] as? String == "black and white checkered textile")
+        #expect(photo["photographer"] as? String == "Hao Wen")
+        #expect(photo["color"] as? String == "#262626")
+        #expect(photo["width"] as? Int == 5000 && photo["height"] as? Int == 6438)
+        #expect(photo["sourceURL"] as? String == "https://unsplash.com/photos/vUGBY_MnSsg")
+        #expect(photo["createdAt"] as? String == "2021-02-02T08:10:25.000Z")
+    }
+
+    @Test func likingAgainUpdatesAndKeepsTheDate() throws {
+        let first = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--note", "one", "--json"]).object()
+        let second = try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path, "--json"])
+        #expect(second.status == 0)
+        let record = try second.object()
+        #expect(record["likedAt"] as? String == first["likedAt"] as? String)
+        #expect(record["note"] as? String == "one")
+        #expect((record["image"] as? [String: Any])?["width"] as? Int == 600)
+        let human = try box.run(["like", "a", "--image", Samples.photo("chelsea.jpg").path])
+        #expect(human.stdout == "Updated a: 27.18 KB, 451×300\n")
+    }
+
+    @Test func unlikeRemovesAndSaysSoThenFailsWithOne() throws {
+        _ = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--user-image", Samples.photo("chelsea.jpg").path])
+        let run = try box.run(["unlike", "a"])
+        #expect(run.status == 0 && run.stdout == "Unliked a; removed 3 files.\n")
+        let again = try box.run(["unlike", "a"])
+        #expect(again.status == 1)
+        #expect(again.stderr == "likes: Photo \"a\" is not liked. Check the id with `likes list`.\n")
+        #expect(try box.run(["list", "--json"]).array().isEmpty)
+    }
+
+    @Test func toggleReportsTheNewState() throws {
+        let on = try box.run(["toggle", "heart", "--image", Samples.photo("rocket.jpg").path, "--json"]).object()
+        #expect(on["id"] as? String == "heart" && on["liked"] as? Bool == true)
+        #expect((on["record"] as? [String: Any])?["id"] as? String == "heart")
+        let off = try box.run(["toggle", "heart", "--json"]).object()
+        #expect(off["liked"] as? Bool == false && off["record"] is NSNull)
+        let human = try box.run(["toggle", "heart", "--image", Samples.photo("rocket.jpg").path])
+        #expect(human.stdout == "heart is now liked.\n")
+        let refused = try box.run(["toggle", "other"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("needs --image FILE"))
+    }
+
+    func likeThree() throws {
+        for (id, file, note) in [("r", "rocket.jpg", "launch day"), ("c", "coffee.jpg", "morning"), ("k", "chelsea.jpg", "the cat")] {
+            let run = try box.run(["like", id, "--image", Samples.photo(file).path, "--note", note, "--meta", Samples.photo(file.replacingOccurrences(of: ".jpg", with: ".json")).path])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+    }
+
+    @Test func listOrdersPagesAndFilters() throws {
+        try likeThree()
+        func ids(_ arguments: [String]) throws -> [String] {
+            try box.run(["list", "--json"] + arguments).array().map { $0["id"] as? String ?? "?" }
+        }
+        #expect(try ids([]) == ["k", "c", "r"])
+        #expect(try ids(["--oldest-first"]) == ["r", "c", "k"])
+        #expect(try ids(["--limit", "1", "--offset", "1"]) == ["c"])
+        #expect(try ids(["--limit=2"]) == ["k", "c"])
+        #expect(try ids(["--color", "#9f5533"]) == ["c"])
+        #expect(try ids(["--search", "CAT"]) == ["k"])
+        #expect(try ids(["--search", "spacex"]) == ["r"])
+        #expect(try ids(["--search", "nothing like it"]) == [])
+        let records = try box.run(["list", "--json"]).array()
+        #expect(records[0]["note"] as? String == "the cat")
+        #expect(Set(records[0].keys) == ["id", "likedAt", "image", "userImage", "note", "photo"])
+    }
+
+    @Test func listForPeopleAlignsColumnsAndCutsToTheTerminal() throws {
+        try likeThree()
+        let run = try box.run(["list"], environment: ["COLUMNS": "70"])
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines[0].hasPrefix("LIKED "))
+        #expect(lines.allSatisfy { $0.count <= 70 })
+        let idColumn = lines[0].range(of: "ID")!.lowerBound.utf16Offset(in: lines[0])
+        #expect(lines.dropFirst().allSatisfy { $0.count > idColumn })
+        #expect(lines[3].contains("109.89 KB") && lines[3].contains("640×427"))
+        #expect(lines[1].contains("the cat"))
+        let wide = try box.run(["list", "--search", "launch"], environment: ["COLUMNS": "200"])
+        #expect(wide.stdout.contains("launch day"))
+        let narrow = try box.run(["list", "--search", "launch"], environment: ["COLUMNS": "50"])
+        #expect(narrow.stdout.contains("…"))
+        let empty = try Sandbox().run(["list"])
+        #expect(empty.status == 0 && empty.stdout.hasPrefix("No liked photos yet."))
+    }
+
+    @Test func showPrintsFileSizeDimensionsDateNoteAndMetadata() throws {
+        try likeThree()
+        let run = try box.run(["show", "r"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("size:         109.89 KB\n"))
+        #expect(run.stdout.contains("pixels:       640×427\n"))
+        #expect(run.stdout.contains("note:         launch day\n"))
+        #expect(run.stdout.contains("photographer: SpaceX (@spacex)\n"))
+        #expect(run.stdout.contains("file:         \(box.store.path)/images/r~"))
+        let json = try box.run(["show", "r", "--json"]).object()
+        #expect(json["id"] as? String == "r")
+        let missing = try box.run(["show", "nope"])
+        #expect(missing.status == 1 && missing.stderr.hasPrefix("likes: Photo \"nope\" is not liked."))
+    }
+
+    @Test func statsCountsBytesAndDates() throws {
+        let empty = try box.run(["stats", "--json"]).object()
+        #expect(empty["count"] as? Int == 0 && empty["oldest"] is NSNull)
+        try likeThree()
+        let stats = try box.run(["stats", "--json"]).object()
+        #expect(stats["count"] as? Int == 3)
+        #expect(stats["bytes"] as? Int == ["rocket.jpg", "coffee.jpg", "chelsea.jpg"].map { Samples.data($0).count }.reduce(0, +))
+        let list = try box.run(["list", "--json"]).array()
+        #expect(stats["newest"] as? String == list.first?["likedAt"] as? String)
+        #expect(stats["oldest"] as? String == list.last?["likedAt"] as? String)
+        #expect(try box.run(["stats"]).stdout.hasPrefix("3 liked photos, "))
+    }
+
+    @Test func importLikesGoodFilesAndSkipsBadOnesWithReasons() throws {
+        let folder = box.path("incoming")
+        box.file("incoming/rocket.jpg", Samples.data("rocket.jpg"))
+        box.file("incoming/nested/deeper/Coffee.JPEG", Samples.data("coffee.jpg"))
+        box.file("incoming/png.jpg", Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0]))
+        box.file("incoming/cut.jpg", Samples.data("chelsea.jpg").prefix(5000))
+        box.file("incoming/empty.jpeg", Data())
+        box.file("incoming/notes.txt", Data("ignored".utf8))
+        box.file("incoming/meta.jpg", Samples.data("astronaut.jpg"))
+        box.file("incoming/meta.json", Data("{\"not\": \"a photo\"}".utf8))
+
+        let run = try box.run(["import", folder, "--json"])
+        #expect(run.status == 1)
+        #expect(run.stderr == "likes: 4 of 6 files were skipped; see the summary.\n")
+        let summary = try run.object()
+        #expect(summary["liked"] as? [String] == ["Coffee", "rocket"])
+        #expect((summary["updated"] as? [String])?.isEmpty == true)
+        let skipped = try #require(summary["skipped"] as? [[String: String]])
+        let reasons = Dictionary(uniqueKeysWithValues: skipped.map { (($0["file"]! as NSString).lastPathComponent, $0["reason"]!) })
+        #expect(reasons["png.jpg"] == "not a JPEG: it does not start with the JPEG SOI marker (FF D8)")
+        #expect(reasons["cut.jpg"] == "not a JPEG: it does not end with the EOI marker (FF D9), so it is probably cut short")
+        #expect(reasons["empty.jpeg"] == "not a JPEG: the data is empty")
+        #expect(reasons["meta.jpg"]?.contains("is not usable") == true)
+
+        let stored = try box.run(["show", "Coffee", "--json"]).object()
+        let file = try #require((stored["image"] as? [String: Any])?["file"] as? String)
+        #expect(FileManager.default.contents(atPath: file) == Samples.data("coffee.jpg"))
+
+        let again = try box.run(["import", box.path("incoming/rocket.jpg")])
+        #expect(again.status == 0 && again.stdout == "Liked 0, updated 1, skipped 0.\n")
+        #expect(try box.run(["verify"]).status == 0)
+    }
+
+    @Test func importOfTheSamplesTakesTheirMetadata() throws {
+        let run = try box.run(["import", Samples.photos.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "Liked 6, updated 0, skipped 0.\n")
+        #expect(run.stderr.isEmpty, "no progress bar when stderr is not a terminal")
+        let list = try box.run(["list", "--json", "--search", "Häggström"]).array()
+        #expect(list.map { $0["id"] as? String } == ["retina"])
+    }
+
+    @Test func importOnATerminalDrawsProgress() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let command = "\(Binary.url.path) --store \(box.store.path) import \(Samples.photos.path)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.environment = ["NO_COLOR": "1", "PATH": "/usr/bin:/bin", "TERM": "dumb"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(output.contains("6/6") && output.contains("/s") && output.contains("done"), "\(output)")
+        #expect(!output.contains("\u{1B}["), "NO_COLOR turns colour off")
+    }
+
+    @Test func purgeReportsAndRemovesOrphans() throws {
+        try likeThree()
+        box.file("store/images/gone~0123456789ab.jpg", Data(count: 1000))
+        box.file("store/records/x~0123456789ab.tmp", Data(count: 24))
+        let dry = try box.run(["purge", "--dry-run", "--json"]).object()
+        #expect(dry["dryRun"] as? Bool == true && dry["count"] as? Int == 2 && dry["bytes"] as? Int == 1024)
+        #expect(dry["files"] as? [String] == ["images/gone~0123456789ab.jpg", "records/x~0123456789ab.tmp"])
+        let human = try box.run(["purge"])
+        #expect(human.stdout == "Removed 2 orphan files (1.00 KB):\n  images/gone~0123456789ab.jpg\n  records/x~0123456789ab.tmp\n")
+        let after = try box.run(["purge", "--json"]).object()
+        #expect(after["count"] as? Int == 0 && after["dryRun"] as? Bool == false)
+        #expect(try box.run(["list", "--json"]).array().count == 3)
+    }
+
+    @Test func verifyPassesOnASoundStoreAndFailsOnAChangedImage() throws {
+        try likeThree()
+        let good = try box.run(["verify", "--json"])
+        #expect(good.status == 0)
+        #expect(try good.object()["ok"] as? Bool == true)
+        let record = try box.run(["show", "c", "--json"]).object()
+        let file = try #require((record["image"] as? [String: Any])?["file"] as? String)
+        try Data(count: 10).write(to: URL(fileURLWithPath: file))
+        let bad = try box.run(["verify", "--json"])
+        #expect(bad.status == 1)
+        let problems = try #require(try bad.object()["problems"] as? [String])
+        #expect(problems.count == 1 && problems[0].contains("of photo \"c\" has 10 bytes"))
+        let human = try box.run(["verify"])
+        #expect(human.status == 1 && human.stdout.hasPrefix("problem: The image images/c~"))
+        #expect(human.stderr == "likes: verify found 1 problem in the store.\n")
+    }
+
+    @Test func listOnADamagedStorePrintsWhatItCanNamesTheDamageAndExitsOne() throws {
+        try likeThree()
+        try Data("{broken".utf8).write(to: box.store.appendingPathComponent("records/c.json"))
+        let run = try box.run(["list", "--json"])
+        #expect(run.status == 1)
+        #expect(try run.array().map { $0["id"] as? String } == ["k", "r"])
+        #expect(run.stderr.contains("records/c.json is damaged"))
+    }
+
+    @Test func idsThatStartWithADashFollowTheDoubleDash() throws {
+        let like = try box.run(["like", "--image", Samples.photo("rocket.jpg").path, "--", "-x"])
+        #expect(like.status == 0, "\(like.stderr)")
+        #expect(try box.run(["list", "--json"]).array().first?["id"] as? String == "-x")
+        let refused = try box.run(["unlike", "-x"])
+        #expect(refused.status == 64 && refused.stderr.contains("goes after `--`"))
+        #expect(try box.run(["unlike", "--", "-x"]).status == 0)
+    }
+
+    @Test(arguments: [
+        (["frob"], "unknown command \"frob\""),
+        (["list", "--frob"], "unknown option --frob for `likes list`"),
+        (["list", "--limit", "-1"], "--limit takes a whole number of 0 or more; \"-1\" is not one"),
+        (["list", "--limit", "many"], "--limit takes a whole number of 0 or more; \"many\" is not one"),
+        (["list", "--offset"], "--offset needs a value"),
+        (["like", "a"], "`likes like` needs --image FILE"),
+        (["like"], "`likes like` needs a photo ID"),
+        (["show", "a", "b"], "`likes show` takes one a photo ID; unexpected \"b\""),
+        (["like", "a", "--image", "x", "--image", "y"], "--image is given twice"),
+        (["list", "--json=yes"], "--json takes no value"),
+        (["--durability", "fast", "list"], "--durability takes full or relaxed, not \"fast\""),
+        ([], "no command given"),
+    ])
+    func usageErrorsExitSixtyFourWithOneLine(arguments: [String], message: String) throws {
+        let run = try box.run(arguments)
+        #expect(run.status == 64)
+        #expect(run.stderr.hasPrefix("likes: \(message). See `likes"), "\(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func badInputDataExitsSixtyFive() throws {
+        let tooLong = String(repeating: "x", count: 257)
+        #expect(try box.run(["like", tooLong, "--image", Samples.photo("rocket.jpg").path]).status == 65)
+        let control = try box.run(["like", "a\u{1}b", "--image", Samples.photo("rocket.jpg").path])
+        #expect(control.status == 65 && control.stderr.contains("control character U+0001"))
+        let notJPEG = try box.run(["like", "a", "--image", box.file("x.jpg", Data("plain text".utf8))])
+        #expect(notJPEG.status == 65 && notJPEG.stderr.contains("x.jpg is not a usable JPEG"))
+        let badMeta = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--meta", box.file("m.json", Data("{oops".utf8))])
+        #expect(badMeta.status == 65 && badMeta.stderr.contains("is not valid JSON"))
+        let notPhoto = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--meta", box.file("n.json", Data("[1,2]".utf8))])
+        #expect(notPhoto.status == 65)
+        #expect(try box.run(["list", "--json"]).array().isEmpty, "nothing was stored")
+    }
+
+    @Test func missingOrUnreadableInputExitsSixtySix() throws {
+        let missing = try box.run(["like", "a", "--image", box.path("nope.jpg")])
+        #expect(missing.status == 66 && missing.stderr == "likes: The image \(box.path("nope.jpg")) does not exist. Check the path.\n")
+        #expect(try box.run(["like", "a", "--image", box.url.path]).status == 66)
+        #expect(try box.run(["import", box.path("nowhere")]).status == 66)
+        #expect(try box.run(["like", "a", "--image", "/dev/null"]).status == 66)
+    }
+
+    @Test func aStoreThatCannotBeCreatedIsAnIOError() throws {
+        let blocker = box.file("blocker", Data("a file".utf8))
+        let run = try Sandbox.execute(["--store", blocker + "/store", "like", "a", "--image", Samples.photo("rocket.jpg").path])
+        #expect(run.status == 74)
+        #expect(run.stderr.hasPrefix("likes: Could not "))
+    }
+
+    @Test func aLockedStoreIsBusyAfterTheTimeout() throws {
+        _ = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path])
+        let fd = open(box.store.appendingPathComponent("likes.lock").path, O_RDWR)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX) == 0)
+        let run = try box.run(["unlike", "a"], environment: ["LIKES_LOCK_TIMEOUT": "0.3"])
+        flock(fd, LOCK_UN)
+        close(fd)
+        #expect(run.status == 75)
+        #expect(run.stderr.contains("stayed locked by another process"))
+        #expect(try box.run(["unlike", "a"]).status == 0)
+    }
+
+    @Test func storeLocationComesFromOptionEnvironmentOrXDG() throws {
+        let viaEnvironment = box.url.appendingPathComponent("env-store").path
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["LIKES_STORE": viaEnvironment]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: viaEnvironment + "/records/a.json"))
+        let xdg = box.url.appendingPathComponent("xdg").path
+        #expect(try box.run(["like", "b", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["XDG_DATA_HOME": xdg]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: xdg + "/likes/records/b.json"))
+        let home = box.url.appendingPathComponent("home").path
+        #expect(try box.run(["like", "c", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["HOME": home, "XDG_DATA_HOME": ""]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: home + "/.local/share/likes/records/c.json"))
+        // --store wins over the environment.
+        #expect(try box.run(["list", "--json"], environment: ["LIKES_STORE": viaEnvironment]).array().isEmpty)
+    }
+
+    @Test func relaxedDurabilityStillStoresEverything() throws {
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path], environment: ["LIKES_DURABILITY": "relaxed"]).status == 0)
+        #expect(try box.run(["--durability", "relaxed", "like", "b", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        #expect(try box.run(["verify"]).status == 0)
+        #expect(try box.run(["list", "--json"]).array().count == 2)
+    }
+}

@@ -1,0 +1,124 @@
+// Runs the real `likes` binary against a temporary store and captures what it says.
+
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The result of one run of the binary.
+struct Run {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// stdout decoded as JSON.
+    func json() throws -> Any { try JSONSerialization.jsonObject(with: Data(stdout.utf8), options: [.fragmentsAllowed]) }
+    func object() throws -> [String: Any] { try #require(try json() as? [String: Any], "stdout is not a JSON object: \(stdout)") }
+    func array() throws -> [[String: Any]] { try #require(try json() as? [[String: Any]], "stdout is not a JSON array: \(stdout)") }
+}
+
+enum Binary {
+    /// The `likes` executable built beside this test bundle.
+    static let url: URL = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("likes"),
+            Bundle.main.bundleURL.appendingPathComponent("likes"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("likes"),
+            Samples.root.appendingPathComponent(".build/debug/likes"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+}
+
+enum Samples {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let photos = root.appendingPathComponent("Samples/photos", isDirectory: true)
+    static let fixtures = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/unsplash", isDirectory: true)
+    static func photo(_ name: String) -> URL { photos.appendingPathComponent(name) }
+    static func data(_ name: String) -> Data { try! Data(contentsOf: photo(name)) }
+}
+
+/// A temporary folder with a store in it, and a way to run `likes` on that store.
+final class Sandbox: Sendable {
+    let url: URL
+
+    init(_ label: String = #function) {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("likes-e2e-\(safe.prefix(40))-\(UUID().uuidString)", isDirectory: true)
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    var store: URL { url.appendingPathComponent("store", isDirectory: true) }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `data` to a file in the sandbox and returns its path.
+    @discardableResult
+    func file(_ name: String, _ data: Data) -> String {
+        let target = url.appendingPathComponent(name)
+        try! FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try! data.write(to: target)
+        return target.path
+    }
+
+    /// Runs `likes --store STORE arguments…` (unless `store` is false) and waits for it.
+    func run(_ arguments: [String], store: Bool = true, environment: [String: String] = [:]) throws -> Run {
+        try Self.execute((store ? ["--store", self.store.path] : []) + arguments, environment: environment)
+    }
+
+    static func execute(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = Binary.url
+        process.arguments = arguments
+        var base = ProcessInfo.processInfo.environment
+        for key in ["LIKES_STORE", "LIKES_DURABILITY", "COLUMNS", "NO_COLOR"] { base[key] = nil }
+        process.environment = base.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes while the process runs, so that neither fills up.
+        let outData = Locked(Data())
+        let group = DispatchGroup()
+        group.enter()
+        DispatchQueue.global().async {
+            outData.set(out.fileHandleForReading.readDataToEndOfFile())
+            group.leave()
+        }
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
+}
+
+/// A structurally complete baseline JPEG whose scan bytes depend on `seed`.
+func madeUpJPEG(width: Int = 64, height: Int = 48, seed: Int = 0, scanBytes: Int = 256) -> Data {
+    var bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+    bytes += [0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 0x03]
+    bytes += [0x01, 0x22, 0x00, 0x02, 0x11, 0x00, 0x03, 0x11, 0x00]
+    bytes += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00]
+    var state = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+    for _ in 0..<scanBytes {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        bytes.append(UInt8(truncatingIfNeeded: state >> 33) % 0xFF)
+    }
+    return Data(bytes + [0xFF, 0xD9])
+}
