@@ -49,9 +49,12 @@ extension LikeRepository {
                 try session.rebuildJournal(from: inventory.entries)
             }
             let at = session.clock
-            try session.appendJournal(removed.map {
-                JournalLine(operation: .purged, at: at, generation: "-", bytes: Int64($0.size), imageGeneration: "-", userImageGeneration: nil, key: JournalLine.escapePath($0.path))
-            })
+            try session.appendJournal(
+                removed.map {
+                    JournalLine(
+                        operation: .purged, at: at, generation: "-", bytes: Int64($0.size), imageGeneration: "-", userImageGeneration: nil,
+                        key: JournalLine.escapePath($0.path))
+                })
             if !removed.isEmpty {
                 _ = publishing(LikeChange(kind: .purged, id: nil, date: Timestamp.date(at), record: nil, files: removed.map(\.path)))
             }
@@ -97,7 +100,8 @@ extension LikeRepository {
                     continue
                 }
                 guard entry.size == info.bytes else {
-                    problems.append("The \(what) \(shown) of photo \(who) has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed.")
+                    problems.append(
+                        "The \(what) \(shown) of photo \(who) has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed.")
                     continue
                 }
                 guard let data = try images.read(name) else {
@@ -124,7 +128,9 @@ extension LikeRepository {
                     return truth != entry
                 }.count
                 if missing + stale > 0 {
-                    problems.append("The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge` to rebuild it.")
+                    problems.append(
+                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge` to rebuild it."
+                    )
                 }
             }
         }
@@ -185,7 +191,9 @@ extension LikeRepository {
                 try consider(root, name, prefix: "", key: nil)
             }
             if let records {
-                for name in recordNames { try consider(records, name, prefix: StoreLayout.recordsDirectory, key: StoreLayout.key(ofRecordFile: name)) }
+                for name in recordNames {
+                    try consider(records, name, prefix: StoreLayout.recordsDirectory, key: StoreLayout.key(ofRecordFile: name))
+                }
             }
             if let images {
                 for name in imageNames { try consider(images, name, prefix: StoreLayout.imagesDirectory, key: StoreLayout.key(ofImageFile: name)) }

@@ -75,7 +75,9 @@ extension LikeRepository {
     func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String]) throws -> [LiveEntry] {
         let index = try loadIndex(root: root, records: records)
         if let problem = index.damage {
-            damage.append("\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index.")
+            damage.append(
+                "\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index."
+            )
             let decoded = try decodeAllRecords(in: records)
             damage += decoded.damage
             return decoded.entries
@@ -127,7 +129,9 @@ extension LikeRepository {
     }
 
     /// Decodes every record file: the slow, sure path used to rebuild a damaged index.
-    func decodeAllRecords(in records: StoreDirectory) throws -> (entries: [LiveEntry], records: [StoredRecord], damage: [String], damagedKeys: Set<String>) {
+    func decodeAllRecords(in records: StoreDirectory) throws -> (
+        entries: [LiveEntry], records: [StoredRecord], damage: [String], damagedKeys: Set<String>
+    ) {
         var entries: [LiveEntry] = []
         var stored: [StoredRecord] = []
         var damage: [String] = []

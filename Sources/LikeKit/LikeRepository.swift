@@ -162,7 +162,8 @@ public final class LikeRepository: Sendable {
         do {
             let stored = try StoredRecord.decode(data)
             guard stored.key == key else {
-                throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: "it holds the record of \(LikeRepositoryError.quoted(stored.id.rawValue))")
+                throw LikeRepositoryError.damagedRecord(
+                    file: records.path(name), reason: "it holds the record of \(LikeRepositoryError.quoted(stored.id.rawValue))")
             }
             return stored
         } catch let error as LikeRepositoryError {

@@ -41,7 +41,8 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
         case .damagedRecord(let file, let reason):
             return "The record file \(file) is damaged (\(reason)). Run `likes verify` to see every problem."
         case .idCollision(let id, let existing):
-            return "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)). Unlike that photo first."
+            return
+                "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)). Unlike that photo first."
         case .invalidArgument(let message):
             return message
         }

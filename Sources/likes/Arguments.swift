@@ -24,7 +24,8 @@ struct CommandSpec {
     var help: String {
         var text = "\(summary)\n\nUsage: likes [--store DIR] \(usage)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
-        let rows = (valueOptions.map { ("\($0.key) \($0.key == "--store" ? "DIR" : "VALUE")", $0.value) } + flags.map { ($0.key, $0.value) })
+        let rows =
+            (valueOptions.map { ("\($0.key) \($0.key == "--store" ? "DIR" : "VALUE")", $0.value) } + flags.map { ($0.key, $0.value) })
             .sorted { $0.0 < $1.0 } + [("--help", "Show this help.")]
         let width = rows.map(\.0.count).max() ?? 0
         text += "\nOptions:\n"
@@ -109,7 +110,9 @@ enum ArgumentParser {
         }
         if let maximum = spec.maximumPositionals, parsed.positionals.count > maximum {
             let extra = parsed.positionals[maximum]
-            throw UsageError(message: "`likes \(spec.name)` takes \(maximum == 0 ? "no arguments" : "one \(spec.positionalName)"); unexpected \"\(extra)\"", command: spec.name)
+            throw UsageError(
+                message: "`likes \(spec.name)` takes \(maximum == 0 ? "no arguments" : "one \(spec.positionalName)"); unexpected \"\(extra)\"",
+                command: spec.name)
         }
     }
 }

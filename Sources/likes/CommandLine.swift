@@ -140,14 +140,15 @@ enum LikesCommandLine {
         if let path = parsed.value("--store"), !path.isEmpty { return URL(fileURLWithPath: path) }
         if let path = environment["LIKES_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
         #if canImport(Darwin)
-        let documents = FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first ?? FileManager.default.homeDirectoryForCurrentUser
-        return documents.appendingPathComponent("Likes", isDirectory: true)
+            let documents =
+                FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first ?? FileManager.default.homeDirectoryForCurrentUser
+            return documents.appendingPathComponent("Likes", isDirectory: true)
         #else
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data).appendingPathComponent("likes", isDirectory: true)
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/likes", isDirectory: true)
+            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+                return URL(fileURLWithPath: data).appendingPathComponent("likes", isDirectory: true)
+            }
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            return URL(fileURLWithPath: home).appendingPathComponent(".local/share/likes", isDirectory: true)
         #endif
     }
 

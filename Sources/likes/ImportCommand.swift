@@ -131,7 +131,8 @@ final class Progress {
         let filled = total > 0 ? width * done / total : width
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let colored = output.useColor ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar
-        let text = "\r\(colored) \(done)/\(total)  \(String(format: "%.1f", rate))/s  \(done < total ? "\(Int(remaining.rounded())) s left" : "done")   "
+        let text =
+            "\r\(colored) \(done)/\(total)  \(String(format: "%.1f", rate))/s  \(done < total ? "\(Int(remaining.rounded())) s left" : "done")   "
         FileHandle.standardError.write(Data(text.utf8))
     }
 }

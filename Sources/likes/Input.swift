@@ -20,7 +20,8 @@ enum Input {
         }
         let limit = 256 * 1024 * 1024
         if let size = attributes[.size] as? Int, size > limit {
-            throw CommandFailure("The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
+            throw CommandFailure(
+                "The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("The \(what) \(path) cannot be read. Check its permissions.", status: .noInput)
@@ -43,7 +44,8 @@ enum Input {
         do {
             let photos = try UnsplashPhoto.photos(fromJSON: data)
             guard photos.count == 1 else {
-                throw CommandFailure("The metadata file \(path) holds \(photos.count) photos; --meta takes one Unsplash photo object.", status: .badData)
+                throw CommandFailure(
+                    "The metadata file \(path) holds \(photos.count) photos; --meta takes one Unsplash photo object.", status: .badData)
             }
             return photos[0].metadata
         } catch let error as LikeRepositoryError {

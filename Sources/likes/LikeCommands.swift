@@ -62,7 +62,9 @@ enum LikeCommands {
         if context.arguments.has("--json") {
             try context.output.printJSON(record)
         } else {
-            context.output.print("\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)")
+            context.output.print(
+                "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
+            )
         }
     }
 
@@ -114,7 +116,9 @@ enum LikeCommands {
                 try context.repository.toggle(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
             }
         } catch LikeRepositoryError.imageRequired {
-            throw UsageError(message: "\(LikeRepositoryError.quoted(id.rawValue)) is not liked, so `likes toggle` needs --image FILE to like it", command: "toggle")
+            throw UsageError(
+                message: "\(LikeRepositoryError.quoted(id.rawValue)) is not liked, so `likes toggle` needs --image FILE to like it", command: "toggle"
+            )
         }
         let liked = change.kind != .unliked
         if context.arguments.has("--json") {

@@ -36,7 +36,8 @@ enum MaintenanceCommands {
             context.output.print("No orphan files.")
             return
         }
-        context.output.print("\(dryRun ? "Would remove" : "Removed") \(report.count) orphan file\(report.count == 1 ? "" : "s") (\(Format.size(report.bytes))):")
+        context.output.print(
+            "\(dryRun ? "Would remove" : "Removed") \(report.count) orphan file\(report.count == 1 ? "" : "s") (\(Format.size(report.bytes))):")
         for file in report.files { context.output.print("  \(Format.oneLine(file))") }
     }
 
@@ -59,7 +60,8 @@ enum MaintenanceCommands {
             if report.isOK { context.output.print("OK: every record and image is intact.") }
         }
         if !report.isOK {
-            throw CommandFailure("verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store.", status: .failure)
+            throw CommandFailure(
+                "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store.", status: .failure)
         }
     }
 }

@@ -4,11 +4,11 @@ import Foundation
 import LikeKit
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Where output goes. Tests of the command line run the real binary, so this is plain stdio.

@@ -11,7 +11,8 @@ enum ReadCommands {
         example: "likes list --limit 20 --search cat",
         valueOptions: [
             "--limit": "Show at most N photos.", "--offset": "Skip the first N photos.",
-            "--color": "Only photos of this hex colour, such as #0C2340.", "--search": "Only photos whose description, photographer or note contains TEXT.",
+            "--color": "Only photos of this hex colour, such as #0C2340.",
+            "--search": "Only photos whose description, photographer or note contains TEXT.",
         ],
         flags: ["--oldest-first": "Oldest like first.", "--json": "Print an array of records as JSON."],
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
@@ -38,13 +39,16 @@ enum ReadCommands {
         if arguments.has("--json") {
             try context.output.printJSON(listing.records)
         } else if listing.records.isEmpty {
-            context.output.print(query == LikeQuery() ? "No liked photos yet. Like one with `likes like ID --image FILE`." : "No liked photo matches.")
+            context.output.print(
+                query == LikeQuery() ? "No liked photos yet. Like one with `likes like ID --image FILE`." : "No liked photo matches.")
         } else {
             printTable(listing.records, output: context.output)
         }
         for damage in listing.damage { context.output.printError("likes: \(damage)") }
         if !listing.damage.isEmpty {
-            throw CommandFailure("\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list.", status: .failure)
+            throw CommandFailure(
+                "\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list.",
+                status: .failure)
         }
     }
 
@@ -88,7 +92,9 @@ enum ReadCommands {
             ("pixels", "\(record.image.width)×\(record.image.height)"),
             ("liked", Format.localDate(record.likedAt, seconds: true)),
         ]
-        if let user = record.userImage { lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))")) }
+        if let user = record.userImage {
+            lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
+        }
         if let note = record.note { lines.append(("note", Format.oneLine(note))) }
         if let photo = record.photo {
             if let text = photo.description { lines.append(("description", Format.oneLine(text))) }
@@ -125,7 +131,9 @@ enum ReadCommands {
         let statistics = try context.repository.statistics()
         if context.arguments.has("--json") {
             try context.output.printJSON(
-                StatisticsOutput(count: statistics.count, bytes: statistics.bytes, oldest: statistics.oldest.map(ISODate.init), newest: statistics.newest.map(ISODate.init)))
+                StatisticsOutput(
+                    count: statistics.count, bytes: statistics.bytes, oldest: statistics.oldest.map(ISODate.init),
+                    newest: statistics.newest.map(ISODate.init)))
             return
         }
         var text = "\(statistics.count) liked photo\(statistics.count == 1 ? "" : "s"), \(Format.size(statistics.bytes))"

@@ -30,9 +30,15 @@ import Testing
 
         let listing = try repository.list()
         #expect(listing.records.map(\.id.rawValue) == survivors)
-        #expect(listing.damage == ["The index likes.journal is damaged at line 2 (byte \(secondLine)); the records were read from their files instead. Run `likes purge` to rebuild the index."])
+        #expect(
+            listing.damage == [
+                "The index likes.journal is damaged at line 2 (byte \(secondLine)); the records were read from their files instead. Run `likes purge` to rebuild the index."
+            ])
         #expect(try repository.statistics().count == 5)
-        #expect(try repository.verify().problems == ["The index likes.journal is damaged at line 2 (byte \(secondLine)). Run `likes purge` to rebuild it."])
+        #expect(
+            try repository.verify().problems == [
+                "The index likes.journal is damaged at line 2 (byte \(secondLine)). Run `likes purge` to rebuild it."
+            ])
 
         try repository.purge()
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
@@ -112,7 +118,8 @@ import Testing
     @Test func recordFileCopiedOverAnotherIsCaught() throws {
         let repository = try fill()
         try FileManager.default.removeItem(at: folder.store.appendingPathComponent("records/p0.json"))
-        try FileManager.default.copyItem(at: folder.store.appendingPathComponent("records/p1.json"), to: folder.store.appendingPathComponent("records/p0.json"))
+        try FileManager.default.copyItem(
+            at: folder.store.appendingPathComponent("records/p1.json"), to: folder.store.appendingPathComponent("records/p0.json"))
         let problems = try repository.verify().problems
         #expect(problems.contains { $0.contains("records/p0.json is damaged (it holds the record of \"p1\")") })
     }

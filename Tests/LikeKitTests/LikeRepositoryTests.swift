@@ -36,7 +36,10 @@ import Testing
     @Test func likingAgainUpdatesOnlyWhatIsGivenAndKeepsLikedAt() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "photo")
-        let first = try #require(try repository.like(id, image: Samples.rocket, userImage: Samples.chelsea, note: "first", photo: PhotoMetadata(description: "a rocket", color: "#111111")).record)
+        let first = try #require(
+            try repository.like(
+                id, image: Samples.rocket, userImage: Samples.chelsea, note: "first", photo: PhotoMetadata(description: "a rocket", color: "#111111")
+            ).record)
         Thread.sleep(forTimeInterval: 0.005)
 
         let second = try #require(try repository.like(id, image: Samples.coffee, photo: PhotoMetadata(photographer: "Rachel")).record)
@@ -89,7 +92,10 @@ import Testing
         #expect(try repository.record(for: id) == nil)
         #expect(try !repository.isLiked(id))
         let remaining = folder.files(under: "store").filter { $0.hasPrefix("images/") || $0.hasPrefix("records/") }
-        #expect(remaining == ["images/other~\(try #require(try repository.record(for: other)).image.fileName.split(separator: "~")[1])", "records/other.json"])
+        #expect(
+            remaining == [
+                "images/other~\(try #require(try repository.record(for: other)).image.fileName.split(separator: "~")[1])", "records/other.json",
+            ])
         #expect(try repository.verify().isOK)
     }
 
@@ -130,8 +136,10 @@ import Testing
 
     @Test func listFiltersByColourAndText() throws {
         let repository = folder.repository()
-        try repository.like(PhotoID(valid: "a"), image: Samples.jpeg(seed: 1), photo: PhotoMetadata(description: "Black and white cat", color: "#262626"))
-        try repository.like(PhotoID(valid: "b"), image: Samples.jpeg(seed: 2), photo: PhotoMetadata(photographer: "Paweł Czerwiński", color: "#0C2340"))
+        try repository.like(
+            PhotoID(valid: "a"), image: Samples.jpeg(seed: 1), photo: PhotoMetadata(description: "Black and white cat", color: "#262626"))
+        try repository.like(
+            PhotoID(valid: "b"), image: Samples.jpeg(seed: 2), photo: PhotoMetadata(photographer: "Paweł Czerwiński", color: "#0C2340"))
         try repository.like(PhotoID(valid: "c"), image: Samples.jpeg(seed: 3), note: "Cat on the sofa")
         try repository.like(PhotoID(valid: "d"), image: Samples.jpeg(seed: 4), photo: PhotoMetadata(color: "#262626"))
 
@@ -145,8 +153,12 @@ import Testing
 
     @Test func negativePagingIsRefused() {
         let repository = folder.repository()
-        #expect(throws: LikeRepositoryError.invalidArgument("The limit must not be negative; it was -1.")) { try repository.list(LikeQuery(limit: -1)) }
-        #expect(throws: LikeRepositoryError.invalidArgument("The offset must not be negative; it was -2.")) { try repository.list(LikeQuery(offset: -2)) }
+        #expect(throws: LikeRepositoryError.invalidArgument("The limit must not be negative; it was -1.")) {
+            try repository.list(LikeQuery(limit: -1))
+        }
+        #expect(throws: LikeRepositoryError.invalidArgument("The offset must not be negative; it was -2.")) {
+            try repository.list(LikeQuery(offset: -2))
+        }
     }
 
     @Test func statisticsCountBytesAndDates() throws {
@@ -181,7 +193,8 @@ import Testing
         try Data("half".utf8).write(to: orphanImage)
         try Data("tmp".utf8).write(to: folder.store.appendingPathComponent("records/keep~0123456789ab.tmp"))
         try Data("junk".utf8).write(to: folder.store.appendingPathComponent(".dat.nosync1234.abcdef"))
-        try FileManager.default.createSymbolicLink(atPath: folder.store.appendingPathComponent("images/link.jpg").path, withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.store.appendingPathComponent("images/link.jpg").path, withDestinationPath: "/etc/passwd")
 
         let dry = try repository.purge(dryRun: true)
         #expect(dry.dryRun)
@@ -211,11 +224,13 @@ import Testing
         try changed.write(to: c.image.file)
 
         let report = try repository.verify()
-        #expect(report.problems == [
-            "The image \(a.image.fileName) of photo \"a\" is missing.",
-            "The image \(b.image.fileName) of photo \"b\" has 1000 bytes where \(Samples.coffee.count) were liked: it was cut short or changed.",
-            "The image \(c.image.fileName) of photo \"c\" changed since it was liked (its checksum differs).",
-        ].sorted())
+        #expect(
+            report.problems
+                == [
+                    "The image \(a.image.fileName) of photo \"a\" is missing.",
+                    "The image \(b.image.fileName) of photo \"b\" has 1000 bytes where \(Samples.coffee.count) were liked: it was cut short or changed.",
+                    "The image \(c.image.fileName) of photo \"c\" changed since it was liked (its checksum differs).",
+                ].sorted())
         #expect(!report.isOK)
     }
 

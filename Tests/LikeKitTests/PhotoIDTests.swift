@@ -56,8 +56,10 @@ import Testing
     }
 
     @Test func keysOfTrickyIDsNeverCollide() {
-        let ids = ["a%b", "a%25b", "a b", "a%20b", "a^b", "a^^b", "A", "^a", "a\u{0}b".replacingOccurrences(of: "\u{0}", with: "%00"),
-                   "ab%00cd", "#", "%23", String(repeating: "x", count: 256), String(repeating: "x", count: 255), String(repeating: "📷", count: 64)]
+        let ids = [
+            "a%b", "a%25b", "a b", "a%20b", "a^b", "a^^b", "A", "^a", "a\u{0}b".replacingOccurrences(of: "\u{0}", with: "%00"),
+            "ab%00cd", "#", "%23", String(repeating: "x", count: 256), String(repeating: "x", count: 255), String(repeating: "📷", count: 64),
+        ]
         let keys = ids.map { PhotoID(valid: $0).storageKey }
         #expect(Set(keys).count == Set(ids).count)
     }

@@ -14,13 +14,17 @@ import Testing
         for command in ["like", "unlike", "toggle", "list", "show", "import", "purge", "verify", "stats"] {
             #expect(help.stdout.contains("  \(command) "), "overview lacks \(command)")
             let own = try box.run([command, "--help"], store: false)
-            #expect(own.status == 0 && own.stdout.contains("Usage: likes [--store DIR] \(command)") && own.stdout.contains("Example:\n  likes "), "\(command) --help")
+            #expect(
+                own.status == 0 && own.stdout.contains("Usage: likes [--store DIR] \(command)") && own.stdout.contains("Example:\n  likes "),
+                "\(command) --help")
         }
     }
 
     @Test func likePrintsTheRecordAsJSONFieldByField() throws {
-        let run = try box.run(["like", "vUGBY_MnSsg", "--image", Samples.photo("rocket.jpg").path, "--note", "checkered",
-                               "--meta", Samples.fixtures.appendingPathComponent("photo.json").path, "--json"])
+        let run = try box.run([
+            "like", "vUGBY_MnSsg", "--image", Samples.photo("rocket.jpg").path, "--note", "checkered",
+            "--meta", Samples.fixtures.appendingPathComponent("photo.json").path, "--json",
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let record = try run.object()
         #expect(record["id"] as? String == "vUGBY_MnSsg")
@@ -80,7 +84,10 @@ import Testing
 
     func likeThree() throws {
         for (id, file, note) in [("r", "rocket.jpg", "launch day"), ("c", "coffee.jpg", "morning"), ("k", "chelsea.jpg", "the cat")] {
-            let run = try box.run(["like", id, "--image", Samples.photo(file).path, "--note", note, "--meta", Samples.photo(file.replacingOccurrences(of: ".jpg", with: ".json")).path])
+            let run = try box.run([
+                "like", id, "--image", Samples.photo(file).path, "--note", note, "--meta",
+                Samples.photo(file.replacingOccurrences(of: ".jpg", with: ".json")).path,
+            ])
             #expect(run.status == 0, "\(run.stderr)")
         }
     }
@@ -324,13 +331,18 @@ import Testing
 
     @Test func storeLocationComesFromOptionEnvironmentOrXDG() throws {
         let viaEnvironment = box.url.appendingPathComponent("env-store").path
-        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["LIKES_STORE": viaEnvironment]).status == 0)
+        #expect(
+            try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["LIKES_STORE": viaEnvironment]).status
+                == 0)
         #expect(FileManager.default.fileExists(atPath: viaEnvironment + "/records/a.json"))
         let xdg = box.url.appendingPathComponent("xdg").path
-        #expect(try box.run(["like", "b", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["XDG_DATA_HOME": xdg]).status == 0)
+        #expect(
+            try box.run(["like", "b", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["XDG_DATA_HOME": xdg]).status == 0)
         #expect(FileManager.default.fileExists(atPath: xdg + "/likes/records/b.json"))
         let home = box.url.appendingPathComponent("home").path
-        #expect(try box.run(["like", "c", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["HOME": home, "XDG_DATA_HOME": ""]).status == 0)
+        #expect(
+            try box.run(["like", "c", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["HOME": home, "XDG_DATA_HOME": ""])
+                .status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/.local/share/likes/records/c.json"))
         // --store wins over the environment.
         #expect(try box.run(["list", "--json"], environment: ["LIKES_STORE": viaEnvironment]).array().isEmpty)

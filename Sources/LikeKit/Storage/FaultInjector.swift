@@ -1,11 +1,11 @@
 // The test seam: stops or fails a write at any of its steps, as a crash or a failing disk would.
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Counts the mutating file-system steps of a repository and breaks one of them on demand.

@@ -96,7 +96,9 @@ struct JournalLine: Hashable, Sendable {
     }
 
     static func header(at: Int64, snapshotLines: Int) -> JournalLine {
-        JournalLine(operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil, key: formatName)
+        JournalLine(
+            operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil,
+            key: formatName)
     }
 
     /// Escapes a file path for a `P` line: printable ASCII except `%` stays, the rest is `%XX`.

@@ -1,11 +1,11 @@
 // The few C library calls the store needs, with the platform differences in one place.
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 enum Platform {
@@ -14,21 +14,21 @@ enum Platform {
     /// On Apple platforms `fsync` leaves the data in the drive's cache; `F_FULLFSYNC` flushes it.
     static func fullSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
-        // Some file systems (network, FAT) refuse F_FULLFSYNC; fsync is the best they offer.
-        return fsync(fd)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+            // Some file systems (network, FAT) refuse F_FULLFSYNC; fsync is the best they offer.
+            return fsync(fd)
         #else
-        return fsync(fd)
+            return fsync(fd)
         #endif
     }
 
     static var errno: Int32 {
         #if canImport(Darwin)
-        return Darwin.errno
+            return Darwin.errno
         #elseif canImport(Glibc)
-        return Glibc.errno
+            return Glibc.errno
         #else
-        return Musl.errno
+            return Musl.errno
         #endif
     }
 

@@ -4,11 +4,11 @@
 import Foundation
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An open directory of the store.
@@ -84,7 +84,8 @@ final class StoreDirectory: Sendable {
 
     static func checkName(_ name: String) throws {
         // Every caller derives names from storage keys; this is the last line of defence.
-        precondition(!name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0), "unsafe file name")
+        precondition(
+            !name.isEmpty && name != "." && name != ".." && !name.utf8.contains(UInt8(ascii: "/")) && !name.utf8.contains(0), "unsafe file name")
     }
 
     // MARK: Mutating steps, each one a place the fault injector may break.
@@ -274,7 +275,9 @@ final class StoreDirectory: Sendable {
         var bytes = [UInt8](repeating: 0, count: range.count)
         var total = 0
         while total < range.count {
-            let count = bytes.withUnsafeMutableBytes { Platform.sysPread(fd, $0.baseAddress! + total, range.count - total, off_t(range.lowerBound + total)) }
+            let count = bytes.withUnsafeMutableBytes {
+                Platform.sysPread(fd, $0.baseAddress! + total, range.count - total, off_t(range.lowerBound + total))
+            }
             if count < 0 {
                 if Platform.errno == EINTR { continue }
                 throw fail("read", name, Platform.errno)
@@ -301,7 +304,8 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw fail("inspect", name, code)
         }
-        return Entry(name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
+        return Entry(
+            name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
     }
 
     /// The names in this directory, except `.` and `..`.

@@ -78,10 +78,11 @@ struct WriteSession {
             let newUserImage = try store(request.userImage, user: true)
             if durable, !created.isEmpty { try images.sync() }
 
-            let photo: PhotoMetadata? = switch (existing?.photo, request.photo) {
-            case (let old?, let new?): old.merging(new)
-            case (let old, let new): new ?? old
-            }
+            let photo: PhotoMetadata? =
+                switch (existing?.photo, request.photo) {
+                case (let old?, let new?): old.merging(new)
+                case (let old, let new): new ?? old
+                }
             guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
             let record = StoredRecord(
                 id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
@@ -106,7 +107,8 @@ struct WriteSession {
                     try? images.remove(name)
                 }
             }
-            return LikeChange(kind: existing == nil ? .liked : .updated, id: record.id, date: Timestamp.date(now), record: repository.publicRecord(record))
+            return LikeChange(
+                kind: existing == nil ? .liked : .updated, id: record.id, date: Timestamp.date(now), record: repository.publicRecord(record))
         } catch {
             if committed {
                 // The rename may not be durable; put the previous state back so that the failure
@@ -192,7 +194,9 @@ struct WriteSession {
     /// Appends the `A` line that takes back `line`, whose change did not happen.
     func abort(_ line: JournalLine) throws {
         try appendJournal(
-            JournalLine(operation: .aborted, at: line.at, generation: line.generation, bytes: 0, imageGeneration: "-", userImageGeneration: nil, key: line.key))
+            JournalLine(
+                operation: .aborted, at: line.at, generation: line.generation, bytes: 0, imageGeneration: "-", userImageGeneration: nil, key: line.key
+            ))
     }
 
     /// Makes the journal's end sound before a change: cuts a torn last line, takes back a last
@@ -231,10 +235,11 @@ struct WriteSession {
         var bytes = JournalLine.header(at: now, snapshotLines: sorted.count).encoded
         bytes.reserveCapacity(sorted.count * 64)
         for entry in sorted {
-            bytes += JournalLine(
-                operation: .liked, at: entry.likedAt, generation: entry.generation, bytes: entry.bytes,
-                imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key
-            ).encoded
+            bytes +=
+                JournalLine(
+                    operation: .liked, at: entry.likedAt, generation: entry.generation, bytes: entry.bytes,
+                    imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key
+                ).encoded
         }
         try? root.remove(StoreLayout.journalTemporaryFileName)
         try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }
