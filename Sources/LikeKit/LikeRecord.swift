@@ -36,6 +36,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         self.photo = photo
     }
 
+    /// Decodes a record in the shape ``encode(to:)`` writes.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(PhotoID.self, forKey: .id)
@@ -50,6 +51,8 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
     }
 
+    /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with
+    /// milliseconds, `nil` properties as `null`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -87,6 +90,7 @@ public struct StoredImage: Sendable, Hashable, Codable {
         self.height = height
     }
 
+    /// Decodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let path = try container.decode(String.self, forKey: .file)
@@ -97,6 +101,7 @@ public struct StoredImage: Sendable, Hashable, Codable {
         height = try container.decode(Int.self, forKey: .height)
     }
 
+    /// Encodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(file.path, forKey: .file)

@@ -24,6 +24,7 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
     /// An argument is out of range, such as a negative limit.
     case invalidArgument(String)
 
+    /// A sentence that says what went wrong and what to do about it.
     public var description: String {
         switch self {
         case .invalidID(let id, let reason):

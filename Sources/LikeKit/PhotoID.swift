@@ -37,6 +37,7 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
+    /// Decodes an id from a JSON string, validating it.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
@@ -46,11 +47,13 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// Encodes the id as the JSON string it was given as.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
 
+    /// The id exactly as it was given.
     public var description: String { rawValue }
 
     /// The file-name stem for this id: injective, case-safe, and a single path component.

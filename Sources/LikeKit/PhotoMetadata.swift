@@ -42,6 +42,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         case description, photographer, photographerUsername, color, sourceURL, width, height, createdAt
     }
 
+    /// Decodes metadata; `createdAt` is an ISO 8601 string.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         description = try container.decodeIfPresent(String.self, forKey: .description)
@@ -59,6 +60,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         }
     }
 
+    /// Encodes every property, `nil` ones as `null`, dates as ISO 8601 with milliseconds.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(description, forKey: .description)

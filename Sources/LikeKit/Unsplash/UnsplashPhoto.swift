@@ -9,21 +9,30 @@ import Foundation
 public struct UnsplashPhoto: Sendable, Hashable, Decodable {
     /// The photo's id, such as `Dwu85P9SOIk`.
     public var id: String
+    /// `created_at`: when the photo was published, as the API writes it.
     public var createdAt: String?
+    /// The original photo's width in pixels.
     public var width: Int?
+    /// The original photo's height in pixels.
     public var height: Int?
+    /// The photo's dominant colour, such as `#60544D`.
     public var color: String?
+    /// The photographer's description of the photo.
     public var description: String?
+    /// `alt_description`: Unsplash's own description, used when `description` is missing.
     public var altDescription: String?
     /// Image addresses by size: `raw`, `full`, `regular`, `small`, `thumb`.
     public var urls: [String: String]?
     /// `links.html`: the photo's page.
     public var pageURL: String?
+    /// The photographer.
     public var user: User?
 
     /// The photographer.
     public struct User: Sendable, Hashable, Decodable {
+        /// The photographer's display name.
         public var name: String?
+        /// The photographer's Unsplash user name.
         public var username: String?
         /// `profile_image` addresses by size: `small`, `medium`, `large`.
         public var profileImage: [String: String]?
@@ -40,6 +49,7 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
         case altDescription = "alt_description"
     }
 
+    /// Decodes a photo object, tolerating missing, `null` and mistyped optional fields.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
