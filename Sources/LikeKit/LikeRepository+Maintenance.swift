@@ -48,7 +48,7 @@ extension LikeRepository {
             if !inventory.indexIsSound || inventory.journalLines > 2 * inventory.entries.count + 64 {
                 try session.rebuildJournal(from: inventory.entries)
             }
-            let at = session.clock
+            let at = session.tick()
             try session.appendJournal(
                 removed.map {
                     JournalLine(

@@ -1,15 +1,17 @@
-// Observers: every change this repository makes reaches its subscribers, in order.
+// Observers: every change to the store reaches its subscribers, in order, whichever process made it.
 
-import Dispatch
 import Foundation
 
 extension LikeRepository {
-    /// Calls `handler` with every change made through this repository from now on, until the
-    /// returned token is cancelled or released.
+    /// Calls `handler` with every change made to the store from now on, by this repository, by
+    /// another repository, or by another process, until the returned token is cancelled or
+    /// released.
     ///
-    /// Changes arrive in the order they were made, one at a time, on a serial queue of the
-    /// observer's own: a slow observer never stalls a writer, and cancelling from inside the
-    /// handler is safe.
+    /// Changes arrive in the order they were committed, one at a time, on a thread of the
+    /// observer's own: a slow observer never stalls a writer or another observer, and cancelling
+    /// from inside the handler is safe. Changes made in this process arrive at once; those of
+    /// other processes within a second (on Linux, as soon as inotify reports them). Each observer
+    /// follows the store's journal, so it never rereads the whole store.
     ///
     /// ```swift
     /// let token = repository.observe { change in print(change.kind, change.id ?? "") }
@@ -19,10 +21,12 @@ extension LikeRepository {
     /// - Parameter handler: Called with each change.
     /// - Returns: A token; delivery stops when it is cancelled or deinitialized.
     public func observe(_ handler: @escaping @Sendable (LikeChange) -> Void) -> LikeObservation {
-        observers.add(handler)
+        let follower = JournalFollower(repository: self, start: JournalFollower.currentPosition(of: self), deliver: handler)
+        return LikeObservation(registry: observers, identifier: observers.add(follower))
     }
 
-    /// Every change made through this repository from now on, as an asynchronous sequence.
+    /// Every change made to the store from now on, as an asynchronous sequence; see
+    /// ``observe(_:)`` for what is delivered and when.
     ///
     /// ```swift
     /// for await change in repository.changes {
@@ -30,11 +34,11 @@ extension LikeRepository {
     /// }
     /// ```
     ///
-    /// The sequence buffers changes without limit until they are consumed; iteration ends when
-    /// the task iterating it is cancelled.
+    /// Observation starts when the property is read. Changes are buffered without limit until
+    /// consumed; iteration ends when the task iterating it is cancelled.
     public var changes: AsyncStream<LikeChange> {
         AsyncStream { continuation in
-            let token = observers.add { change in continuation.yield(change) }
+            let token = observe { change in continuation.yield(change) }
             continuation.onTermination = { _ in token.cancel() }
         }
     }
@@ -43,7 +47,7 @@ extension LikeRepository {
 /// A subscription made by ``LikeRepository/observe(_:)``; delivery stops on ``cancel()`` or deinit.
 public final class LikeObservation: Sendable {
     private let registry: ObserverRegistry
-    let identifier: Int
+    private let identifier: Int
 
     init(registry: ObserverRegistry, identifier: Int) {
         self.registry = registry
@@ -56,54 +60,30 @@ public final class LikeObservation: Sendable {
     deinit { registry.remove(identifier) }
 }
 
-/// The subscribers of one repository, each with its own serial delivery queue.
+/// The followers of one repository, so that its own writes can wake them at once.
 final class ObserverRegistry: Sendable {
-    private final class Subscriber: Sendable {
-        let handler: @Sendable (LikeChange) -> Void
-        let queue: DispatchQueue
-        let active = Locked(true)
-
-        init(handler: @escaping @Sendable (LikeChange) -> Void, identifier: Int) {
-            self.handler = handler
-            queue = DispatchQueue(label: "LikeKit.observer.\(identifier)")
-        }
-    }
-
     private struct State {
         var nextIdentifier = 0
-        var subscribers: [Int: Subscriber] = [:]
+        var followers: [Int: JournalFollower] = [:]
     }
 
     private let state = Locked(State())
 
-    func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> LikeObservation {
-        let identifier = state.withLock { state in
+    func add(_ follower: JournalFollower) -> Int {
+        state.withLock { state in
             state.nextIdentifier += 1
-            state.subscribers[state.nextIdentifier] = Subscriber(handler: handler, identifier: state.nextIdentifier)
+            state.followers[state.nextIdentifier] = follower
             return state.nextIdentifier
         }
-        return LikeObservation(registry: self, identifier: identifier)
     }
 
     func remove(_ identifier: Int) {
-        let subscriber = state.withLock { $0.subscribers.removeValue(forKey: identifier) }
-        subscriber?.active.withLock { $0 = false }
+        state.withLock { $0.followers.removeValue(forKey: identifier) }?.stop()
     }
 
-    var isEmpty: Bool { state.withLock { $0.subscribers.isEmpty } }
-
-    /// Queues `changes` for every subscriber. Called in the order the changes were made; the
-    /// subscriber list is copied out of the lock before anything is queued.
-    func publish(_ changes: [LikeChange]) {
-        guard !changes.isEmpty else { return }
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers {
-            subscriber.queue.async {
-                for change in changes {
-                    guard subscriber.active.withLock({ $0 }) else { return }
-                    subscriber.handler(change)
-                }
-            }
-        }
+    /// Wakes every follower: called after each change this repository commits.
+    func changed() {
+        let followers = state.withLock { Array($0.followers.values) }
+        for follower in followers { follower.kick() }
     }
 }

@@ -132,10 +132,9 @@ public final class LikeRepository: Sendable {
 
     // MARK: Plumbing shared by the extensions
 
-    /// Queues `change` for the observers; called under the writer lock, so they see the order
-    /// in which the changes were made.
+    /// Wakes this repository's observers, which read the change from the journal.
     func publishing(_ change: LikeChange) -> LikeChange {
-        observers.publish([change])
+        observers.changed()
         return change
     }
 

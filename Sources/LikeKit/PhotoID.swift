@@ -1,5 +1,7 @@
 // A validated photo id, and the injective, case-safe file-name key derived from it.
 
+import Foundation
+
 /// The id of a photo as its source names it, validated.
 ///
 /// Any non-empty string of at most 256 UTF-8 bytes with no control characters (Unicode
@@ -94,6 +96,28 @@ enum StorageKey {
             return "#" + SHA256.hexDigest(of: Array(normalized.utf8))
         }
         return String(decoding: stem, as: UTF8.self)
+    }
+
+    /// The (NFC) id a readable key was made from; `nil` for a hashed key.
+    static func decode(_ key: String) -> String? {
+        guard !key.hasPrefix("#") else { return nil }
+        var bytes: [UInt8] = []
+        var iterator = Array(key.utf8).makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "^"):
+                guard let letter = iterator.next() else { return nil }
+                bytes.append(letter - 32)
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next(), let low = iterator.next(),
+                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+                else { return nil }
+                bytes.append(value)
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(bytes: bytes, encoding: .utf8)
     }
 
     /// Whether `text` could have been made by ``make(for:)``.

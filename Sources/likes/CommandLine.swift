@@ -18,7 +18,7 @@ enum LikesCommandLine {
     static let commands: [CommandSpec] = [
         LikeCommands.like, LikeCommands.unlike, LikeCommands.toggle,
         ReadCommands.list, ReadCommands.show, ReadCommands.stats,
-        ImportCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify,
+        ImportCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify, WatchCommand.spec,
     ]
 
     static let overview: String = {
@@ -131,6 +131,7 @@ enum LikesCommandLine {
         case "import": try ImportCommand.run(context)
         case "purge": try MaintenanceCommands.runPurge(context)
         case "verify": try MaintenanceCommands.runVerify(context)
+        case "watch": try WatchCommand.run(context)
         default: throw UsageError(message: "unknown command \"\(name)\"", command: "")
         }
     }

@@ -85,16 +85,16 @@ final class Sandbox: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Read both pipes while the process runs, so that neither fills up.
+        // Read both pipes while the process runs, so that neither fills up. A thread of its own,
+        // not a Dispatch queue: tests block their threads, and a shared pool could starve.
         let outData = Locked(Data())
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
+        let outDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
             outData.set(out.fileHandleForReading.readDataToEndOfFile())
-            group.leave()
+            outDone.signal()
         }
         let errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
+        outDone.wait()
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self),

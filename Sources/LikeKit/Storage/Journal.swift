@@ -17,7 +17,8 @@ import Foundation
 ///   bytes field the number of snapshot lines that follow it after a compaction.
 /// - `L`: a photo liked for the first time; the time is its `likedAt`.
 /// - `M`: a liked photo updated; `likedAt` stays that of its `L` line.
-/// - `U`: a photo unliked.
+/// - `U`: a photo unliked; its image generations are those of the images removed, and an eighth
+///   field holds the photo's id, percent-escaped, for observers in other processes.
 /// - `A`: the line just before it never took effect (its writer died before the commit).
 /// - `P`: an orphan file purged; the key field is its path in the store, percent-escaped.
 struct JournalLine: Hashable, Sendable {
@@ -39,11 +40,13 @@ struct JournalLine: Hashable, Sendable {
     var imageGeneration: String
     var userImageGeneration: String?
     var key: String
+    /// On `U` lines: the id of the photo unliked (the record is gone by the time others read).
+    var id: String?
 
     var encoded: [UInt8] {
         var line = [operation.rawValue, 0x20]
         line += Array(String(at).utf8)
-        for field in [generation, String(bytes), imageGeneration, userImageGeneration ?? "-", key] {
+        for field in [generation, String(bytes), imageGeneration, userImageGeneration ?? "-", key] + (id.map { [Self.escapePath($0)] } ?? []) {
             line.append(0x20)
             line += Array(field.utf8)
         }
@@ -61,7 +64,7 @@ struct JournalLine: Hashable, Sendable {
             start = index + 1
         }
         fields.append(line[start..<line.endIndex])
-        guard fields.count == 7, fields[0].count == 1, let operation = Operation(rawValue: fields[0].first!),
+        guard fields.count == 7 || fields.count == 8, fields[0].count == 1, let operation = Operation(rawValue: fields[0].first!),
             let at = number(fields[1]), let bytes = number(fields[3])
         else { return nil }
         let generation = String(decoding: fields[2], as: UTF8.self)
@@ -77,12 +80,18 @@ struct JournalLine: Hashable, Sendable {
             else { return nil }
         case .unliked, .aborted:
             guard Generation.isValid(generation), StorageKey.isWellFormed(key[...]) else { return nil }
+            guard imageGeneration == "-" || Generation.isValid(imageGeneration), userText == "-" || Generation.isValid(userText) else { return nil }
         case .purged:
             guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         }
+        var id: String?
+        if fields.count == 8 {
+            guard operation == .unliked, !fields[7].isEmpty, fields[7].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            id = unescapePath(String(decoding: fields[7], as: UTF8.self))
+        }
         return JournalLine(
             operation: operation, at: at, generation: generation, bytes: bytes, imageGeneration: imageGeneration,
-            userImageGeneration: userText == "-" ? nil : userText, key: key)
+            userImageGeneration: userText == "-" ? nil : userText, key: key, id: id)
     }
 
     private static func number(_ field: ArraySlice<UInt8>) -> Int64? {

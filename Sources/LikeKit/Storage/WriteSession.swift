@@ -139,7 +139,8 @@ struct WriteSession {
         let now = tick()
         let line = JournalLine(
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
-            bytes: 0, imageGeneration: "-", userImageGeneration: nil, key: key)
+            bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
+            id: existing?.id.rawValue ?? id.rawValue)
         try appendJournal(line)
         var removed = false
         do {

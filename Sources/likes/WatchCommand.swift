@@ -1,0 +1,80 @@
+// watch: print each change to the store as it happens, from any process, until interrupted.
+
+import Foundation
+import LikeKit
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+enum WatchCommand {
+    static let spec = CommandSpec(
+        name: "watch", summary: "Print each change to the store as it happens (from any process) until interrupted.",
+        usage: "watch [--json]",
+        details: """
+            One line per change: liked, updated, unliked or purged. With --json, one JSON object per line,
+            {"change", "id", "at", "record", "files"} (keys that do not apply are null), flushed at once,
+            so that it pipes into jq. A line on stderr says when watching has begun.
+            """,
+        example: "likes watch --json | jq -r .id",
+        flags: ["--json": "Print one JSON object per change and line."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    struct ChangeLine: Encodable {
+        var change: LikeChange
+
+        enum CodingKeys: String, CodingKey { case change, id, at, record, files }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(change.kind.rawValue, forKey: .change)
+            try container.encode(change.id, forKey: .id)
+            try container.encode(Format.isoDate(change.date), forKey: .at)
+            try container.encode(change.record, forKey: .record)
+            try container.encode(change.files.isEmpty ? nil : change.files, forKey: .files)
+        }
+    }
+
+    static func run(_ context: Context) throws {
+        let json = context.arguments.has("--json")
+        let output = context.output
+        let token = context.repository.observe { change in
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                if let data = try? encoder.encode(ChangeLine(change: change)) { output.print(String(decoding: data, as: UTF8.self)) }
+            } else {
+                output.print(humanLine(change))
+            }
+        }
+        // A parent may have blocked these (test runners do); watching ends only when they arrive.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        output.printError("Watching \(context.repository.directory.path) for changes; stop with Ctrl-C.")
+        // Changes are printed on the observer's thread; this one only keeps the token alive.
+        withExtendedLifetime(token) {
+            while true { sleep(3600) }
+        }
+    }
+
+    static func humanLine(_ change: LikeChange) -> String {
+        let time = Format.localDate(change.date, seconds: true)
+        let id = change.id.map { Format.oneLine($0.rawValue) } ?? "?"
+        switch change.kind {
+        case .liked, .updated:
+            let detail = change.record.map { "  \(Format.size($0.totalBytes))  \($0.image.width)×\($0.image.height)" } ?? ""
+            return "\(time)  \(change.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(id)\(detail)"
+        case .unliked:
+            return "\(time)  unliked  \(id)"
+        case .purged:
+            return
+                "\(time)  purged   \(change.files.count) file\(change.files.count == 1 ? "" : "s"): \(change.files.map(Format.oneLine).joined(separator: ", "))"
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// Observers hear changes made by other processes; `likes watch` prints them line by line.
+
+import Foundation
+import LikeKit
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A running `likes watch --json`, read line by line.
+final class Watcher {
+    let process = Process()
+    private let lines = Locked<[String]>([])
+    private let errors = Locked("")
+
+    init(store: URL, arguments: [String] = ["--json"]) throws {
+        process.executableURL = Binary.url
+        process.arguments = ["--store", store.path, "watch"] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let lines = self.lines
+        let errors = self.errors
+        Thread.detachNewThread {
+            var pending = Data()
+            while true {
+                let chunk = out.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                pending += chunk
+                while let newline = pending.firstIndex(of: 0x0A) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    lines.update { $0.append(line) }
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+        }
+        Thread.detachNewThread {
+            while true {
+                let chunk = err.fileHandleForReading.availableData
+                if chunk.isEmpty { return }
+                errors.update { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        // It has begun watching once it says so.
+        let deadline = Date().addingTimeInterval(10)
+        while !errors.get().contains("Watching"), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    }
+
+    /// Waits up to `seconds` for line number `index` and returns it decoded.
+    func line(_ index: Int, within seconds: Double) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while lines.get().count <= index {
+            guard Date() < deadline else {
+                Issue.record("no line \(index) within \(seconds) s; got \(lines.get())")
+                throw CancellationError()
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let text = lines.get()[index]
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
+    }
+
+    var count: Int { lines.get().count }
+
+    /// Ends the watch with SIGTERM, as a service manager would; it must exit at once.
+    func stop() {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning {
+            Issue.record("likes watch did not end on SIGTERM")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+    }
+}
+
+@Suite struct ObservationTests {
+    let box = Sandbox()
+
+    @Test func anObserverHearsAnotherProcessWithinASecond() async throws {
+        #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
+        let repository = LikeRepository(directory: box.store)
+        let heard = Locked<[(LikeChange, Date)]>([])
+        let token = repository.observe { change in heard.update { $0.append((change, Date())) } }
+        let started = Date()
+        #expect(try box.run(["like", "rocket", "--image", Samples.photo("rocket.jpg").path, "--note", "from afar"]).status == 0)
+        let done = Date()
+        while heard.get().isEmpty, Date().timeIntervalSince(done) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        token.cancel()
+        let changes = heard.get()
+        try #require(changes.count == 1, "heard \(changes.map(\.0.kind))")
+        #expect(changes[0].0.kind == .liked)
+        #expect(changes[0].0.id?.rawValue == "rocket")
+        #expect(changes[0].0.record?.note == "from afar")
+        #expect(changes[0].1.timeIntervalSince(done) < 1, "heard after \(changes[0].1.timeIntervalSince(done)) s")
+        #expect(changes[0].1 > started)
+    }
+
+    @Test func watchJSONPrintsEachChangeOfOtherProcessesLineByLine() throws {
+        let watcher = try Watcher(store: box.store)
+        defer { watcher.stop() }
+        let rocket = Samples.photo("rocket.jpg").path
+
+        #expect(try box.run(["like", "a", "--image", rocket, "--note", "one"]).status == 0)
+        var line = try watcher.line(0, within: 1)
+        #expect(line["change"] as? String == "liked" && line["id"] as? String == "a")
+        #expect((line["record"] as? [String: Any])?["note"] as? String == "one")
+        #expect(line["files"] is NSNull)
+        #expect((line["at"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
+
+        #expect(try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        line = try watcher.line(1, within: 1)
+        #expect(line["change"] as? String == "updated")
+        #expect(((line["record"] as? [String: Any])?["image"] as? [String: Any])?["width"] as? Int == 600)
+
+        #expect(try box.run(["unlike", "a"]).status == 0)
+        line = try watcher.line(2, within: 1)
+        #expect(line["change"] as? String == "unliked" && line["id"] as? String == "a" && line["record"] is NSNull)
+        #expect((line["files"] as? [String])?.first == "records/a.json")
+        #expect((line["files"] as? [String])?.count == 2)
+
+        box.file("store/images/stray~0123456789ab.jpg", Data(count: 10))
+        #expect(try box.run(["purge"]).status == 0)
+        line = try watcher.line(3, within: 1)
+        #expect(line["change"] as? String == "purged" && line["id"] is NSNull)
+        #expect(line["files"] as? [String] == ["images/stray~0123456789ab.jpg"])
+
+        // Nothing else: a failed command prints no change.
+        #expect(try box.run(["unlike", "a"]).status == 1)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(watcher.count == 4)
+    }
+
+    @Test func watchGoesOnAfterPurgeRebuildsTheJournal() throws {
+        let repository = LikeRepository(directory: box.store, durability: .relaxed)
+        let image = Samples.data("chelsea.jpg")
+        try repository.like(try PhotoID("keep"), image: image)
+        let watcher = try Watcher(store: box.store)
+        defer { watcher.stop() }
+        // Enough churn that purge compacts the journal into a new file.
+        for index in 0..<40 {
+            try repository.like(try PhotoID("t\(index)"), image: image)
+            try repository.unlike(try PhotoID("t\(index)"))
+        }
+        _ = try watcher.line(79, within: 3)
+        let before = box.store.appendingPathComponent("likes.journal")
+        let sizeBefore = try FileManager.default.attributesOfItem(atPath: before.path)[.size] as? Int ?? 0
+        try repository.purge()
+        let sizeAfter = try FileManager.default.attributesOfItem(atPath: before.path)[.size] as? Int ?? 0
+        #expect(sizeAfter < sizeBefore / 4, "purge compacted the journal")
+        #expect(try box.run(["like", "after", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        let line = try watcher.line(80, within: 1)
+        #expect(line["change"] as? String == "liked" && line["id"] as? String == "after")
+        #expect(watcher.count == 81)
+    }
+
+    @Test func humanWatchLines() throws {
+        let watcher = try Watcher(store: box.store, arguments: [])
+        defer { watcher.stop() }
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        let deadline = Date().addingTimeInterval(1)
+        while watcher.count < 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(watcher.count == 1)
+    }
+}
