@@ -8,14 +8,18 @@ let package = Package(
     products: [
         .library(name: "LikeKit", targets: ["LikeKit"]),
         .executable(name: "likes", targets: ["likes"]),
+        .executable(name: "likes-fetch", targets: ["likes-fetch"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "LikeKit"),
         .executableTarget(name: "likes", dependencies: ["LikeKit"]),
+        // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
+        // starts without FoundationNetworking.
+        .executableTarget(name: "likes-fetch"),
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
-        .testTarget(name: "likesTests", dependencies: ["likes", "LikeKit"]),
+        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "LikeKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -130,6 +130,14 @@ public final class LikeRepository: Sendable {
         return publicRecord(stored)
     }
 
+    /// Checks that `data` is a complete JPEG, as a like would, and returns its size in pixels.
+    ///
+    /// - Throws: ``LikeRepositoryError/notJPEG(reason:)`` saying what is wrong.
+    public static func checkJPEG(_ data: Data) throws -> (width: Int, height: Int) {
+        let header = try JPEGHeader(parsing: data)
+        return (header.width, header.height)
+    }
+
     // MARK: Plumbing shared by the extensions
 
     /// Wakes this repository's observers, which read the change from the journal.

@@ -18,7 +18,7 @@ enum LikesCommandLine {
     static let commands: [CommandSpec] = [
         LikeCommands.like, LikeCommands.unlike, LikeCommands.toggle,
         ReadCommands.list, ReadCommands.show, ReadCommands.stats,
-        ImportCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify, WatchCommand.spec,
+        ImportCommand.spec, ImportUnsplashCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify, WatchCommand.spec,
     ]
 
     static let overview: String = {
@@ -129,6 +129,7 @@ enum LikesCommandLine {
         case "show": try ReadCommands.runShow(context)
         case "stats": try ReadCommands.runStats(context)
         case "import": try ImportCommand.run(context)
+        case "import-unsplash": try ImportUnsplashCommand.run(context)
         case "purge": try MaintenanceCommands.runPurge(context)
         case "verify": try MaintenanceCommands.runVerify(context)
         case "watch": try WatchCommand.run(context)

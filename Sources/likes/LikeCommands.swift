@@ -6,6 +6,7 @@ import LikeKit
 enum LikeCommands {
     static let likeOptions = [
         "--image": "The photo's JPEG file.",
+        "--url": "Download the photo's JPEG from this http(s) address instead ($LIKES_DOWNLOAD_TIMEOUT, default 30 s).",
         "--user-image": "The photographer's profile picture, a JPEG file.",
         "--note": "Your note on the photo.",
         "--meta": "An Unsplash photo object (JSON file) to take the metadata from.",
@@ -13,7 +14,7 @@ enum LikeCommands {
 
     static let like = CommandSpec(
         name: "like", summary: "Like a photo, storing its JPEG; on a liked photo, update what is given.",
-        usage: "like ID --image FILE [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        usage: "like ID (--image FILE | --url URL) [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
         details: "Liking a photo again replaces what is given and keeps the rest, and the date it was first liked.",
         example: "likes like Dwu85P9SOIk --image ~/Downloads/Dwu85P9SOIk.jpg --note \"Our first trip\"",
         valueOptions: likeOptions, flags: ["--json": "Print the record as JSON."],
@@ -27,8 +28,8 @@ enum LikeCommands {
 
     static let toggle = CommandSpec(
         name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",
-        usage: "toggle ID [--image FILE] [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
-        details: "Liking needs --image; unliking needs nothing else.",
+        usage: "toggle ID [--image FILE | --url URL] [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        details: "Liking needs --image or --url; unliking needs nothing else (and downloads nothing).",
         example: "likes toggle Dwu85P9SOIk --image Dwu85P9SOIk.jpg",
         valueOptions: likeOptions, flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
@@ -40,10 +41,14 @@ enum LikeCommands {
         var photo: PhotoMetadata?
     }
 
-    /// Reads the like options' files; refuses nothing but bad input.
-    static func likeInput(_ arguments: ParsedArguments) throws -> LikeInput {
-        LikeInput(
-            image: try arguments.value("--image").map { try Input.readFile($0, what: "image") },
+    /// Reads the like options' files, or downloads the image; refuses nothing but bad input.
+    static func likeInput(_ arguments: ParsedArguments, command: String, environment: [String: String], download: Bool = true) throws -> LikeInput {
+        if arguments.value("--image") != nil, arguments.value("--url") != nil {
+            throw UsageError(message: "--image and --url cannot be given together", command: command)
+        }
+        let downloaded = try download ? arguments.value("--url").map { try Download.jpeg(from: $0, what: "image", environment: environment) } : nil
+        return LikeInput(
+            image: try arguments.value("--image").map { try Input.readFile($0, what: "image") } ?? downloaded,
             userImage: try arguments.value("--user-image").map { try Input.readFile($0, what: "user image") },
             note: arguments.value("--note"),
             photo: try arguments.value("--meta").map(Input.metadata))
@@ -51,10 +56,10 @@ enum LikeCommands {
 
     static func runLike(_ context: Context) throws {
         let id = try Input.photoID(context.arguments.positionals[0])
-        guard context.arguments.value("--image") != nil else {
-            throw UsageError(message: "`likes like` needs --image FILE", command: "like")
+        guard context.arguments.value("--image") != nil || context.arguments.value("--url") != nil else {
+            throw UsageError(message: "`likes like` needs --image FILE or --url URL", command: "like")
         }
-        let input = try likeInput(context.arguments)
+        let input = try likeInput(context.arguments, command: "like", environment: context.environment)
         let change = try naming(context.arguments) {
             try context.repository.like(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
         }
@@ -109,7 +114,9 @@ enum LikeCommands {
 
     static func runToggle(_ context: Context) throws {
         let id = try Input.photoID(context.arguments.positionals[0])
-        let input = try likeInput(context.arguments)
+        // Download only to like: unliking needs no image.
+        let needsImage = try !context.repository.isLiked(id)
+        let input = try likeInput(context.arguments, command: "toggle", environment: context.environment, download: needsImage)
         let change: LikeChange
         do {
             change = try naming(context.arguments) {
@@ -117,7 +124,8 @@ enum LikeCommands {
             }
         } catch LikeRepositoryError.imageRequired {
             throw UsageError(
-                message: "\(LikeRepositoryError.quoted(id.rawValue)) is not liked, so `likes toggle` needs --image FILE to like it", command: "toggle"
+                message: "\(LikeRepositoryError.quoted(id.rawValue)) is not liked, so `likes toggle` needs --image FILE or --url URL to like it",
+                command: "toggle"
             )
         }
         let liked = change.kind != .unliked

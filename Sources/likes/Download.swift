@@ -1,0 +1,74 @@
+// Downloading a JPEG through the `likes-fetch` helper, which sits beside the `likes` binary.
+
+import Foundation
+import LikeKit
+
+enum Download {
+    /// The helper: `$LIKES_FETCH`, else `likes-fetch` in the directory of this executable.
+    static func helper(environment: [String: String]) -> URL {
+        if let path = environment["LIKES_FETCH"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        return executable.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("likes-fetch")
+    }
+
+    /// The seconds a download may wait for the server: `$LIKES_DOWNLOAD_TIMEOUT`, else 30.
+    static func timeout(environment: [String: String]) -> Double {
+        environment["LIKES_DOWNLOAD_TIMEOUT"].flatMap(Double.init).map { max(0.1, $0) } ?? 30
+    }
+
+    /// Downloads `url` and checks that it is a complete JPEG.
+    ///
+    /// - Throws: ``CommandFailure``: status 1 when the download failed (no answer, a non-2xx
+    ///   answer, a body cut short), 65 when what arrived is not a complete JPEG.
+    static func jpeg(from url: String, what: String, environment: [String: String]) throws -> Data {
+        let helper = helper(environment: environment)
+        guard FileManager.default.isExecutableFile(atPath: helper.path) else {
+            throw CommandFailure(
+                "Downloading needs the likes-fetch helper beside likes (\(helper.path) is missing). Build it with `swift build --product likes-fetch`.",
+                status: .failure)
+        }
+        let process = Process()
+        process.executableURL = helper
+        process.arguments = [url, String(timeout(environment: environment))]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw CommandFailure("Could not start \(helper.path): \(error.localizedDescription).", status: .failure)
+        }
+        let errorText = Locked("")
+        let errorDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            errorText.set(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            errorDone.signal()
+        }
+        let body = out.fileHandleForReading.readDataToEndOfFile()
+        errorDone.wait()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let reason = errorText.get().trimmingCharacters(in: .whitespacesAndNewlines)
+            throw CommandFailure(
+                "Could not download the \(what) \(url): \(reason.isEmpty ? "the download failed" : reason). Nothing was stored.", status: .failure)
+        }
+        do {
+            _ = try LikeRepository.checkJPEG(body)
+        } catch let error as LikeRepositoryError {
+            guard case .notJPEG(let reason) = error else { throw CommandFailure(error) }
+            throw CommandFailure("The \(what) at \(url) is not a usable JPEG: \(reason). Nothing was stored.", status: .badData)
+        }
+        return body
+    }
+}
+
+/// A value shared between threads behind a lock.
+final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}

@@ -1,0 +1,86 @@
+// import-unsplash: like every photo of an Unsplash API response, downloading its images.
+
+import Foundation
+import LikeKit
+
+enum ImportUnsplashCommand {
+    static let spec = CommandSpec(
+        name: "import-unsplash", summary: "Like every photo of an Unsplash API response, downloading its image and user image.",
+        usage: "import-unsplash FILE [--json]",
+        details: """
+            FILE holds a photo object, an array of them, or a search response ({"results": [...]}), as
+            the Unsplash API returns them. For each photo, urls.regular is downloaded as its image and
+            user.profile_image.medium as its user image, and its metadata kept. A photo liked already is
+            not downloaded again; its metadata is updated. A photo whose download fails is reported and
+            nothing of it is stored; the others go on (then the exit status is 1).
+            """,
+        example: "likes import-unsplash search-photos.json",
+        flags: ["--json": "Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON."],
+        minimumPositionals: 1, maximumPositionals: 1, positionalName: "an Unsplash JSON FILE")
+
+    struct Failure: Encodable {
+        var id: String
+        var reason: String
+    }
+
+    struct Summary: Encodable {
+        var liked: [String] = []
+        var updated: [String] = []
+        var failed: [Failure] = []
+    }
+
+    static func run(_ context: Context) throws {
+        let path = context.arguments.positionals[0]
+        let data = try Input.readFile(path, what: "Unsplash file")
+        let photos: [UnsplashPhoto]
+        do {
+            photos = try UnsplashPhoto.photos(fromJSON: data)
+        } catch let error as LikeRepositoryError {
+            throw CommandFailure(
+                "\(path) is not an Unsplash API response: \(error.description) Give a photo, a list of photos or a search response.", status: .badData
+            )
+        }
+
+        var summary = Summary()
+        let progress = Progress(total: photos.count, output: context.output)
+        for (index, photo) in photos.enumerated() {
+            progress.update(done: index)
+            do {
+                let id = try PhotoID(photo.id)
+                if try context.repository.isLiked(id) {
+                    try context.repository.like(id, image: nil, photo: photo.metadata)
+                    summary.updated.append(photo.id)
+                    continue
+                }
+                guard let imageURL = photo.imageURL else {
+                    summary.failed.append(Failure(id: photo.id, reason: "it has no urls.regular to download"))
+                    continue
+                }
+                let image = try Download.jpeg(from: imageURL.absoluteString, what: "image", environment: context.environment)
+                let userImage = try photo.userImageURL.map {
+                    try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
+                }
+                try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata)
+                summary.liked.append(photo.id)
+            } catch let failure as CommandFailure {
+                summary.failed.append(Failure(id: photo.id, reason: failure.message))
+            } catch let error as LikeRepositoryError {
+                switch error {
+                case .storeBusy, .io: throw CommandFailure(error)  // the store itself failed: stop
+                default: summary.failed.append(Failure(id: photo.id, reason: error.description))
+                }
+            }
+        }
+        progress.finish()
+
+        if context.arguments.has("--json") {
+            try context.output.printJSON(summary)
+        } else {
+            context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), failed \(summary.failed.count).")
+            for failure in summary.failed { context.output.print("  \(Format.oneLine(failure.id)): \(Format.oneLine(failure.reason))") }
+        }
+        if !summary.failed.isEmpty {
+            throw CommandFailure("\(summary.failed.count) of \(photos.count) photos could not be liked; see the summary.", status: .failure)
+        }
+    }
+}
