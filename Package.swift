@@ -17,6 +17,8 @@ let package = Package(
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),
+        // The in-process halves of the benchmarks (Benchmarks/run.sh); built by CI, run by hand.
+        .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
         .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "LikeKit"]),

@@ -101,3 +101,22 @@ import Testing
         #expect(Timestamp.string(1_763_774_625_123) == "2025-11-22T01:23:45.123Z")
     }
 }
+
+@Suite struct CRC32Tests {
+    /// The byte-at-a-time definition, to check the sliced one against.
+    func reference(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17, 1000, 4099])
+    func slicedChecksumMatchesTheDefinition(length: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        #expect(bytes.withUnsafeBytes { CRC32.checksum($0) } == reference(bytes))
+    }
+}

@@ -71,17 +71,45 @@ enum Hex {
 }
 
 /// CRC-32 (IEEE 802.3), kept in each record so `verify` can tell an image is byte-identical.
+///
+/// Slicing-by-8: eight bytes per step through eight tables, several times faster than a byte at
+/// a time, which matters because every like checksums its whole image.
 enum CRC32 {
-    private static let table: [UInt32] = (0..<256).map { index in
-        var value = UInt32(index)
-        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
-        return value
-    }
+    private static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for index in 0..<256 {
+            var value = UInt32(index)
+            for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+            tables[index] = value
+        }
+        for slice in 1..<8 {
+            for index in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + index]
+                tables[slice * 256 + index] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
 
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
-        table.withUnsafeBufferPointer { table in
-            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        tables.withUnsafeBufferPointer { t in
+            var index = 0
+            let count = bytes.count
+            while index + 8 <= count {
+                let low =
+                    crc ^ (UInt32(bytes[index]) | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2]) << 16 | UInt32(bytes[index + 3]) << 24)
+                let high = UInt32(bytes[index + 4]) | UInt32(bytes[index + 5]) << 8 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 24
+                crc =
+                    t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low >> 8) & 0xFF)] ^ t[5 * 256 + Int((low >> 16) & 0xFF)]
+                    ^ t[4 * 256 + Int(low >> 24)] ^ t[3 * 256 + Int(high & 0xFF)] ^ t[2 * 256 + Int((high >> 8) & 0xFF)]
+                    ^ t[256 + Int((high >> 16) & 0xFF)] ^ t[Int(high >> 24)]
+                index += 8
+            }
+            while index < count {
+                crc = t[Int((crc ^ UInt32(bytes[index])) & 0xFF)] ^ (crc >> 8)
+                index += 1
+            }
         }
         return crc ^ 0xFFFF_FFFF
     }

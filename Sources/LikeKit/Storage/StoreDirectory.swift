@@ -229,6 +229,19 @@ final class StoreDirectory: Sendable {
         }
     }
 
+    /// Makes everything written so far on this directory's file system durable: file data,
+    /// creations and renames alike (Linux `syncfs`).
+    func syncFileSystem() throws {
+        switch try step("syncfs") {
+        case .crash: throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: code)
+        case .proceed: break
+        }
+        if Platform.syncFileSystem(descriptor) != 0 {
+            throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)
+        }
+    }
+
     // MARK: Reading
 
     /// The whole content of the regular file `name`, or `nil` if it does not exist.

@@ -65,18 +65,21 @@ struct WriteSession {
         var created: [(StoreDirectory, String)] = []
         var lineWritten: JournalLine?
         var committed = false
+        // Before the commit, everything must be durable: with one file-system flush where there
+        // is one (Linux), else file by file.
+        let flushEach = durable && !Platform.canSyncFileSystem
         do {
             func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
                 guard let image else { return nil }
                 let name = StoreLayout.imageFileName(key, generation, user: user)
-                try images.createFile(name, data: image.data, durable: durable)
+                try images.createFile(name, data: image.data, durable: flushEach)
                 created.append((images, name))
                 return StoredRecord.Image(
                     generation: generation, bytes: image.data.count, width: image.header.width, height: image.header.height, crc32: image.crc32)
             }
             let newImage = try store(request.image, user: false)
             let newUserImage = try store(request.userImage, user: true)
-            if durable, !created.isEmpty { try images.sync() }
+            if flushEach, !created.isEmpty { try images.sync() }
 
             let photo: PhotoMetadata? =
                 switch (existing?.photo, request.photo) {
@@ -88,14 +91,15 @@ struct WriteSession {
                 id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
                 userImage: newUserImage ?? existing?.userImage, note: request.note ?? existing?.note, photo: photo)
             let temporary = StoreLayout.temporaryRecordFileName(key, generation)
-            try records.createFile(temporary, data: try record.encoded(), durable: durable)
+            try records.createFile(temporary, data: try record.encoded(), durable: flushEach)
             created.append((records, temporary))
 
             let line = JournalLine(
                 operation: existing == nil ? .liked : .updated, at: now, generation: generation, bytes: Int64(record.totalBytes),
                 imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: key)
-            try appendJournal(line)
+            try appendJournal([line], durable: flushEach)
             lineWritten = line
+            if durable, !flushEach { try root.syncFileSystem() }
             try records.rename(temporary, to: StoreLayout.recordFileName(key))
             created.removeLast()
             committed = true
@@ -178,8 +182,9 @@ struct WriteSession {
         try appendJournal([line])
     }
 
-    func appendJournal(_ lines: [JournalLine]) throws {
+    func appendJournal(_ lines: [JournalLine], durable: Bool? = nil) throws {
         guard !lines.isEmpty else { return }
+        let durable = durable ?? self.durable
         let sizeBefore = try root.entry(StoreLayout.journalFileName)?.size
         do {
             try root.append(StoreLayout.journalFileName, bytes: lines.flatMap(\.encoded), durable: durable)
@@ -209,8 +214,13 @@ struct WriteSession {
         else {
             return try rebuildJournal()
         }
-        let tailLength = min(entry.size, 64 * 1024)
-        let tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
+        // Lines are short: 4 KiB nearly always holds the last one whole; else read more.
+        var tailLength = min(entry.size, 4 * 1024)
+        var tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
+        if tailLength < entry.size, tail.dropLast().filter({ $0 == 0x0A }).isEmpty {
+            tailLength = min(entry.size, 64 * 1024)
+            tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
+        }
         guard let lastNewline = tail.lastIndex(of: 0x0A) else { return try rebuildJournal() }
         if lastNewline != tail.count - 1 {
             // An append cut short by a crash: its change never committed.

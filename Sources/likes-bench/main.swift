@@ -1,0 +1,141 @@
+// likes-bench: the in-process halves of the benchmarks in BENCHMARKS.md (Benchmarks/run.sh runs
+// them all). Each measurement runs beside its peer in the same process and prints JSON.
+//
+//   likes-bench like-vs-floor DIR COUNT BYTES   durable likes against the raw durable write
+//   likes-bench build STORE COUNT BYTES [RECORDS.jsonl]   a store of COUNT likes (relaxed)
+//   likes-bench like-unlike STORE COUNT          durable like + unlike pairs on an existing store
+
+import Foundation
+import LikeKit
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A structurally complete baseline JPEG of about `bytes` bytes whose scan depends on `seed`.
+func madeUpJPEG(seed: Int, bytes: Int) -> Data {
+    var data: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+    data += [0xFF, 0xC0, 0x00, 0x11, 0x08, 0x0B, 0xB8, 0x0F, 0xA0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x00, 0x03, 0x11, 0x00]
+    data += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00]
+    var state = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+    data.reserveCapacity(bytes)
+    while data.count < bytes - 2 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        data.append(UInt8(truncatingIfNeeded: state >> 33) % 0xFF)
+    }
+    return Data(data + [0xFF, 0xD9])
+}
+
+func now() -> Double { Date().timeIntervalSinceReferenceDate }
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func printJSON(_ object: [String: Any]) {
+    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// The raw floor: the same bytes written durably with no records at all.
+func durableWrite(_ data: Data, directory: String, name: String) {
+    let temporary = directory + "/." + name + ".tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    precondition(fd >= 0)
+    _ = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    precondition(fsync(fd) == 0)
+    close(fd)
+    precondition(rename(temporary, directory + "/" + name) == 0)
+    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    precondition(fsync(directoryFD) == 0)
+    close(directoryFD)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: see the comment at the top of Sources/likes-bench/main.swift\n".utf8))
+    exit(64)
+}
+
+switch arguments[1] {
+case "like-vs-floor":
+    let directory = arguments[2]
+    let count = Int(arguments[3])!
+    let bytes = Int(arguments[4])!
+    let floorDirectory = directory + "/floor"
+    try! FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
+    let repository = LikeRepository(directory: URL(fileURLWithPath: directory + "/store"))
+    try! repository.like(try! PhotoID("warm-up"), image: madeUpJPEG(seed: -1, bytes: bytes))
+    var likes: [Double] = []
+    var floors: [Double] = []
+    for index in 0..<count {
+        let image = madeUpJPEG(seed: index, bytes: bytes)
+        // Interleaved, so that both see the same disk conditions.
+        var start = now()
+        durableWrite(image, directory: floorDirectory, name: "\(index).jpg")
+        floors.append(now() - start)
+        start = now()
+        try! repository.like(try! PhotoID("photo-\(index)"), image: image)
+        likes.append(now() - start)
+    }
+    printJSON([
+        "count": count, "bytes": bytes,
+        "likeMedianMs": median(likes) * 1000, "floorMedianMs": median(floors) * 1000,
+        "likeMeanMs": likes.reduce(0, +) / Double(count) * 1000, "floorMeanMs": floors.reduce(0, +) / Double(count) * 1000,
+        "ratioMedian": median(likes) / median(floors),
+    ])
+
+case "build":
+    let store = URL(fileURLWithPath: arguments[2])
+    let count = Int(arguments[3])!
+    let bytes = Int(arguments[4])!
+    var recordsOut: FileHandle?
+    if arguments.count > 5 {
+        _ = FileManager.default.createFile(atPath: arguments[5], contents: nil)
+        recordsOut = FileHandle(forWritingAtPath: arguments[5])
+    }
+    let repository = LikeRepository(directory: store, durability: .relaxed)
+    let colors = ["#262626", "#0C2340", "#60544D", "#D9D9D9", "#A67359"]
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let start = now()
+    var buffer = Data()
+    for index in 0..<count {
+        let metadata = PhotoMetadata(
+            description: "Photo number \(index) of the benchmark", photographer: "Photographer \(index % 97)",
+            photographerUsername: "user\(index % 97)", color: colors[index % colors.count],
+            sourceURL: "https://unsplash.com/photos/bench\(index)", width: 4000, height: 3000)
+        let change = try! repository.like(try! PhotoID("bench-\(index)"), image: madeUpJPEG(seed: index, bytes: bytes), photo: metadata)
+        if recordsOut != nil, let record = change.record {
+            buffer += try! encoder.encode(record)
+            buffer.append(0x0A)
+            if buffer.count > 1 << 20 {
+                recordsOut!.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+    recordsOut?.write(buffer)
+    printJSON(["count": count, "seconds": now() - start])
+
+case "like-unlike":
+    let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]))
+    let count = Int(arguments[3])!
+    let image = madeUpJPEG(seed: 7, bytes: 20 * 1024)
+    var pairs: [Double] = []
+    for index in 0..<count {
+        let id = try! PhotoID("churn-\(index)")
+        let start = now()
+        try! repository.like(id, image: image)
+        try! repository.unlike(id)
+        pairs.append(now() - start)
+    }
+    printJSON(["count": count, "pairMedianMs": median(pairs) * 1000, "pairMeanMs": pairs.reduce(0, +) / Double(count) * 1000])
+
+default:
+    FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))
+    exit(64)
+}
