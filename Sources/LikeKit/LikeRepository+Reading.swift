@@ -2,6 +2,14 @@
 
 import Foundation
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 extension LikeRepository {
     /// Lists liked photos: newest first by default, with paging and filters.
     ///
@@ -21,11 +29,17 @@ extension LikeRepository {
         guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
             return LikeListing(records: [], damage: [])
         }
-        var damage: [String] = []
-        let entries = try liveEntries(root: root, records: records, damage: &damage)
-        let ordered = entries.sorted {
-            query.order == .newestFirst ? ($0.likedAt, $0.key) > ($1.likedAt, $1.key) : ($0.likedAt, $0.key) < ($1.likedAt, $1.key)
+        if !query.hasFilters, query.order == .newestFirst, let limit = query.limit,
+            let page = try newestPage(root: root, records: records, count: query.offset + limit)
+        {
+            return LikeListing(records: Array(page.dropFirst(query.offset)), damage: [])
         }
+        var damage: [String] = []
+        var sequence: [String: Int] = [:]
+        let entries = try liveEntries(root: root, records: records, damage: &damage, sequence: &sequence)
+        // Likes of one millisecond keep the order of their lines in the journal.
+        func order(_ entry: LiveEntry) -> (Int64, Int, String) { (entry.likedAt, sequence[entry.key] ?? 0, entry.key) }
+        let ordered = entries.sorted { query.order == .newestFirst ? order($0) > order($1) : order($0) < order($1) }
         var result: [LikeRecord] = []
         var skipped = 0
         for entry in ordered.dropFirst(query.hasFilters ? 0 : query.offset) {
@@ -62,7 +76,8 @@ extension LikeRepository {
             return LikeStatistics(count: 0, bytes: 0, oldest: nil, newest: nil)
         }
         var damage: [String] = []
-        let entries = try liveEntries(root: root, records: records, damage: &damage)
+        var sequence: [String: Int] = [:]
+        let entries = try liveEntries(root: root, records: records, damage: &damage, sequence: &sequence)
         return LikeStatistics(
             count: entries.count, bytes: Int(entries.reduce(0) { $0 + $1.bytes }),
             oldest: entries.map(\.likedAt).min().map(Timestamp.date), newest: entries.map(\.likedAt).max().map(Timestamp.date))
@@ -70,10 +85,72 @@ extension LikeRepository {
 
     // MARK: The index
 
+    /// The newest `count` records, read from the end of the journal: `nil` when the journal is
+    /// missing, cut short or damaged where it was read (the caller then takes the sure path).
+    ///
+    /// `L` lines are in `likedAt` order, and each liked photo's record carries the `likedAt` of the
+    /// `L` line that liked it. So walking the `L` lines backwards and keeping those whose record
+    /// file exists with that `likedAt` meets the live photos newest first, each once; no other line
+    /// matters, and the walk stops after `count` of them. Its cost is the page's, whatever the
+    /// size of the collection.
+    func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int) throws -> [LikeRecord]? {
+        guard count > 0 else { return [] }
+        let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        if let noted = FileLock.notedJournalLength(in: root), size < noted { return nil }
+
+        var page: [LikeRecord] = []
+        var decided: Set<String> = []
+        var end = size
+        var carried: [UInt8] = []  // the start of a line whose rest was read before
+        let chunkSize = 64 * 1024
+        while end > 0 {
+            let start = max(0, end - chunkSize)
+            var chunk = try root.pread(fd, range: start..<end, name: StoreLayout.journalFileName)
+            chunk += carried
+            end = start
+            // Lines after the first newline of the chunk are whole; the part before waits for
+            // the next chunk unless this one began the file.
+            var lineEnd = chunk.count
+            if chunk.last != 0x0A, carried.isEmpty, start + chunk.count == size {
+                // A torn last line (a crash mid-append): it never committed.
+                lineEnd = (chunk.lastIndex(of: 0x0A) ?? -1) + 1
+            }
+            while lineEnd > 0 {
+                let newline = chunk[..<(lineEnd - 1)].lastIndex(of: 0x0A)
+                let lineStart = newline.map { $0 + 1 } ?? 0
+                if newline == nil, start > 0 { break }  // incomplete: carry it
+                let bytes = chunk[lineStart..<(lineEnd - 1)]
+                lineEnd = lineStart
+                guard let first = bytes.first else { return nil }
+                if first == JournalLine.Operation.header.rawValue { return page }
+                guard first == JournalLine.Operation.liked.rawValue else { continue }
+                guard let line = JournalLine.parse(bytes) else { return nil }
+                guard decided.insert(line.key).inserted else { continue }
+                let stored: StoredRecord?
+                do {
+                    stored = try readStoredRecord(key: line.key, in: records)
+                } catch LikeRepositoryError.damagedRecord {
+                    return nil  // let the sure path name the damage
+                }
+                guard let stored, stored.likedAt == line.at else { continue }
+                page.append(publicRecord(stored))
+                if page.count == count { return page }
+            }
+            carried = Array(chunk[..<lineEnd])
+        }
+        return carried.isEmpty ? page : nil
+    }
+
     /// The live photos by the journal, or by the record files where the journal is damaged
     /// (then `damage` names the damage).
-    func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String]) throws -> [LiveEntry] {
+    func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String], sequence: inout [String: Int]) throws -> [LiveEntry] {
         let index = try loadIndex(root: root, records: records)
+        sequence = index.sequence
         if let problem = index.damage {
             damage.append(
                 "\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index."

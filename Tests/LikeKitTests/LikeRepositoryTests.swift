@@ -134,6 +134,28 @@ import Testing
         #expect(dates == dates.sorted(by: >))
     }
 
+    @Test func newestPageFromTheJournalEndAgreesWithTheFullListing() throws {
+        let repository = folder.repository(durability: .relaxed)
+        var generator = SystemRandomNumberGenerator()
+        // Likes, re-likes, updates and unlikes, many within one millisecond.
+        for step in 0..<300 {
+            let id = PhotoID(valid: "p\(Int.random(in: 0..<40, using: &generator))")
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: try? repository.unlike(id)
+            case 1: try repository.like(id, image: Samples.jpeg(seed: step), note: "step \(step)")
+            default: try repository.toggle(id, image: Samples.jpeg(seed: step))
+            }
+        }
+        let all = try repository.list().records
+        #expect(!all.isEmpty)
+        for limit in [1, 2, 5, 17, all.count, all.count + 3] {
+            for offset in [0, 1, 7] {
+                let page = try repository.list(LikeQuery(limit: limit, offset: offset)).records
+                #expect(page == Array(all.dropFirst(offset).prefix(limit)), "limit \(limit) offset \(offset)")
+            }
+        }
+    }
+
     @Test func listFiltersByColourAndText() throws {
         let repository = folder.repository()
         try repository.like(

@@ -177,6 +177,8 @@ struct LiveEntry: Hashable, Sendable {
 /// The journal read from start to end: the live photos it describes, and where it is damaged.
 struct JournalIndex: Sendable {
     var live: [String: LiveEntry] = [:]
+    /// The line number of each key's latest `L` line: the order of likes made in one millisecond.
+    var sequence: [String: Int] = [:]
     /// The number of lines, the header included.
     var lineCount = 0
     /// The last complete line: it alone may describe a change whose writer died before the
@@ -222,6 +224,7 @@ struct JournalIndex: Sendable {
             undo = nil
         case .liked, .updated:
             undo = (line.key, live[line.key])
+            if line.operation == .liked { sequence[line.key] = lineCount }
             let likedAt = line.operation == .updated ? live[line.key]?.likedAt ?? line.at : line.at
             live[line.key] = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: likedAt, bytes: line.bytes,
