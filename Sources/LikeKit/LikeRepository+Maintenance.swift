@@ -177,26 +177,33 @@ extension LikeRepository {
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
             }
-            let liveFiles = Set(inventory.entries.flatMap(\.fileNames))
+            // The live names of each directory; paths are made only for orphans (a store of 100,000
+            // favorites has 200,000 names to sort).
+            var liveRecords = Set<String>(minimumCapacity: inventory.entries.count)
+            var liveImages = Set<String>(minimumCapacity: inventory.entries.count * 2)
+            for entry in inventory.entries {
+                liveRecords.insert(StoreLayout.recordFileName(entry.key))
+                liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
+                if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
+            }
             var orphans: [(path: String, size: Int)] = []
             func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
-                let path = prefix.isEmpty ? name : prefix + "/" + name
-                guard !liveFiles.contains(path), !(key.map(inventory.damagedKeys.contains) ?? false),
-                    let entry = try directory.entry(name), !entry.isDirectory
-                else { return }
-                orphans.append((path, entry.size))
+                guard !(key.map(inventory.damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
+                orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
             }
             for name in try root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
                 if name == StoreLayout.recordsDirectory || name == StoreLayout.imagesDirectory { continue }
                 try consider(root, name, prefix: "", key: nil)
             }
             if let records {
-                for name in recordNames {
+                for name in recordNames where !liveRecords.contains(name) {
                     try consider(records, name, prefix: StoreLayout.recordsDirectory, key: StoreLayout.key(ofRecordFile: name))
                 }
             }
             if let images {
-                for name in imageNames { try consider(images, name, prefix: StoreLayout.imagesDirectory, key: StoreLayout.key(ofImageFile: name)) }
+                for name in imageNames where !liveImages.contains(name) {
+                    try consider(images, name, prefix: StoreLayout.imagesDirectory, key: StoreLayout.key(ofImageFile: name))
+                }
             }
             // Before trusting the index to call a live photo's image an orphan, ask its record.
             if useIndex, let records {

@@ -35,10 +35,9 @@ extension LikeRepository {
             return LikeListing(records: Array(page.dropFirst(query.offset)), damage: [])
         }
         var damage: [String] = []
-        var sequence: [String: Int] = [:]
-        let entries = try liveEntries(root: root, records: records, damage: &damage, sequence: &sequence)
+        let entries = try liveEntries(root: root, records: records, damage: &damage)
         // Likes of one millisecond keep the order of their lines in the journal.
-        func order(_ entry: LiveEntry) -> (Int64, Int, String) { (entry.likedAt, sequence[entry.key] ?? 0, entry.key) }
+        func order(_ entry: LiveEntry) -> (Int64, Int, String) { (entry.likedAt, entry.sequence, entry.key) }
         let ordered = entries.sorted { query.order == .newestFirst ? order($0) > order($1) : order($0) < order($1) }
         var result: [LikeRecord] = []
         var skipped = 0
@@ -76,8 +75,7 @@ extension LikeRepository {
             return LikeStatistics(count: 0, bytes: 0, oldest: nil, newest: nil)
         }
         var damage: [String] = []
-        var sequence: [String: Int] = [:]
-        let entries = try liveEntries(root: root, records: records, damage: &damage, sequence: &sequence)
+        let entries = try liveEntries(root: root, records: records, damage: &damage)
         return LikeStatistics(
             count: entries.count, bytes: Int(entries.reduce(0) { $0 + $1.bytes }),
             oldest: entries.map(\.likedAt).min().map(Timestamp.date), newest: entries.map(\.likedAt).max().map(Timestamp.date))
@@ -148,9 +146,8 @@ extension LikeRepository {
 
     /// The live photos by the journal, or by the record files where the journal is damaged
     /// (then `damage` names the damage).
-    func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String], sequence: inout [String: Int]) throws -> [LiveEntry] {
+    func liveEntries(root: StoreDirectory, records: StoreDirectory, damage: inout [String]) throws -> [LiveEntry] {
         let index = try loadIndex(root: root, records: records)
-        sequence = index.sequence
         if let problem = index.damage {
             damage.append(
                 "\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index."

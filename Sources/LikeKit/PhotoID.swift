@@ -122,21 +122,28 @@ enum StorageKey {
 
     /// Whether `text` could have been made by ``make(for:)``.
     static func isWellFormed(_ text: Substring) -> Bool {
-        guard !text.isEmpty else { return false }
-        if text.first == "#" {
-            return text.count == 65 && text.dropFirst().utf8.allSatisfy(isLowerHex)
+        var text = text
+        return text.withUTF8 { isWellFormed($0) }
+    }
+
+    static func isWellFormed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "#") {
+            return bytes.count == 65 && bytes.dropFirst().allSatisfy(isLowerHex)
         }
-        guard text.utf8.count <= maximumReadableLength else { return false }
-        var bytes = text.utf8.makeIterator()
-        while let byte = bytes.next() {
+        guard bytes.count <= maximumReadableLength else { return false }
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"):
-                continue
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                index += 1
             case UInt8(ascii: "^"):
-                guard let next = bytes.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(next) else { return false }
+                guard index + 1 < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[index + 1]) else { return false }
+                index += 2
             case UInt8(ascii: "%"):
-                guard let high = bytes.next(), let low = bytes.next(), isLowerHex(high), isLowerHex(low) else { return false }
+                guard index + 2 < bytes.count, isLowerHex(bytes[index + 1]), isLowerHex(bytes[index + 2]) else { return false }
+                index += 3
             default:
                 return false
             }

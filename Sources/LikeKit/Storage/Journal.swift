@@ -55,46 +55,69 @@ struct JournalLine: Hashable, Sendable {
     }
 
     /// Parses one line without its newline; `nil` for anything malformed.
+    ///
+    /// Fields are checked as bytes before any string is made: `verify`, `stats` and `purge` parse
+    /// every line of the journal, so this is their inner loop.
     static func parse(_ line: ArraySlice<UInt8>) -> JournalLine? {
-        var fields: [ArraySlice<UInt8>] = []
-        fields.reserveCapacity(7)
-        var start = line.startIndex
-        for index in line.indices where line[index] == 0x20 {
-            fields.append(line[start..<index])
-            start = index + 1
-        }
-        fields.append(line[start..<line.endIndex])
-        guard fields.count == 7 || fields.count == 8, fields[0].count == 1, let operation = Operation(rawValue: fields[0].first!),
-            let at = number(fields[1]), let bytes = number(fields[3])
-        else { return nil }
-        let generation = String(decoding: fields[2], as: UTF8.self)
-        let imageGeneration = String(decoding: fields[4], as: UTF8.self)
-        let userText = String(decoding: fields[5], as: UTF8.self)
-        let key = String(decoding: fields[6], as: UTF8.self)
-        switch operation {
-        case .header:
-            guard key == formatName else { return nil }
-        case .liked, .updated:
-            guard Generation.isValid(generation), Generation.isValid(imageGeneration),
-                userText == "-" || Generation.isValid(userText), StorageKey.isWellFormed(key[...])
-            else { return nil }
-        case .unliked, .aborted:
-            guard Generation.isValid(generation), StorageKey.isWellFormed(key[...]) else { return nil }
-            guard imageGeneration == "-" || Generation.isValid(imageGeneration), userText == "-" || Generation.isValid(userText) else { return nil }
-        case .purged:
-            guard !key.isEmpty, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-        }
-        var id: String?
-        if fields.count == 8 {
-            guard operation == .unliked, !fields[7].isEmpty, fields[7].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            id = unescapePath(String(decoding: fields[7], as: UTF8.self))
-        }
-        return JournalLine(
-            operation: operation, at: at, generation: generation, bytes: bytes, imageGeneration: imageGeneration,
-            userImageGeneration: userText == "-" ? nil : userText, key: key, id: id)
+        line.withUnsafeBufferPointer { parse($0) }
     }
 
-    private static func number(_ field: ArraySlice<UInt8>) -> Int64? {
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
+        // Field boundaries: up to eight fields, so up to nine bounds.
+        var bounds: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var fieldCount = 1
+        let count = bytes.count
+        for index in 0..<count where bytes[index] == 0x20 {
+            guard fieldCount < 8 else { return nil }
+            withUnsafeMutableBytes(of: &bounds) { $0.storeBytes(of: index + 1, toByteOffset: fieldCount * MemoryLayout<Int>.stride, as: Int.self) }
+            fieldCount += 1
+        }
+        guard fieldCount == 7 || fieldCount == 8 else { return nil }
+        withUnsafeMutableBytes(of: &bounds) { $0.storeBytes(of: count + 1, toByteOffset: fieldCount * MemoryLayout<Int>.stride, as: Int.self) }
+        func field(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            withUnsafeBytes(of: bounds) { raw in
+                let start = raw.load(fromByteOffset: index * MemoryLayout<Int>.stride, as: Int.self)
+                let end = raw.load(fromByteOffset: (index + 1) * MemoryLayout<Int>.stride, as: Int.self) - 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<max(start, end)])
+            }
+        }
+        let operationField = field(0)
+        guard operationField.count == 1, let operation = Operation(rawValue: operationField[0]),
+            let at = number(field(1)), let size = number(field(3))
+        else { return nil }
+        let generation = field(2)
+        let imageGeneration = field(4)
+        let userGeneration = field(5)
+        let key = field(6)
+        func isDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { field.count == 1 && field[0] == UInt8(ascii: "-") }
+        switch operation {
+        case .header:
+            guard String(decoding: key, as: UTF8.self) == formatName else { return nil }
+        case .liked, .updated:
+            guard Generation.isValid(generation), Generation.isValid(imageGeneration),
+                isDash(userGeneration) || Generation.isValid(userGeneration), StorageKey.isWellFormed(key)
+            else { return nil }
+        case .unliked, .aborted:
+            guard Generation.isValid(generation), StorageKey.isWellFormed(key),
+                isDash(imageGeneration) || Generation.isValid(imageGeneration), isDash(userGeneration) || Generation.isValid(userGeneration)
+            else { return nil }
+        case .purged:
+            guard !key.isEmpty, key.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        }
+        var id: String?
+        if fieldCount == 8 {
+            let idField = field(7)
+            guard operation == .unliked, !idField.isEmpty, idField.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            id = unescapePath(String(decoding: idField, as: UTF8.self))
+        }
+        return JournalLine(
+            operation: operation, at: at, generation: String(decoding: generation, as: UTF8.self), bytes: size,
+            imageGeneration: String(decoding: imageGeneration, as: UTF8.self),
+            userImageGeneration: isDash(userGeneration) ? nil : String(decoding: userGeneration, as: UTF8.self),
+            key: String(decoding: key, as: UTF8.self), id: id)
+    }
+
+    private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard !field.isEmpty, field.count <= 18 else { return nil }
         var value: Int64 = 0
         for byte in field {
@@ -151,7 +174,12 @@ enum Generation {
     }
 
     static func isValid(_ text: String) -> Bool {
-        text.utf8.count == length && text.utf8.allSatisfy(StorageKey.isLowerHex)
+        var text = text
+        return text.withUTF8 { isValid($0) }
+    }
+
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count == length && bytes.allSatisfy(StorageKey.isLowerHex)
     }
 }
 
@@ -163,22 +191,24 @@ struct LiveEntry: Hashable, Sendable {
     var bytes: Int64
     var imageGeneration: String
     var userImageGeneration: String?
+    /// The line number of the `L` line that liked it, which orders likes of one millisecond; 0
+    /// when read from a record file. Not part of equality: it says where, not what.
+    var sequence = 0
 
-    var fileNames: [String] {
-        var names = [StoreLayout.recordsDirectory + "/" + StoreLayout.recordFileName(key)]
-        names.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(key, imageGeneration, user: false))
-        if let userImageGeneration {
-            names.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(key, userImageGeneration, user: true))
-        }
-        return names
+    static func == (left: LiveEntry, right: LiveEntry) -> Bool {
+        (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
+            == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(generation)
     }
 }
 
 /// The journal read from start to end: the live photos it describes, and where it is damaged.
 struct JournalIndex: Sendable {
     var live: [String: LiveEntry] = [:]
-    /// The line number of each key's latest `L` line: the order of likes made in one millisecond.
-    var sequence: [String: Int] = [:]
     /// The number of lines, the header included.
     var lineCount = 0
     /// The last complete line: it alone may describe a change whose writer died before the
@@ -222,16 +252,20 @@ struct JournalIndex: Sendable {
         switch line.operation {
         case .header, .purged:
             undo = nil
-        case .liked, .updated:
-            undo = (line.key, live[line.key])
-            if line.operation == .liked { sequence[line.key] = lineCount }
-            let likedAt = line.operation == .updated ? live[line.key]?.likedAt ?? line.at : line.at
-            live[line.key] = LiveEntry(
-                key: line.key, generation: line.generation, likedAt: likedAt, bytes: line.bytes,
-                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration)
+        case .liked:
+            let entry = LiveEntry(
+                key: line.key, generation: line.generation, likedAt: line.at, bytes: line.bytes,
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, sequence: lineCount)
+            undo = (line.key, live.updateValue(entry, forKey: line.key))  // one hash lookup: this loop is hot
+        case .updated:
+            let previous = live[line.key]
+            let entry = LiveEntry(
+                key: line.key, generation: line.generation, likedAt: previous?.likedAt ?? line.at, bytes: line.bytes,
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, sequence: previous?.sequence ?? lineCount)
+            live[line.key] = entry
+            undo = (line.key, previous)
         case .unliked:
-            undo = (line.key, live[line.key])
-            live[line.key] = nil
+            undo = (line.key, live.removeValue(forKey: line.key))
         case .aborted:
             if let undo, let previousLast, undo.key == line.key, previousLast.generation == line.generation {
                 live[undo.key] = undo.entry

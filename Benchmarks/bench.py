@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The benchmarks of BENCHMARKS.md: each figure is measured in one run beside its peer.
+
+Peers: the raw floor (the same JPEG bytes written durably with no records) and SQLite (metadata
+rows in a WAL database with synchronous=FULL beside the same image files), as photo apps do.
+Usage: bench.py RELEASE_DIR WORKDIR
+"""
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+
+RELEASE, WORK = sys.argv[1], sys.argv[2]
+LIKES = os.path.join(RELEASE, "likes")
+BENCH = os.path.join(RELEASE, "likes-bench")
+os.makedirs(WORK, exist_ok=True)
+ENV = dict(os.environ, LIKES_DURABILITY="full")
+
+
+def made_up_jpeg(seed, size):
+    """A structurally complete baseline JPEG of `size` bytes whose scan depends on `seed`."""
+    head = bytes([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10]) + b"JFIF" + bytes([0, 1, 1, 0, 0, 1, 0, 1, 0, 0])
+    head += bytes([0xFF, 0xC0, 0x00, 0x11, 0x08, 0x0B, 0xB8, 0x0F, 0xA0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x00, 0x03, 0x11, 0x00])
+    head += bytes([0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00])
+    body = bytearray(os.urandom(size - len(head) - 2))
+    body = body.replace(b"\xff", b"\x00")
+    return head + bytes(body) + bytes([0xFF, 0xD9])
+
+
+def run(command, **kwargs):
+    """Runs a command once; returns (seconds, peak RSS in KiB, stdout)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, **kwargs)
+    stdout, stderr = process.communicate()
+    _, status, usage = os.wait4(process.pid, 0) if process.returncode is None else (0, 0, None)
+    elapsed = time.perf_counter() - start
+    if process.returncode not in (0,):
+        raise SystemExit(f"{command} failed ({process.returncode}): {stderr.decode()[-500:]}")
+    return elapsed, usage.ru_maxrss if usage else None, stdout
+
+
+def peak_rss(command):
+    """Peak RSS in KiB, by GNU time: a child of this (large) Python process would report the
+    parent's size, since Linux carries the high-water mark across vfork and exec."""
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, check=True)
+    return int(result.stderr.decode().strip().splitlines()[-1])
+
+
+def timed(command, repeat):
+    """Median wall time over `repeat` runs (after one warm-up), and the peak RSS of one more."""
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        pid = os.posix_spawn(command[0], command, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+        _, status = os.waitpid(pid, 0)
+        times.append(time.perf_counter() - start)
+        if status != 0:
+            raise SystemExit(f"{command} failed with status {status}")
+    return statistics.median(times), peak_rss(command)
+
+
+def durable_write(data, directory, name):
+    temporary = os.path.join(directory, "." + name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    os.rename(temporary, os.path.join(directory, name))
+    directory_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    os.fsync(directory_fd)
+    os.close(directory_fd)
+
+
+results = {}
+
+
+def report(name, text, **figures):
+    results[name] = figures
+    print(f"{name}: {text}", flush=True)
+
+
+# 1. Durable like of a 200 KB JPEG against the raw floor, interleaved in one process.
+directory = os.path.join(WORK, "w1")
+shutil.rmtree(directory, ignore_errors=True)
+os.makedirs(directory)
+w1 = json.loads(run([BENCH, "like-vs-floor", directory, "200", str(200 * 1024)])[2])
+report("1 durable like, 200 KB", f"like {w1['likeMedianMs']:.2f} ms, floor {w1['floorMedianMs']:.2f} ms, ratio {w1['ratioMedian']:.2f}x (target <= 1.3x)", **w1)
+
+# 2. Import of 2,000 distinct 20 KB JPEGs into an empty store, against SQLite + image files.
+photos = os.path.join(WORK, "w2-photos")
+shutil.rmtree(photos, ignore_errors=True)
+os.makedirs(photos)
+for index in range(2000):
+    with open(os.path.join(photos, f"photo{index:04d}.jpg"), "wb") as handle:
+        handle.write(made_up_jpeg(index, 20 * 1024))
+store = os.path.join(WORK, "w2-store")
+shutil.rmtree(store, ignore_errors=True)
+ours = run([LIKES, "--store", store, "import", photos])[0]
+peer_dir = os.path.join(WORK, "w2-sqlite")
+shutil.rmtree(peer_dir, ignore_errors=True)
+os.makedirs(os.path.join(peer_dir, "images"))
+start = time.perf_counter()
+database = sqlite3.connect(os.path.join(peer_dir, "likes.db"), isolation_level=None)
+database.execute("PRAGMA journal_mode=WAL")
+database.execute("PRAGMA synchronous=FULL")
+database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, file TEXT, bytes INTEGER, record TEXT)")
+database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
+for name in sorted(os.listdir(photos)):
+    with open(os.path.join(photos, name), "rb") as handle:
+        data = handle.read()
+    durable_write(data, os.path.join(peer_dir, "images"), name)
+    liked_at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
+    database.execute("INSERT OR REPLACE INTO likes VALUES (?, ?, ?, ?, ?)", (name[:-4], liked_at, "images/" + name, len(data), json.dumps({"id": name[:-4]})))
+database.close()
+peer = time.perf_counter() - start
+report("2 import 2,000 x 20 KB", f"likes {2000 / ours:.0f} photos/s, SQLite peer {2000 / peer:.0f} photos/s, throughput ratio {peer / ours:.2f} (target >= 1.0)",
+       likesSeconds=ours, sqliteSeconds=peer, ratio=peer / ours)
+
+# A store of 100,000 favorites (2 KB images), built with relaxed durability, and the same
+# records in an indexed SQLite table.
+big = os.path.join(WORK, "big")
+if not os.path.exists(os.path.join(big, "store", "likes.journal")):
+    shutil.rmtree(big, ignore_errors=True)
+    os.makedirs(big)
+    built = json.loads(run([BENCH, "build", os.path.join(big, "store"), "100000", "2048", os.path.join(big, "records.jsonl")])[2])
+    database = sqlite3.connect(os.path.join(big, "likes.db"))
+    database.execute("PRAGMA journal_mode=WAL")
+    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, record TEXT NOT NULL)")
+    with open(os.path.join(big, "records.jsonl")) as handle:
+        database.executemany("INSERT INTO likes VALUES (?, ?, ?)", ((r["id"], r["likedAt"], line) for line in handle for r in [json.loads(line)]))
+    database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
+    database.commit()
+    database.close()
+    print(f"built the 100,000 store in {built['seconds']:.1f} s", flush=True)
+big_store = os.path.join(big, "store")
+
+# 3. A cold process listing the newest 20 as JSON, against sqlite3 answering the same query.
+ours, ours_peak = timed([LIKES, "--store", big_store, "list", "--limit", "20", "--json"], 30)
+query = "SELECT json_group_array(json(record)) FROM (SELECT record FROM likes ORDER BY likedAt DESC LIMIT 20)"
+peer, peer_peak = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), query], 30)
+report("3 cold list --limit 20 --json at 100k", f"likes {ours * 1000:.1f} ms ({ours_peak / 1024:.1f} MB peak), sqlite3 {peer * 1000:.1f} ms ({peer_peak / 1024:.1f} MB), ratio {ours / peer:.2f}x (target <= 1.5x, <= 30 MB)",
+       likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer, likesPeakMB=ours_peak / 1024)
+
+# 4. like + unlike at 100,000 against the same at 1,000.
+small = os.path.join(WORK, "small-store")
+shutil.rmtree(small, ignore_errors=True)
+run([BENCH, "build", small, "1000", "2048"])
+at_small = json.loads(run([BENCH, "like-unlike", small, "200"])[2])
+at_big = json.loads(run([BENCH, "like-unlike", big_store, "200"])[2])
+report("4 like+unlike, 100k vs 1k", f"{at_big['pairMedianMs']:.2f} ms vs {at_small['pairMedianMs']:.2f} ms, ratio {at_big['pairMedianMs'] / at_small['pairMedianMs']:.2f}x (target <= 1.2x)",
+       bigMs=at_big["pairMedianMs"], smallMs=at_small["pairMedianMs"], ratio=at_big["pairMedianMs"] / at_small["pairMedianMs"])
+run([LIKES, "--store", big_store, "purge"])  # the churn's journal lines, compacted
+
+# 5. purge --dry-run at 100,000 against listing the store's files.
+ours, _ = timed([LIKES, "--store", big_store, "purge", "--dry-run"], 5)
+peer, _ = timed(["/bin/sh", "-c", f"find '{big_store}' -type f | wc -l"], 5)
+report("5 purge --dry-run at 100k", f"likes {ours * 1000:.0f} ms, find | wc -l {peer * 1000:.0f} ms, ratio {ours / peer:.2f}x (target <= 2x)", likesMs=ours * 1000, findMs=peer * 1000, ratio=ours / peer)
+
+# 6. Open + verify of 100,000 favorites.
+ours, peak = timed([LIKES, "--store", big_store, "verify"], 1)
+report("6 verify at 100k", f"{ours:.2f} s, {peak / 1024:.0f} MB peak", seconds=ours, peakMB=peak / 1024)
+
+with open(os.path.join(WORK, "results.json"), "w") as handle:
+    json.dump(results, handle, indent=2)
+print(f"results in {os.path.join(WORK, 'results.json')}")
