@@ -17,15 +17,22 @@ enum ImportCommand {
         flags: ["--json": "Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON."],
         minimumPositionals: 1, maximumPositionals: nil, positionalName: "at least one PATH")
 
-    struct Skipped: Encodable {
+    struct Skipped {
         var file: String
         var reason: String
     }
 
-    struct Summary: Encodable {
+    struct Summary {
         var liked: [String] = []
         var updated: [String] = []
         var skipped: [Skipped] = []
+
+        var json: JSONValue {
+            .object([
+                ("liked", .strings(liked)), ("updated", .strings(updated)),
+                ("skipped", .array(skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
+            ])
+        }
     }
 
     static func run(_ context: Context) throws {
@@ -68,7 +75,7 @@ enum ImportCommand {
         progress.finish()
 
         if context.arguments.has("--json") {
-            try context.output.printJSON(summary)
+            context.output.printJSON(summary.json)
         } else {
             context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), skipped \(summary.skipped.count).")
             for skipped in summary.skipped { context.output.print("  skipped \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))") }

@@ -18,15 +18,22 @@ enum ImportUnsplashCommand {
         flags: ["--json": "Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON."],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "an Unsplash JSON FILE")
 
-    struct Failure: Encodable {
+    struct Failure {
         var id: String
         var reason: String
     }
 
-    struct Summary: Encodable {
+    struct Summary {
         var liked: [String] = []
         var updated: [String] = []
         var failed: [Failure] = []
+
+        var json: JSONValue {
+            .object([
+                ("liked", .strings(liked)), ("updated", .strings(updated)),
+                ("failed", .array(failed.map { .object([("id", .string($0.id)), ("reason", .string($0.reason))]) })),
+            ])
+        }
     }
 
     static func run(_ context: Context) throws {
@@ -74,7 +81,7 @@ enum ImportUnsplashCommand {
         progress.finish()
 
         if context.arguments.has("--json") {
-            try context.output.printJSON(summary)
+            context.output.printJSON(summary.json)
         } else {
             context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), failed \(summary.failed.count).")
             for failure in summary.failed { context.output.print("  \(Format.oneLine(failure.id)): \(Format.oneLine(failure.reason))") }

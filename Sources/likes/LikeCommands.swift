@@ -65,7 +65,7 @@ enum LikeCommands {
         }
         guard let record = change.record else { return }
         if context.arguments.has("--json") {
-            try context.output.printJSON(record)
+            context.output.printJSON(record.json)
         } else {
             context.output.print(
                 "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
@@ -87,26 +87,16 @@ enum LikeCommands {
         }
     }
 
-    struct ToggleResult: Encodable {
-        var id: String
-        var liked: Bool
-        var record: LikeRecord?
-
-        enum CodingKeys: String, CodingKey { case id, liked, record }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(liked, forKey: .liked)
-            try container.encode(record, forKey: .record)  // null when unliked
-        }
+    /// `{"id", "liked", "record"}`, the record `null` when unliked.
+    static func toggleJSON(id: PhotoID, liked: Bool, record: LikeRecord?) -> JSONValue {
+        .object([("id", .string(id.rawValue)), ("liked", .bool(liked)), ("record", record.json)])
     }
 
     static func runUnlike(_ context: Context) throws {
         let id = try Input.photoID(context.arguments.positionals[0])
         let change = try context.repository.unlike(id)
         if context.arguments.has("--json") {
-            try context.output.printJSON(ToggleResult(id: id.rawValue, liked: false, record: nil))
+            context.output.printJSON(toggleJSON(id: id, liked: false, record: nil))
         } else {
             context.output.print("Unliked \(Format.oneLine(id.rawValue)); removed \(change.files.count) files.")
         }
@@ -130,7 +120,7 @@ enum LikeCommands {
         }
         let liked = change.kind != .unliked
         if context.arguments.has("--json") {
-            try context.output.printJSON(ToggleResult(id: id.rawValue, liked: liked, record: change.record))
+            context.output.printJSON(toggleJSON(id: id, liked: liked, record: change.record))
         } else {
             context.output.print("\(Format.oneLine(id.rawValue)) is now \(liked ? "liked" : "not liked").")
         }

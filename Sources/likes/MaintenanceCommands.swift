@@ -18,18 +18,14 @@ enum MaintenanceCommands {
         flags: ["--json": "Print {\"ok\", \"problems\", \"orphans\"} as JSON."],
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    struct PurgeOutput: Encodable {
-        var dryRun: Bool
-        var count: Int
-        var bytes: Int
-        var files: [String]
-    }
-
     static func runPurge(_ context: Context) throws {
         let dryRun = context.arguments.has("--dry-run")
         let report = try context.repository.purge(dryRun: dryRun)
         if context.arguments.has("--json") {
-            try context.output.printJSON(PurgeOutput(dryRun: report.dryRun, count: report.count, bytes: report.bytes, files: report.files))
+            context.output.printJSON(
+                .object([
+                    ("dryRun", .bool(report.dryRun)), ("count", .int(report.count)), ("bytes", .int(report.bytes)), ("files", .strings(report.files)),
+                ]))
             return
         }
         if report.count == 0 {
@@ -41,16 +37,11 @@ enum MaintenanceCommands {
         for file in report.files { context.output.print("  \(Format.oneLine(file))") }
     }
 
-    struct VerifyOutput: Encodable {
-        var ok: Bool
-        var problems: [String]
-        var orphans: [String]
-    }
-
     static func runVerify(_ context: Context) throws {
         let report = try context.repository.verify()
         if context.arguments.has("--json") {
-            try context.output.printJSON(VerifyOutput(ok: report.isOK, problems: report.problems, orphans: report.orphans))
+            context.output.printJSON(
+                .object([("ok", .bool(report.isOK)), ("problems", .strings(report.problems)), ("orphans", .strings(report.orphans))]))
         } else {
             for problem in report.problems { context.output.print("problem: \(Format.oneLine(problem))") }
             if !report.orphans.isEmpty {

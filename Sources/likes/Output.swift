@@ -36,10 +36,8 @@ struct Output {
     }
 
     /// Prints one JSON document on stdout.
-    func printJSON<Value: Encodable>(_ value: Value) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    func printJSON(_ value: JSONValue) {
+        print(value.rendered(pretty: true))
     }
 }
 
@@ -67,13 +65,7 @@ enum Format {
     }
 
     /// `2026-11-22T01:23:45.123Z`.
-    static func isoDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
-        return formatter.string(from: date)
-    }
+    static func isoDate(_ date: Date) -> String { LikeTimestamp.string(from: date) }
 
     /// Text safe to print on one line: control characters shown as escapes.
     static func oneLine(_ text: String) -> String {
@@ -92,14 +84,5 @@ enum Format {
     static func cut(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
         return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
-    }
-}
-
-/// Dates in JSON output: ISO 8601 UTC with milliseconds.
-struct ISODate: Encodable {
-    var date: Date
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Format.isoDate(date))
     }
 }

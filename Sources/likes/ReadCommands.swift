@@ -37,7 +37,7 @@ enum ReadCommands {
             color: arguments.value("--color"), search: arguments.value("--search"))
         let listing = try context.repository.list(query)
         if arguments.has("--json") {
-            try context.output.printJSON(listing.records)
+            context.output.printJSON(.array(listing.records.map(\.json)))
         } else if listing.records.isEmpty {
             context.output.print(
                 query == LikeQuery() ? "No liked photos yet. Like one with `likes like ID --image FILE`." : "No liked photo matches.")
@@ -82,7 +82,7 @@ enum ReadCommands {
         let id = try Input.photoID(context.arguments.positionals[0])
         guard let record = try context.repository.record(for: id) else { throw CommandFailure(LikeRepositoryError.notLiked(id: id)) }
         if context.arguments.has("--json") {
-            try context.output.printJSON(record)
+            context.output.printJSON(record.json)
             return
         }
         var lines: [(String, String)] = [
@@ -110,30 +110,14 @@ enum ReadCommands {
         for (label, value) in lines { context.output.print("\((label + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) \(value)") }
     }
 
-    struct StatisticsOutput: Encodable {
-        var count: Int
-        var bytes: Int
-        var oldest: ISODate?
-        var newest: ISODate?
-
-        enum CodingKeys: String, CodingKey { case count, bytes, oldest, newest }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(count, forKey: .count)
-            try container.encode(bytes, forKey: .bytes)
-            try container.encode(oldest, forKey: .oldest)
-            try container.encode(newest, forKey: .newest)
-        }
-    }
-
     static func runStats(_ context: Context) throws {
         let statistics = try context.repository.statistics()
         if context.arguments.has("--json") {
-            try context.output.printJSON(
-                StatisticsOutput(
-                    count: statistics.count, bytes: statistics.bytes, oldest: statistics.oldest.map(ISODate.init),
-                    newest: statistics.newest.map(ISODate.init)))
+            context.output.printJSON(
+                .object([
+                    ("count", .int(statistics.count)), ("bytes", .int(statistics.bytes)), ("oldest", .date(statistics.oldest)),
+                    ("newest", .date(statistics.newest)),
+                ]))
             return
         }
         var text = "\(statistics.count) liked photo\(statistics.count == 1 ? "" : "s"), \(Format.size(statistics.bytes))"

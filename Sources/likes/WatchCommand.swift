@@ -24,19 +24,12 @@ enum WatchCommand {
         flags: ["--json": "Print one JSON object per change and line."],
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    struct ChangeLine: Encodable {
-        var change: LikeChange
-
-        enum CodingKeys: String, CodingKey { case change, id, at, record, files }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(change.kind.rawValue, forKey: .change)
-            try container.encode(change.id, forKey: .id)
-            try container.encode(Format.isoDate(change.date), forKey: .at)
-            try container.encode(change.record, forKey: .record)
-            try container.encode(change.files.isEmpty ? nil : change.files, forKey: .files)
-        }
+    /// `{"change", "id", "at", "record", "files"}`; keys that do not apply are null.
+    static func json(_ change: LikeChange) -> JSONValue {
+        .object([
+            ("change", .string(change.kind.rawValue)), ("id", .string(change.id?.rawValue)), ("at", .date(change.date)),
+            ("record", change.record.json), ("files", change.files.isEmpty ? .null : .strings(change.files)),
+        ])
     }
 
     static func run(_ context: Context) throws {
@@ -44,9 +37,7 @@ enum WatchCommand {
         let output = context.output
         let token = context.repository.observe { change in
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                if let data = try? encoder.encode(ChangeLine(change: change)) { output.print(String(decoding: data, as: UTF8.self)) }
+                output.print(Self.json(change).rendered(pretty: false))
             } else {
                 output.print(humanLine(change))
             }

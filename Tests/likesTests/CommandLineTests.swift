@@ -47,6 +47,14 @@ import Testing
         #expect(photo["createdAt"] as? String == "2021-02-02T08:10:25.000Z")
     }
 
+    @Test func jsonOutputEscapesEveryAwkwardCharacter() throws {
+        let note = "a \"quoted\" word\\path\nnew line\ttab \u{1}\u{7F}\u{85} ünïcødé 📷 \u{2028}"
+        let run = try box.run(["like", "odd", "--image", Samples.photo("rocket.jpg").path, "--note", note, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try run.object()["note"] as? String == note)
+        #expect(try box.run(["list", "--json"]).array().first?["note"] as? String == note)
+    }
+
     @Test func likingAgainUpdatesAndKeepsTheDate() throws {
         let first = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--note", "one", "--json"]).object()
         let second = try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path, "--json"])
