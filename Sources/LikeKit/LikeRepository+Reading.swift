@@ -88,9 +88,11 @@ extension LikeRepository {
     ///
     /// `L` lines are in `likedAt` order, and each liked photo's record carries the `likedAt` of the
     /// `L` line that liked it. So walking the `L` lines backwards and keeping those whose record
-    /// file exists with that `likedAt` meets the live photos newest first, each once; no other line
-    /// matters, and the walk stops after `count` of them. Its cost is the page's, whatever the
-    /// size of the collection.
+    /// file exists with that `likedAt` meets the live photos newest first, each once, and the walk
+    /// stops after `count` of them. A `U` line met first settles its photo as unliked without a
+    /// look at its file (unless an `A` line takes it back, or it is the last line, which may not
+    /// have committed), so recent churn costs no file system calls. The cost is the page's,
+    /// whatever the size of the collection.
     func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int) throws -> [LikeRecord]? {
         guard count > 0 else { return [] }
         let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
@@ -103,6 +105,8 @@ extension LikeRepository {
 
         var page: [LikeRecord] = []
         var decided: Set<String> = []
+        var voidNext = false  // an `A` line takes back the line before it
+        var isLastLine = true
         var end = size
         var carried: [UInt8] = []  // the start of a line whose rest was read before
         let chunkSize = 64 * 1024
@@ -124,10 +128,29 @@ extension LikeRepository {
                 if newline == nil, start > 0 { break }  // incomplete: carry it
                 let bytes = chunk[lineStart..<(lineEnd - 1)]
                 lineEnd = lineStart
+                let wasLastLine = isLastLine
+                isLastLine = false
                 guard let first = bytes.first else { return nil }
                 if first == JournalLine.Operation.header.rawValue { return page }
+                if voidNext {
+                    voidNext = false
+                    continue
+                }
+                if first == JournalLine.Operation.aborted.rawValue {
+                    voidNext = true
+                    continue
+                }
+                if first == JournalLine.Operation.unliked.rawValue {
+                    if wasLastLine {
+                        guard let line = JournalLine.parse(bytes) else { return nil }
+                        if try !hasCommitted(line, records: records) { continue }
+                    }
+                    guard let line = JournalLine.timeAndKey(bytes) else { return nil }
+                    decided.insert(line.key)
+                    continue
+                }
                 guard first == JournalLine.Operation.liked.rawValue else { continue }
-                guard let line = JournalLine.parse(bytes) else { return nil }
+                guard let line = JournalLine.timeAndKey(bytes) else { return nil }
                 guard decided.insert(line.key).inserted else { continue }
                 let stored: StoredRecord?
                 do {

@@ -22,69 +22,82 @@ indirect enum JSONValue {
 
     /// Pretty: two-space indents and sorted keys, for `--json`; compact: one line, for `watch`.
     func rendered(pretty: Bool) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
         write(into: &out, pretty: pretty, depth: 0)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func write(into out: inout String, pretty: Bool, depth: Int) {
+    private func write(into out: inout [UInt8], pretty: Bool, depth: Int) {
         func newline(_ depth: Int) {
-            if pretty { out += "\n" + String(repeating: "  ", count: depth) }
+            guard pretty else { return }
+            out.append(0x0A)
+            out.append(contentsOf: repeatElement(0x20, count: 2 * depth))
         }
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
+        case .null: out += "null".utf8
+        case .bool(let value): out += (value ? "true" : "false").utf8
+        case .int(let value): out += String(value).utf8
         case .string(let value): Self.quote(value, into: &out)
         case .array(let values):
             guard !values.isEmpty else {
-                out += "[]"
+                out += "[]".utf8
                 return
             }
-            out += "["
+            out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(depth + 1)
                 value.write(into: &out, pretty: pretty, depth: depth + 1)
             }
             newline(depth)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
             guard !members.isEmpty else {
-                out += "{}"
+                out += "{}".utf8
                 return
             }
-            out += "{"
+            out.append(UInt8(ascii: "{"))
             for (index, member) in members.sorted(by: { $0.0 < $1.0 }).enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(depth + 1)
                 Self.quote(member.0, into: &out)
-                out += pretty ? " : " : ":"
+                out += (pretty ? " : " : ":").utf8
                 member.1.write(into: &out, pretty: pretty, depth: depth + 1)
             }
             newline(depth)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func quote(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _
-            where scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar.value == 0x2028
-                || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    /// A JSON string: `"` and `\` escaped, control characters (C0, DEL, C1) and the line
+    /// separators U+2028/U+2029 as `\u` escapes, everything else as its UTF-8 bytes.
+    private static func quote(_ text: String, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        func escape(_ value: UInt32) {
+            out += "\\u".utf8
+            for shift in [12, 8, 4, 0] { out.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
+        }
+        out.append(UInt8(ascii: "\""))
+        var bytes = Array(text.utf8)[...]
+        while let byte = bytes.popFirst() {
+            switch byte {
+            case UInt8(ascii: "\""): out += "\\\"".utf8
+            case UInt8(ascii: "\\"): out += "\\\\".utf8
+            case 0x0A: out += "\\n".utf8
+            case 0x0D: out += "\\r".utf8
+            case 0x09: out += "\\t".utf8
+            case 0x00..<0x20, 0x7F: escape(UInt32(byte))
+            case 0xC2 where (0x80...0x9F).contains(bytes.first ?? 0):
+                escape(UInt32(bytes.removeFirst()))
+            case 0xE2
+            where bytes.count >= 2 && bytes[bytes.startIndex] == 0x80 && (bytes[bytes.startIndex + 1] == 0xA8 || bytes[bytes.startIndex + 1] == 0xA9):
+                bytes.removeFirst()
+                escape(0x2000 + UInt32(bytes.removeFirst()) - 0x80)
+            default: out.append(byte)
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 

@@ -88,6 +88,9 @@ import Testing
         #expect(report.problems.isEmpty, "\(operation) stopped at \(step): \(report.problems)")
         let now = try visible(reopened)
         let after = expected(after: operation, from: before)
+        // The newest page read from the journal's end agrees with the full listing.
+        let all = try reopened.list().records
+        #expect(try reopened.list(LikeQuery(limit: 2)).records == Array(all.prefix(2)), "\(operation) at \(step): newest page")
         if acknowledged {
             #expect(same(now, after), "\(operation) returned, but its change is not all there (stopped at \(step))")
         } else {

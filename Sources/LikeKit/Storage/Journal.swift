@@ -117,6 +117,27 @@ struct JournalLine: Hashable, Sendable {
             key: String(decoding: key, as: UTF8.self), id: id)
     }
 
+    /// The time and key of a line, read without making its other fields: what a walk over the
+    /// journal's end needs of each line. `nil` for a line whose shape or key is malformed.
+    static func timeAndKey(_ line: ArraySlice<UInt8>) -> (at: Int64, key: String)? {
+        line.withUnsafeBufferPointer { bytes in
+            var field = 0
+            var start = 0
+            var at: Int64?
+            var key: Range<Int>?
+            for index in 0...bytes.count where index == bytes.count || bytes[index] == 0x20 {
+                if field == 1 { at = number(UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+                if field == 6 { key = start..<index }
+                field += 1
+                start = index + 1
+            }
+            guard field == 7 || field == 8, let at, let key else { return nil }
+            let keyBytes = UnsafeBufferPointer(rebasing: bytes[key])
+            guard StorageKey.isWellFormed(keyBytes) else { return nil }
+            return (at, String(decoding: keyBytes, as: UTF8.self))
+        }
+    }
+
     private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
         guard !field.isEmpty, field.count <= 18 else { return nil }
         var value: Int64 = 0
