@@ -90,11 +90,19 @@ final class StoreDirectory: Sendable {
 
     // MARK: Mutating steps, each one a place the fault injector may break.
 
-    private func step(_ description: String) throws -> FaultInjector.Verdict {
-        guard let faults else { return .proceed }
-        let verdict = faults.next(description)
-        if case .fail = verdict { return verdict }
-        return verdict
+    /// Asks the fault injector (in tests) about the step about to be taken: throws as a crash or
+    /// a failing disk would. Returns true when a crash tears this very step, leaving half of its
+    /// bytes behind; `tearable` steps write those bytes first, the others just crash.
+    @discardableResult
+    private func begin(_ step: String, failing action: String, _ path: String, tearable: Bool = false) throws -> Bool {
+        guard let faults else { return false }
+        switch faults.next(step) {
+        case .proceed: return false
+        case .crash(let torn):
+            if torn, tearable { return true }
+            throw FaultInjector.InjectedCrash()
+        case .fail(let code): throw LikeRepositoryError.io(action: action, path: path, code: code)
+        }
     }
 
     private func fail(_ action: String, _ name: String, _ code: Int32) -> LikeRepositoryError {
@@ -103,11 +111,7 @@ final class StoreDirectory: Sendable {
 
     func makeDirectory(_ name: String) throws {
         try Self.checkName(name)
-        switch try step("mkdir \(name)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("create the directory", name, code)
-        case .proceed: break
-        }
+        try begin("mkdir \(name)", failing: "create the directory", path(name))
         if mkdirat(descriptor, name, 0o700) != 0 {
             let code = Platform.errno
             if code != EEXIST { throw fail("create the directory", name, code) }
@@ -119,11 +123,7 @@ final class StoreDirectory: Sendable {
     /// On failure the partial file is removed (unless a crash is being simulated).
     func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool) throws {
         try Self.checkName(name)
-        switch try step("create \(name)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("create", name, code)
-        case .proceed: break
-        }
+        try begin("create \(name)", failing: "create", path(name))
         let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, 0o600)
         guard fd >= 0 else { throw fail("create", name, Platform.errno) }
         var succeeded = false
@@ -131,12 +131,9 @@ final class StoreDirectory: Sendable {
             close(fd)
             if !succeeded, !(faults?.hasCrashed ?? false) { unlinkat(descriptor, name, 0) }
         }
-        switch try step("write \(name)") {
-        case .crash(let torn):
-            if torn, bytes.count > 1 { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)])) }
+        if try begin("write \(name)", failing: "write", path(name), tearable: true) {
+            _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
             throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("write", name, code)
-        case .proceed: break
         }
         let written = writeAll(fd, bytes)
         if written != 0 { throw fail("write", name, written) }
@@ -154,12 +151,9 @@ final class StoreDirectory: Sendable {
         let fd = openat(descriptor, name, O_WRONLY | O_APPEND | O_CREAT | Platform.openFlagsCommon, 0o600)
         guard fd >= 0 else { throw fail("open", name, Platform.errno) }
         defer { close(fd) }
-        switch try step("append \(name)") {
-        case .crash(let torn):
-            if torn, bytes.count > 1 { bytes.withUnsafeBytes { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count / 2)])) } }
+        if try begin("append \(name)", failing: "append to", path(name), tearable: true) {
+            bytes.withUnsafeBytes { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count / 2)])) }
             throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("append to", name, code)
-        case .proceed: break
         }
         let written = bytes.withUnsafeBytes { writeAll(fd, $0) }
         if written != 0 { throw fail("append to", name, written) }
@@ -172,21 +166,13 @@ final class StoreDirectory: Sendable {
         let fd = openat(descriptor, name, O_WRONLY | Platform.openFlagsCommon)
         guard fd >= 0 else { throw fail("open", name, Platform.errno) }
         defer { close(fd) }
-        switch try step("truncate \(name)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("truncate", name, code)
-        case .proceed: break
-        }
+        try begin("truncate \(name)", failing: "truncate", path(name))
         if ftruncate(fd, off_t(length)) != 0 { throw fail("truncate", name, Platform.errno) }
         if durable { try syncDescriptor(fd, name: name) }
     }
 
     private func syncDescriptor(_ fd: Int32, name: String) throws {
-        switch try step("sync \(name)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("flush", name, code)
-        case .proceed: break
-        }
+        try begin("sync \(name)", failing: "flush", path(name))
         // A failed fsync is never retried: the kernel may have dropped the dirty pages.
         if Platform.fullSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
     }
@@ -195,22 +181,14 @@ final class StoreDirectory: Sendable {
     func rename(_ from: String, to: String) throws {
         try Self.checkName(from)
         try Self.checkName(to)
-        switch try step("rename \(from) \(to)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("rename", from, code)
-        case .proceed: break
-        }
+        try begin("rename \(from) \(to)", failing: "rename", path(from))
         if renameat(descriptor, from, descriptor, to) != 0 { throw fail("rename", from, Platform.errno) }
     }
 
     /// Removes the file `name`; a missing file is not an error.
     func remove(_ name: String) throws {
         try Self.checkName(name)
-        switch try step("remove \(name)") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw fail("remove", name, code)
-        case .proceed: break
-        }
+        try begin("remove \(name)", failing: "remove", path(name))
         if unlinkat(descriptor, name, 0) != 0 {
             let code = Platform.errno
             if code != ENOENT { throw fail("remove", name, code) }
@@ -219,11 +197,7 @@ final class StoreDirectory: Sendable {
 
     /// Makes the directory's entries (creations, renames, removals) durable.
     func sync() throws {
-        switch try step("sync \(displayPath.split(separator: "/").last.map(String.init) ?? ".")/") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw LikeRepositoryError.io(action: "flush the directory", path: displayPath, code: code)
-        case .proceed: break
-        }
+        try begin("sync \(displayPath.split(separator: "/").last.map(String.init) ?? ".")/", failing: "flush the directory", displayPath)
         if Platform.fullSync(descriptor) != 0 {
             throw LikeRepositoryError.io(action: "flush the directory", path: displayPath, code: Platform.errno)
         }
@@ -232,11 +206,7 @@ final class StoreDirectory: Sendable {
     /// Makes everything written so far on this directory's file system durable: file data,
     /// creations and renames alike (Linux `syncfs`).
     func syncFileSystem() throws {
-        switch try step("syncfs") {
-        case .crash: throw FaultInjector.InjectedCrash()
-        case .fail(let code): throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: code)
-        case .proceed: break
-        }
+        try begin("syncfs", failing: "flush the file system of", displayPath)
         if Platform.syncFileSystem(descriptor) != 0 {
             throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)
         }
