@@ -1,5 +1,7 @@
 // Which favorites to list and in what order.
 
+import Foundation
+
 /// What ``LikeRepository/list(_:)`` returns: order, paging and filters.
 ///
 /// ```swift

@@ -85,6 +85,64 @@ public final class LikeRepository: Sendable {
         return try withWriteAccess { session in try publishing(session.like(request)) }
     }
 
+    /// Likes many photos: each as ``like(_:image:userImage:note:photo:)`` would, with one flush
+    /// fewer per photo, for imports.
+    ///
+    /// Each like is still made durable before its commit, so a crash leaves every photo either
+    /// liked or not, whole; the commits are flushed together at the end (and every 32 photos,
+    /// when the store's lock is let go so that other processes can take their turn). When the
+    /// call returns, every like it reports is durable.
+    ///
+    /// ```swift
+    /// let results = try repository.likeAll(files.map { LikeItem(id: try PhotoID($0.stem), image: $0.data) })
+    /// ```
+    ///
+    /// - Parameter items: The photos to like, in order; an id may appear more than once (the later
+    ///   one updates the earlier).
+    /// - Returns: For each item, its change, or the error that kept it from being liked (a JPEG
+    ///   that is not one, a first like without an image).
+    /// - Throws: ``LikeRepositoryError``: `storeBusy` or `io` when the store itself fails; the
+    ///   photos liked before that stay liked.
+    public func likeAll(_ items: [LikeItem]) throws -> [Result<LikeChange, LikeRepositoryError>] {
+        var results: [Result<LikeChange, LikeRepositoryError>?] = Array(repeating: nil, count: items.count)
+        var prepared: [(index: Int, request: LikeRequest)] = []
+        for (index, item) in items.enumerated() {
+            do {
+                prepared.append(
+                    (index, try LikeRequest(id: item.id, image: item.image, userImage: item.userImage, note: item.note, photo: item.photo)))
+            } catch let error as LikeRepositoryError {
+                results[index] = .failure(error)
+            }
+        }
+        var start = prepared.startIndex
+        while start < prepared.endIndex {
+            let chunk = prepared[start..<min(start + 32, prepared.endIndex)]
+            start = chunk.endIndex
+            try withWriteAccess { session in
+                var storeFailure: LikeRepositoryError?
+                for (index, request) in chunk {
+                    do {
+                        results[index] = .success(try session.like(request, flushCommit: false))
+                    } catch let error as LikeRepositoryError {
+                        switch error {
+                        case .io, .storeBusy:
+                            storeFailure = error
+                        default:
+                            results[index] = .failure(error)
+                            continue
+                        }
+                        break
+                    }
+                }
+                observers.changed()
+                // The chunk's commits, flushed together, also when a like failed on the way.
+                if isDurable { try session.records.sync() }
+                if let storeFailure { throw storeFailure }
+            }
+        }
+        return results.map { $0! }
+    }
+
     /// Unlikes a photo: removes its record and every image of it.
     ///
     /// - Returns: The ``LikeChange/Kind/unliked`` change, naming the files removed.

@@ -8,7 +8,10 @@ import Testing
 
 @Suite struct CrashSafetyTests {
     enum Operation: String, CaseIterable, Sendable {
-        case firstLike, updateWithImages, updateNoteOnly, unlike, toggleOn, toggleOff, purge
+        case firstLike, updateWithImages, updateNoteOnly, unlike, toggleOn, toggleOff, purge, batch
+
+        /// A batch commits photo by photo: each is before or after, not necessarily all alike.
+        var commitsPerPhoto: Bool { self == .batch }
     }
 
     /// What a reader can see of one record.
@@ -39,6 +42,13 @@ import Testing
         case .toggleOn: try repository.toggle(Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new")
         case .toggleOff: try repository.toggle(Self.base, image: nil)
         case .purge: try repository.purge()
+        case .batch:
+            let results = try repository.likeAll([
+                LikeItem(id: Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new"),
+                LikeItem(id: Self.base, image: Samples.astronaut, userImage: Samples.jpeg(seed: 7), note: "after"),
+                LikeItem(id: Self.other, image: nil, note: "batched"),
+            ])
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
         }
     }
 
@@ -68,8 +78,22 @@ import Testing
             after[baseKey] = nil
         case .purge:
             break
+        case .batch:
+            after[Self.fresh.rawValue] = Visible(note: "new", image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), likedAt: .distantPast)
+            after[baseKey]?.image = Samples.astronaut
+            after[baseKey]?.userImage = Samples.jpeg(seed: 7)
+            after[baseKey]?.note = "after"
+            after[Self.other.rawValue]?.note = "batched"
         }
         return after
+    }
+
+    /// Whether every photo is as it was before or as it is after, each on its own.
+    func eachBeforeOrAfter(_ now: [String: Visible], _ before: [String: Visible], _ after: [String: Visible]) -> Bool {
+        Set(now.keys).union(before.keys).union(after.keys).allSatisfy { key in
+            func one(_ state: [String: Visible]) -> [String: Visible] { state[key].map { [key: $0] } ?? [:] }
+            return same(one(now), one(before)) || same(one(now), one(after))
+        }
     }
 
     /// Compares, ignoring the `likedAt` of a photo liked by the operation itself.
@@ -93,6 +117,8 @@ import Testing
         #expect(try reopened.list(LikeQuery(limit: 2)).records == Array(all.prefix(2)), "\(operation) at \(step): newest page")
         if acknowledged {
             #expect(same(now, after), "\(operation) returned, but its change is not all there (stopped at \(step))")
+        } else if operation.commitsPerPhoto {
+            #expect(eachBeforeOrAfter(now, before, after), "\(operation) stopped at \(step) left a photo neither before nor after")
         } else {
             #expect(same(now, before) || same(now, after), "\(operation) stopped at \(step) left a state that is neither before nor after")
         }
@@ -146,7 +172,12 @@ import Testing
             #expect(report.problems.isEmpty, "\(operation) failing at \(step): \(report.problems)")
             if let thrown {
                 #expect(thrown is LikeRepositoryError, "\(operation) failing at \(step) threw \(thrown)")
-                if operation != .purge {
+                if operation.commitsPerPhoto {
+                    let after = expected(after: operation, from: before)
+                    #expect(
+                        eachBeforeOrAfter(try visible(reopened), before, after), "\(operation) failed at \(step): a photo is neither before nor after"
+                    )
+                } else if operation != .purge {
                     #expect(same(try visible(reopened), before), "\(operation) failed at \(step) but changed the records")
                 }
             } else {

@@ -47,7 +47,13 @@ struct WriteSession {
         try records.entry(StoreLayout.recordFileName(id.storageKey)) != nil
     }
 
-    mutating func like(_ request: LikeRequest) throws -> LikeChange {
+    /// Likes or updates one photo.
+    ///
+    /// With `flushCommit` false the commit (the rename) is not flushed here: the caller flushes
+    /// `records/` after a run of likes. That is safe because every like makes all that came before
+    /// it durable before its own commit, so only the run's last commit can be lost to a power cut,
+    /// and its journal line is then the journal's last line, which recovery settles.
+    mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange {
         let key = request.id.storageKey
         var existing: StoredRecord?
         do {
@@ -103,7 +109,7 @@ struct WriteSession {
             try records.rename(temporary, to: StoreLayout.recordFileName(key))
             created.removeLast()
             committed = true
-            if durable { try records.sync() }
+            if durable, flushCommit { try records.sync() }
 
             // Committed: the replaced images are orphans now; a crash here leaves them to purge.
             if let existing {

@@ -1,0 +1,27 @@
+// One photo to like in a batch.
+
+import Foundation
+
+/// One photo for ``LikeRepository/likeAll(_:)``: what ``LikeRepository/like(_:image:userImage:note:photo:)``
+/// takes.
+public struct LikeItem: Sendable {
+    /// The photo's id.
+    public var id: PhotoID
+    /// The photo's JPEG; may be `nil` only when the photo is liked already.
+    public var image: Data?
+    /// The photographer's profile picture, a JPEG.
+    public var userImage: Data?
+    /// The person's note.
+    public var note: String?
+    /// Metadata from the photo's source.
+    public var photo: PhotoMetadata?
+
+    /// Creates an item; everything but the id defaults to `nil`.
+    public init(id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) {
+        self.id = id
+        self.image = image
+        self.userImage = userImage
+        self.note = note
+        self.photo = photo
+    }
+}
