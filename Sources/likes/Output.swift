@@ -64,9 +64,6 @@ enum Format {
         return formatter.string(from: date)
     }
 
-    /// `2026-11-22T01:23:45.123Z`.
-    static func isoDate(_ date: Date) -> String { LikeTimestamp.string(from: date) }
-
     /// Text safe to print on one line: control characters shown as escapes.
     static func oneLine(_ text: String) -> String {
         var result = ""

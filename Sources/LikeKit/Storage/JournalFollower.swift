@@ -108,7 +108,7 @@ final class JournalFollower: Sendable {
         }
 
         mutating func close() {
-            if descriptor >= 0 { _ = Glibc_or_Darwin.close(descriptor) }
+            if descriptor >= 0 { _ = SystemCall.close(descriptor) }
             descriptor = -1
         }
 
@@ -144,7 +144,7 @@ final class JournalFollower: Sendable {
             guard fd >= 0 else { return false }
             var info = stat()
             guard fstat(fd, &info) == 0 else {
-                _ = Glibc_or_Darwin.close(fd)
+                _ = SystemCall.close(fd)
                 return false
             }
             descriptor = fd
@@ -272,7 +272,7 @@ private struct DirectoryWatcher {
             let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard fd >= 0 else { return }
             if inotify_add_watch(fd, path, UInt32(IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE)) < 0 {
-                _ = Glibc_or_Darwin.close(fd)
+                _ = SystemCall.close(fd)
                 return
             }
             descriptor = fd
@@ -291,13 +291,13 @@ private struct DirectoryWatcher {
     }
 
     mutating func close() {
-        if descriptor >= 0 { _ = Glibc_or_Darwin.close(descriptor) }
+        if descriptor >= 0 { _ = SystemCall.close(descriptor) }
         descriptor = -1
     }
 }
 
 /// `close(2)`, reachable from types that have a `close()` method of their own.
-private enum Glibc_or_Darwin {
+private enum SystemCall {
     static func close(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
             return Darwin.close(fd)
