@@ -56,12 +56,13 @@ enum Format {
     }
 
     /// `2026-11-22 01:23` in the local time zone.
+    ///
+    /// Shifted by the zone's offset and written by LikeKit's own ISO formatter: a `DateFormatter`
+    /// per row cost more than the rest of a long listing.
     static func localDate(_ date: Date, seconds: Bool = false) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        formatter.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
+        let local = date.addingTimeInterval(Double(TimeZone.current.secondsFromGMT(for: date)))
+        let text = LikeTimestamp.string(from: local)  // 2026-11-22T01:23:45.123Z
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(seconds ? 8 : 5)
     }
 
     /// Text safe to print on one line: control characters shown as escapes.

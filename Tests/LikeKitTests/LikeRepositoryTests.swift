@@ -141,7 +141,7 @@ import Testing
         for step in 0..<300 {
             let id = PhotoID(valid: "p\(Int.random(in: 0..<40, using: &generator))")
             switch Int.random(in: 0..<4, using: &generator) {
-            case 0: try? repository.unlike(id)
+            case 0: _ = try? repository.unlike(id)
             case 1: try repository.like(id, image: Samples.jpeg(seed: step), note: "step \(step)")
             default: try repository.toggle(id, image: Samples.jpeg(seed: step))
             }

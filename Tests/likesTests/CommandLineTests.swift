@@ -137,6 +137,17 @@ import Testing
         #expect(empty.status == 0 && empty.stdout.hasPrefix("No liked photos yet."))
     }
 
+    @Test func listShowsTheLikedDateInLocalTime() throws {
+        let record = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--json"]).object()
+        let likedAt = try #require((record["likedAt"] as? String).flatMap { ISO8601DateFormatter.withFractions.date(from: $0) })
+        let tokyo = try box.run(["list"], environment: ["TZ": "Asia/Tokyo"]).stdout.split(separator: "\n")[1]
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "Asia/Tokyo")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        #expect(tokyo.hasPrefix(formatter.string(from: likedAt)), "\(tokyo)")
+    }
+
     @Test func showPrintsFileSizeDimensionsDateNoteAndMetadata() throws {
         try likeThree()
         let run = try box.run(["show", "r"])
@@ -362,5 +373,13 @@ import Testing
         #expect(try box.run(["--durability", "relaxed", "like", "b", "--image", Samples.photo("coffee.jpg").path]).status == 0)
         #expect(try box.run(["verify"]).status == 0)
         #expect(try box.run(["list", "--json"]).array().count == 2)
+    }
+}
+
+extension ISO8601DateFormatter {
+    static var withFractions: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }
