@@ -370,6 +370,56 @@ import Testing
         #expect(try box.run(["list", "--json"]).array().count == 3, "the unlike refused by the read-only store changed nothing")
     }
 
+    @Test func aFullDiskFailsTheLikeAndKeepsTheStoreAsItWas() throws {
+        // A 64 KB tmpfs in a user and mount namespace of its own: a real ENOSPC. Skipped where
+        // namespaces are not allowed.
+        let mountPoint = box.url.appendingPathComponent("small-disk")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        let small = box.file("small.jpg", madeUpJPEG(seed: 1, scanBytes: 200))
+        let store = mountPoint.appendingPathComponent("store").path
+        let likes = Binary.url.path
+        let script = """
+            mount -t tmpfs -o size=64k tmpfs '\(mountPoint.path)' || exit 99
+            '\(likes)' --store '\(store)' like small --image '\(small)' >/dev/null || exit 1
+            '\(likes)' --store '\(store)' like big --image '\(Samples.photo("rocket.jpg").path)' 2>'\(box.path("error.txt"))'
+            [ $? -eq 74 ] || exit 2
+            '\(likes)' --store '\(store)' list --json > '\(box.path("list.json"))' || exit 3
+            '\(likes)' --store '\(store)' verify >/dev/null || exit 4
+            [ "$(ls '\(store)/images' | wc -l)" -eq 1 ] || exit 5
+            """
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        run.arguments = ["--user", "--map-root-user", "--mount", "/bin/sh", "-c", script]
+        run.standardError = FileHandle.nullDevice
+        guard (try? run.run()) != nil else { return }
+        run.waitUntilExit()
+        guard run.terminationStatus != 99 else { return }  // no tmpfs mount allowed here
+        #expect(run.terminationStatus == 0, "step \(run.terminationStatus) failed on the full disk")
+        let error = try String(contentsOfFile: box.path("error.txt"), encoding: .utf8)
+        #expect(error.hasPrefix("likes: Could not write ") && error.contains("No space left on device"), "\(error)")
+        let listed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: box.path("list.json")))) as? [[String: Any]]
+        #expect(listed?.map { $0["id"] as? String } == ["small"])
+    }
+
+    @Test func aHugeSparseFileIsRefusedWithoutReadingIt() throws {
+        let path = box.path("huge.jpg")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data([0xFF, 0xD8])))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+        let started = Date()
+        let run = try box.run(["like", "huge", "--image", path])
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("is 1.00 GB, more than the 256.00 MB a photo may have"), "\(run.stderr)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        let folder = box.path("folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: path, toPath: folder + "/huge.jpg")
+        let imported = try box.run(["import", folder, "--json"])
+        #expect(imported.status == 1)
+        #expect((try imported.object()["skipped"] as? [[String: String]])?.first?["reason"]?.contains("256.00 MB") == true)
+    }
+
     @Test func aLockedStoreIsBusyAfterTheTimeout() throws {
         _ = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path])
         let fd = open(box.store.appendingPathComponent("likes.lock").path, O_RDWR)
