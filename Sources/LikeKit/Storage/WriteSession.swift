@@ -50,9 +50,10 @@ struct WriteSession {
     /// Likes or updates one photo.
     ///
     /// With `flushCommit` false the commit (the rename) is not flushed here: the caller flushes
-    /// `records/` after a run of likes. That is safe because every like makes all that came before
-    /// it durable before its own commit, so only the run's last commit can be lost to a power cut,
-    /// and its journal line is then the journal's last line, which recovery settles.
+    /// `records/` after a run of likes. That is safe where the flush before each commit is a
+    /// `syncfs`, which also makes the previous commit durable: only the run's last commit can be
+    /// lost to a power cut, and its journal line is then the journal's last line, which recovery
+    /// settles. Where files are flushed one by one, every commit is flushed anyway.
     mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange {
         let key = request.id.storageKey
         var existing: StoredRecord?
@@ -109,7 +110,8 @@ struct WriteSession {
             try records.rename(temporary, to: StoreLayout.recordFileName(key))
             created.removeLast()
             committed = true
-            if durable, flushCommit { try records.sync() }
+            // File by file (no syncfs), the next like would not flush this commit: flush it now.
+            if durable, flushCommit || flushEach { try records.sync() }
 
             // Committed: the replaced images are orphans now; a crash here leaves them to purge.
             if let existing {
