@@ -106,7 +106,7 @@ enum StorageKey {
         while let byte = iterator.next() {
             switch byte {
             case UInt8(ascii: "^"):
-                guard let letter = iterator.next() else { return nil }
+                guard let letter = iterator.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) else { return nil }
                 bytes.append(letter - 32)
             case UInt8(ascii: "%"):
                 guard let high = iterator.next(), let low = iterator.next(),

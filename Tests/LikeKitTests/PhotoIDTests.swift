@@ -64,6 +64,17 @@ import Testing
         #expect(Set(keys).count == Set(ids).count)
     }
 
+    @Test(arguments: ["Dwu85P9SOIk", "a/b", "caf\u{E9}", "^x%", "x y"])
+    func readableKeysDecodeToTheirID(text: String) {
+        #expect(StorageKey.decode(PhotoID(valid: text).storageKey) == text.precomposedStringWithCanonicalMapping)
+    }
+
+    /// Found by Fuzz/run.sh: `^` followed by a byte below `a` made the decoder trap.
+    @Test(arguments: ["^\u{0}", "^", "%4", "%zz", "^A", "#abc"])
+    func malformedKeysDecodeToNothing(key: String) {
+        #expect(StorageKey.decode(key) == nil)
+    }
+
     @Test func longIDsAreHashedAndFitAFileName() {
         let key = PhotoID(valid: String(repeating: "📷", count: 64)).storageKey
         #expect(key.hasPrefix("#"))
@@ -118,5 +129,30 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
         #expect(bytes.withUnsafeBytes { CRC32.checksum($0) } == reference(bytes))
+    }
+}
+
+@Suite struct JournalLineTests {
+    /// Found by Fuzz/run.sh: `048` parsed as 48, so the line did not encode back to itself.
+    @Test(arguments: [
+        "L 1763774625123 1a2b3c4d5e6f 048 1a2b3c4d5e6f - abc", "L 01763774625123 1a2b3c4d5e6f 48 1a2b3c4d5e6f - abc",
+        "L 1763774625123 1A2B3C4D5E6F 48 1a2b3c4d5e6f - abc", "L 1763774625123 1a2b3c4d5e6f 48 1a2b3c4d5e6f - ABC",
+        "L 1763774625123 1a2b3c4d5e6f 48 1a2b3c4d5e6f -  abc", "M 1 1a2b3c4d5e6f 48 1a2b3c4d5e6f - abc extra",
+        "X 1 1a2b3c4d5e6f 48 1a2b3c4d5e6f - abc", "",
+        // Found by Fuzz/run.sh: headers and purge lines whose other fields were not checked.
+        "J 0 01\u{86}\u{0}\u{0}ab 0 - - likes-journal-1", "J 0 0123456789ab 0 x - likes-journal-1", "P 1 0123456789ab 12 - - images/x",
+    ])
+    func malformedLinesAreRefused(text: String) {
+        #expect(JournalLine.parse(Array(text.utf8)[...]) == nil)
+    }
+
+    @Test(arguments: [
+        "J 0 0123456789ab 0 - - likes-journal-1", "L 1763774625123 1a2b3c4d5e6f 2048 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik",
+        "M 1763774625124 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f %c3%a9", "U 1763774625125 2a2b3c4d5e6f 0 1a2b3c4d5e6f - abc a%20b",
+        "A 1763774625125 2a2b3c4d5e6f 0 - - abc", "P 1763774625126 - 12 - - images/x%20y",
+    ])
+    func wellFormedLinesEncodeBackToThemselves(text: String) throws {
+        let line = try #require(JournalLine.parse(Array(text.utf8)[...]))
+        #expect(String(decoding: line.encoded.dropLast(), as: UTF8.self) == text)
     }
 }

@@ -92,7 +92,9 @@ struct JournalLine: Hashable, Sendable {
         func isDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { field.count == 1 && field[0] == UInt8(ascii: "-") }
         switch operation {
         case .header:
-            guard String(decoding: key, as: UTF8.self) == formatName else { return nil }
+            guard Generation.isValid(generation), isDash(imageGeneration), isDash(userGeneration),
+                String(decoding: key, as: UTF8.self) == formatName
+            else { return nil }
         case .liked, .updated:
             guard Generation.isValid(generation), Generation.isValid(imageGeneration),
                 isDash(userGeneration) || Generation.isValid(userGeneration), StorageKey.isWellFormed(key)
@@ -102,7 +104,8 @@ struct JournalLine: Hashable, Sendable {
                 isDash(imageGeneration) || Generation.isValid(imageGeneration), isDash(userGeneration) || Generation.isValid(userGeneration)
             else { return nil }
         case .purged:
-            guard !key.isEmpty, key.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            guard isDash(generation), isDash(imageGeneration), isDash(userGeneration), !key.isEmpty, key.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else { return nil }
         }
         var id: String?
         if fieldCount == 8 {
@@ -138,8 +141,9 @@ struct JournalLine: Hashable, Sendable {
         }
     }
 
+    /// A decimal number as the writer writes it: digits only, no leading zero.
     private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard !field.isEmpty, field.count <= 18 else { return nil }
+        guard !field.isEmpty, field.count <= 18, field.count == 1 || field[0] != UInt8(ascii: "0") else { return nil }
         var value: Int64 = 0
         for byte in field {
             guard byte >= 0x30, byte <= 0x39 else { return nil }

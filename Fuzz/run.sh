@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check and the journal readers.
+# Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
+# A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-1000000}
+out=.build/fuzz
+mkdir -p "$out"
+export SWIFT_BACKTRACE=enable=no   # the backtracer can hang after a crash under the fuzzer
+sources=$(find Sources/LikeKit -name '*.swift')
+for target in JPEGHeaderFuzz JournalFuzz; do
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit $sources "Fuzz/$target.swift" -o "$out/$target"
+    mkdir -p "$out/$target-corpus"
+    case $target in
+        JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
+        JournalFuzz) cat > "$out/$target-corpus/seed" <<'LINES'
+J 0 0123456789ab 0 - - likes-journal-1
+L 1763774625123 1a2b3c4d5e6f 2048 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik
+M 1763774625124 2a2b3c4d5e6f 2048 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik
+U 1763774625125 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik Dwu85P9SOIk
+A 1763774625125 2a2b3c4d5e6f 0 - - ^dwu85^p9^s^o^ik
+P 1763774625126 - 12 - - images/x%20y
+LINES
+            ;;
+    esac
+    (cd "$out" && "./$target" -runs="$runs" -max_len=4096 "$target-corpus")
+done
