@@ -158,7 +158,7 @@ import Testing
             let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
             try prepare(folder)
             let before = try visible(folder.repository())
-            let faults = FaultInjector(.fail(at: failPoint, code: failPoint % 2 == 0 ? EIO : ENOSPC))
+            let faults = FaultInjector(.fail(at: failPoint, code: [EIO, ENOSPC, EACCES][failPoint % 3]))
             var thrown: (any Error)?
             do {
                 try run(operation, on: folder.repository(faults: faults))
