@@ -155,37 +155,46 @@ import Testing
     @Test(arguments: Operation.allCases)
     func failureAtEveryStepLeavesTheStoreAsItWas(operation: Operation) throws {
         for failPoint in 0... {
-            let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
-            try prepare(folder)
-            let before = try visible(folder.repository())
-            let faults = FaultInjector(.fail(at: failPoint, code: [EIO, ENOSPC, EACCES][failPoint % 3]))
-            var thrown: (any Error)?
-            do {
-                try run(operation, on: folder.repository(faults: faults))
-            } catch {
-                thrown = error
+            var reachedFault = false
+            for code in [EIO, ENOSPC, EACCES] {
+                reachedFault = try fail(operation, at: failPoint, with: code)
             }
-            let reachedFault = faults.steps.count > failPoint
-            let step = reachedFault ? faults.steps[failPoint] : "none"
-            let reopened = folder.repository()
-            let report = try reopened.verify()
-            #expect(report.problems.isEmpty, "\(operation) failing at \(step): \(report.problems)")
-            if let thrown {
-                #expect(thrown is LikeRepositoryError, "\(operation) failing at \(step) threw \(thrown)")
-                if operation.commitsPerPhoto {
-                    let after = expected(after: operation, from: before)
-                    #expect(
-                        eachBeforeOrAfter(try visible(reopened), before, after), "\(operation) failed at \(step): a photo is neither before nor after"
-                    )
-                } else if operation != .purge {
-                    #expect(same(try visible(reopened), before), "\(operation) failed at \(step) but changed the records")
-                }
-            } else {
-                #expect(same(try visible(reopened), expected(after: operation, from: before)), "\(operation) succeeded past a failure at \(step)")
-            }
-            try checkRecovered(folder, operation: operation, before: before, acknowledged: thrown == nil, step: step)
             if !reachedFault { break }
         }
+    }
+
+    /// Runs `operation` with step `failPoint` failing with `code`; returns whether it got there.
+    func fail(_ operation: Operation, at failPoint: Int, with code: Int32) throws -> Bool {
+        let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
+        try prepare(folder)
+        let before = try visible(folder.repository())
+        let faults = FaultInjector(.fail(at: failPoint, code: code))
+        var thrown: (any Error)?
+        do {
+            try run(operation, on: folder.repository(faults: faults))
+        } catch {
+            thrown = error
+        }
+        let reachedFault = faults.steps.count > failPoint
+        let step = reachedFault ? faults.steps[failPoint] : "none"
+        let reopened = folder.repository()
+        let report = try reopened.verify()
+        #expect(report.problems.isEmpty, "\(operation) failing at \(step): \(report.problems)")
+        if let thrown {
+            #expect(thrown is LikeRepositoryError, "\(operation) failing at \(step) threw \(thrown)")
+            if operation.commitsPerPhoto {
+                let after = expected(after: operation, from: before)
+                #expect(
+                    eachBeforeOrAfter(try visible(reopened), before, after), "\(operation) failed at \(step): a photo is neither before nor after"
+                )
+            } else if operation != .purge {
+                #expect(same(try visible(reopened), before), "\(operation) failed at \(step) but changed the records")
+            }
+        } else {
+            #expect(same(try visible(reopened), expected(after: operation, from: before)), "\(operation) succeeded past a failure at \(step)")
+        }
+        try checkRecovered(folder, operation: operation, before: before, acknowledged: thrown == nil, step: step)
+        return reachedFault
     }
 
     @Test func tornJournalLineIsCutAndTheLikeAfterItIsKept() throws {
