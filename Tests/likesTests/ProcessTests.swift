@@ -58,17 +58,7 @@ import Testing
         for n in ids {
             script += "\(Binary.url.path) --store '\(box.store.path)' like k\(n) --image '\(files[n])' >/dev/null && echo ack \(n) || exit 3\n"
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        Thread.sleep(forTimeInterval: delay)
-        kill(-process.processIdentifier, SIGKILL)
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = try runKilled(script, after: delay)
         return output.split(separator: "\n").compactMap { line in line.hasPrefix("ack ") ? Int(line.dropFirst(4)) : nil }
     }
 

@@ -124,3 +124,19 @@ func madeUpJPEG(width: Int = 64, height: Int = 48, seed: Int = 0, scanBytes: Int
     }
     return Data(bytes + [0xFF, 0xD9])
 }
+
+/// Runs a shell script in a session of its own, SIGKILLs the whole session after `delay`
+/// seconds (the shell and the `likes` it is running), and returns what the script printed.
+func runKilled(_ script: String, after delay: Double) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+    process.arguments = ["/bin/sh", "-c", script]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    Thread.sleep(forTimeInterval: delay)
+    kill(-process.processIdentifier, SIGKILL)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+}

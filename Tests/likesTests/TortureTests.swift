@@ -110,17 +110,7 @@ import Testing
                 planned.append(operation)
             }
             let script = planned.enumerated().map { command($1, number: $0) + " || exit 3" }.joined(separator: "\n")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-            process.arguments = ["/bin/sh", "-c", script]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.5, using: &generator))
-            kill(-process.processIdentifier, SIGKILL)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let output = try runKilled(script, after: Double.random(in: 0.05...0.5, using: &generator))
             let acknowledged = output.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
             // Acknowledged operations happened; the next one may or may not have.
             for operation in planned.prefix(acknowledged) { operation.apply(to: &model) }
