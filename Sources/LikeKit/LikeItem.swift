@@ -2,8 +2,8 @@
 
 import Foundation
 
-/// One photo for ``LikeRepository/likeAll(_:)``: what ``LikeRepository/like(_:image:userImage:note:photo:)``
-/// takes.
+/// One photo for ``LikeRepository/likeAll(_:)``: what
+/// ``LikeRepository/like(_:image:userImage:note:photo:albums:)`` takes.
 public struct LikeItem: Sendable {
     /// The photo's id.
     public var id: PhotoID
@@ -15,13 +15,16 @@ public struct LikeItem: Sendable {
     public var note: String?
     /// Metadata from the photo's source.
     public var photo: PhotoMetadata?
+    /// Albums to put the photo in, besides those it is in already.
+    public var albums: [AlbumName]
 
-    /// Creates an item; everything but the id defaults to `nil`.
-    public init(id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) {
+    /// Creates an item; everything but the id defaults to `nil` (no albums).
+    public init(id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []) {
         self.id = id
         self.image = image
         self.userImage = userImage
         self.note = note
         self.photo = photo
+        self.albums = albums
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// ```swift
 /// let newest = try repository.list(LikeQuery(limit: 20)).records
 /// let blue = try repository.list(LikeQuery(color: "#0c2340")).records
+/// let trip = try repository.list(LikeQuery(album: try AlbumName("Lisbon"))).records
 /// ```
 public struct LikeQuery: Sendable, Hashable {
     /// The order of a listing, by the date each photo was liked.
@@ -27,17 +28,37 @@ public struct LikeQuery: Sendable, Hashable {
     public var color: String?
     /// Keeps records whose description, photographer or note contains this text, ignoring case.
     public var search: String?
+    /// Keeps the photos in this album.
+    public var album: AlbumName?
+    /// Keeps the photos liked at or after this date.
+    public var since: Date?
 
     /// Creates a query; with no arguments it lists every record, newest first.
-    public init(order: Order = .newestFirst, limit: Int? = nil, offset: Int = 0, color: String? = nil, search: String? = nil) {
+    public init(
+        order: Order = .newestFirst, limit: Int? = nil, offset: Int = 0, color: String? = nil, search: String? = nil, album: AlbumName? = nil,
+        since: Date? = nil
+    ) {
         self.order = order
         self.limit = limit
         self.offset = offset
         self.color = color
         self.search = search
+        self.album = album
+        self.since = since
     }
 
+    /// Whether records must be decoded to be tested (colour and search); album and date are
+    /// tested on the index.
     var hasFilters: Bool { color != nil || search != nil }
+
+    /// Whether the index alone rules out some photos.
+    var hasIndexFilters: Bool { album != nil || since != nil }
+
+    func matches(_ entry: LiveEntry) -> Bool {
+        if let album, !entry.albums.contains(album) { return false }
+        if let since, entry.likedAt < Timestamp.milliseconds(since) { return false }
+        return true
+    }
 
     func matches(_ record: LikeRecord) -> Bool {
         if let color {

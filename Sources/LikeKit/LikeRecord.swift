@@ -9,7 +9,7 @@ import Foundation
 /// ```json
 /// {"id": "Dwu85P9SOIk", "likedAt": "2026-11-22T01:23:45.123Z",
 ///  "image": {"file": "/…/images/^dwu85^p9^s^o^ik~1a2b3c4d5e6f.jpg", "bytes": 123456, "width": 4000, "height": 3000},
-///  "userImage": null, "note": null, "photo": null}
+///  "userImage": null, "note": null, "photo": null, "albums": ["Lisbon"]}
 /// ```
 public struct LikeRecord: Sendable, Hashable, Codable {
     /// The photo's id, spelled as it was first liked.
@@ -24,16 +24,21 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     public var note: String?
     /// What the photo's source says about it.
     public var photo: PhotoMetadata?
+    /// The albums the photo is in, sorted by name.
+    public var albums: [AlbumName]
 
-    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, note, photo }
+    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, note, photo, albums }
 
-    init(id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, note: String?, photo: PhotoMetadata?) {
+    init(
+        id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]
+    ) {
         self.id = id
         self.likedAt = likedAt
         self.image = image
         self.userImage = userImage
         self.note = note
         self.photo = photo
+        self.albums = albums
     }
 
     /// Decodes a record in the shape ``encode(to:)`` writes.
@@ -49,6 +54,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         userImage = try container.decodeIfPresent(StoredImage.self, forKey: .userImage)
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
+        albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
     }
 
     /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with
@@ -61,6 +67,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         try container.encode(userImage, forKey: .userImage)
         try container.encode(note, forKey: .note)
         try container.encode(photo, forKey: .photo)
+        try container.encode(albums, forKey: .albums)
     }
 
     /// The number of bytes of the record's images together.

@@ -7,6 +7,10 @@ extension LikeRepository {
     /// of a write a crash interrupted. Also rebuilds the index when it disagrees with the records,
     /// and compacts it when most of its lines describe changes since superseded.
     ///
+    /// A dry run trusts the index where it names exactly the record files present, and so stays
+    /// close to the cost of listing the files; a real purge decodes every record, so that it also
+    /// repairs an index whose entries a hand-edited record file contradicts.
+    ///
     /// A damaged record file is not an orphan, and neither are the images of its photo: they stay
     /// for `verify` to report.
     ///
@@ -26,7 +30,7 @@ extension LikeRepository {
             return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
         }
         let report = try withWriteAccess { session in
-            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true, locked: true)
+            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: false, locked: true)
             var removed: [(path: String, size: Int)] = []
             var firstError: (any Error)?
             for orphan in inventory.orphans {
@@ -160,8 +164,10 @@ extension LikeRepository {
         let recordNames = try records?.names() ?? []
         let imageNames = try images?.names() ?? []
         var useIndex = trustIndex
+        var indexed: [String: LiveEntry] = [:]
         if let records {
             let index = try loadIndex(root: root, records: records, locked: locked)
+            indexed = index.live
             inventory.journalLines = index.lineCount
             let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
             inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }
@@ -176,6 +182,10 @@ extension LikeRepository {
                 inventory.records = decoded.records
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
+                // Decoded, the records also show entries of the index that are out of date.
+                if inventory.indexIsSound, decoded.damage.isEmpty {
+                    inventory.indexIsSound = decoded.entries.count == indexed.count && decoded.entries.allSatisfy { indexed[$0.key] == $0 }
+                }
             }
             // The live names of each directory; paths are made only for orphans (a store of 100,000
             // favorites has 200,000 names to sort).

@@ -24,22 +24,28 @@ extension LikeRepository {
     /// - Returns: The records, and a sentence for each damaged record passed over.
     /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` for a negative limit or offset; `io`.
     public func list(_ query: LikeQuery = LikeQuery()) throws -> LikeListing {
+        let selection = try select(query)
+        return LikeListing(records: selection.records.map(publicRecord), damage: selection.damage)
+    }
+
+    /// The records a query lists, as stored, and the damage passed over.
+    func select(_ query: LikeQuery) throws -> (records: [StoredRecord], damage: [String]) {
         if let limit = query.limit, limit < 0 { throw LikeRepositoryError.invalidArgument("The limit must not be negative; it was \(limit).") }
         guard query.offset >= 0 else { throw LikeRepositoryError.invalidArgument("The offset must not be negative; it was \(query.offset).") }
         guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
-            return LikeListing(records: [], damage: [])
+            return ([], [])
         }
-        if !query.hasFilters, query.order == .newestFirst, let limit = query.limit,
+        if !query.hasFilters, !query.hasIndexFilters, query.order == .newestFirst, let limit = query.limit,
             let page = try newestPage(root: root, records: records, count: query.offset + limit)
         {
-            return LikeListing(records: Array(page.dropFirst(query.offset)), damage: [])
+            return (Array(page.dropFirst(query.offset)), [])
         }
         var damage: [String] = []
-        let entries = try liveEntries(root: root, records: records, damage: &damage)
+        let entries = try liveEntries(root: root, records: records, damage: &damage).filter(query.matches)
         // Likes of one millisecond keep the order of their lines in the journal.
         func order(_ entry: LiveEntry) -> (Int64, Int, String) { (entry.likedAt, entry.sequence, entry.key) }
         let ordered = entries.sorted { query.order == .newestFirst ? order($0) > order($1) : order($0) < order($1) }
-        var result: [LikeRecord] = []
+        var result: [StoredRecord] = []
         var skipped = 0
         for entry in ordered.dropFirst(query.hasFilters ? 0 : query.offset) {
             if let limit = query.limit, result.count >= limit { break }
@@ -52,17 +58,16 @@ extension LikeRepository {
                 damage.append("The record file \(file) is damaged (\(reason)).")
                 continue
             }
-            let record = publicRecord(stored)
             if query.hasFilters {
-                guard query.matches(record) else { continue }
+                guard query.matches(publicRecord(stored)) else { continue }
                 if skipped < query.offset {
                     skipped += 1
                     continue
                 }
             }
-            result.append(record)
+            result.append(stored)
         }
-        return LikeListing(records: result, damage: damage)
+        return (result, damage)
     }
 
     /// How many photos are liked, their bytes, and the dates of the oldest and newest like.
@@ -93,7 +98,7 @@ extension LikeRepository {
     /// look at its file (unless an `A` line takes it back, or it is the last line, which may not
     /// have committed), so recent churn costs no file system calls. The cost is the page's,
     /// whatever the size of the collection.
-    func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int) throws -> [LikeRecord]? {
+    func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int) throws -> [StoredRecord]? {
         guard count > 0 else { return [] }
         let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
         guard fd >= 0 else { return nil }
@@ -103,7 +108,7 @@ extension LikeRepository {
         let size = Int(info.st_size)
         if let noted = FileLock.notedJournalLength(in: root), size < noted { return nil }
 
-        var page: [LikeRecord] = []
+        var page: [StoredRecord] = []
         var decided: Set<String> = []
         var voidNext = false  // an `A` line takes back the line before it
         var isLastLine = true
@@ -159,7 +164,7 @@ extension LikeRepository {
                     return nil  // let the sure path name the damage
                 }
                 guard let stored, stored.likedAt == line.at else { continue }
-                page.append(publicRecord(stored))
+                page.append(stored)
                 if page.count == count { return page }
             }
             carried = Array(chunk[..<lineEnd])

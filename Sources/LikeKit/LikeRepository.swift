@@ -73,19 +73,23 @@ public final class LikeRepository: Sendable {
     ///   - id: The photo's id.
     ///   - image: The photo's JPEG; may be `nil` only when the photo is liked already.
     ///   - userImage: The photographer's profile picture, a JPEG.
-    ///   - note: The person's note.
+    ///   - note: The person's note; replaces the one the photo has. See ``setNote(_:for:)`` to
+    ///     remove it.
     ///   - photo: Metadata from the photo's source.
+    ///   - albums: Albums to put the photo in, besides those it is in already.
     /// - Returns: The change made: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/updated``,
     ///   with the record as stored.
     /// - Throws: ``LikeRepositoryError``: `notJPEG` for an image that is not a complete JPEG,
-    ///   `imageRequired` for a first like without an image, `storeBusy`, `io`.
+    ///   `imageRequired` for a first like without an image, `invalidNote`, `storeBusy`, `io`.
     @discardableResult
-    public func like(_ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) throws -> LikeChange {
-        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo)
+    public func like(
+        _ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
+    ) throws -> LikeChange {
+        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
         return try withWriteAccess { session in try publishing(session.like(request)) }
     }
 
-    /// Likes many photos: each as ``like(_:image:userImage:note:photo:)`` would, with one flush
+    /// Likes many photos: each as ``like(_:image:userImage:note:photo:albums:)`` would, with one flush
     /// fewer per photo, for imports.
     ///
     /// Each like is still made durable before its commit, so a crash leaves every photo either
@@ -109,7 +113,11 @@ public final class LikeRepository: Sendable {
         for (index, item) in items.enumerated() {
             do {
                 prepared.append(
-                    (index, try LikeRequest(id: item.id, image: item.image, userImage: item.userImage, note: item.note, photo: item.photo)))
+                    (
+                        index,
+                        try LikeRequest(
+                            id: item.id, image: item.image, userImage: item.userImage, note: item.note, photo: item.photo, albums: item.albums)
+                    ))
             } catch let error as LikeRepositoryError {
                 results[index] = .failure(error)
             }
@@ -154,14 +162,16 @@ public final class LikeRepository: Sendable {
 
     /// The heart button: unlikes a liked photo, else likes it.
     ///
-    /// - Parameters: As for ``like(_:image:userImage:note:photo:)``; they are used only when the
-    ///   photo is not liked yet.
+    /// - Parameters: As for ``like(_:image:userImage:note:photo:albums:)``; they are used only
+    ///   when the photo is not liked yet.
     /// - Returns: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/unliked``.
     /// - Throws: ``LikeRepositoryError/imageRequired(id:)`` when the photo is not liked and no
-    ///   image is given; `notJPEG`, `storeBusy`, `io`.
+    ///   image is given; `notJPEG`, `invalidNote`, `storeBusy`, `io`.
     @discardableResult
-    public func toggle(_ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil) throws -> LikeChange {
-        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo)
+    public func toggle(
+        _ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
+    ) throws -> LikeChange {
+        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
         return try withWriteAccess { session in
             try publishing(session.isLiked(id) ? try session.unlike(id) : try session.like(request))
         }
@@ -248,7 +258,7 @@ public final class LikeRepository: Sendable {
         }
         return LikeRecord(
             id: stored.id, likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
-            userImage: stored.userImage.map { image($0, user: true) }, note: stored.note, photo: stored.photo)
+            userImage: stored.userImage.map { image($0, user: true) }, note: stored.note, photo: stored.photo, albums: stored.albums)
     }
 
     static func describe(_ error: any Error) -> String {
@@ -265,8 +275,16 @@ public final class LikeRepository: Sendable {
     }
 }
 
-/// A like's images, validated and checksummed before the store is locked.
+/// A like's images, validated and checksummed before the store is locked, and what it changes
+/// besides.
 struct LikeRequest {
+    /// What a change does to the photo's note.
+    enum NoteEdit {
+        case keep
+        case set(String)
+        case clear
+    }
+
     struct Image {
         var data: Data
         var header: JPEGHeader
@@ -276,10 +294,12 @@ struct LikeRequest {
     var id: PhotoID
     var image: Image?
     var userImage: Image?
-    var note: String?
+    var note: NoteEdit
     var photo: PhotoMetadata?
+    var addAlbums: [AlbumName]
+    var removeAlbums: [AlbumName] = []
 
-    init(id: PhotoID, image: Data?, userImage: Data?, note: String?, photo: PhotoMetadata?) throws {
+    init(id: PhotoID, image: Data?, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName] = []) throws {
         func prepare(_ data: Data?, what: String) throws -> Image? {
             guard let data else { return nil }
             do {
@@ -295,7 +315,33 @@ struct LikeRequest {
         self.id = id
         self.image = try prepare(image, what: "image")
         self.userImage = try prepare(userImage, what: "user image")
-        self.note = note
+        if let note { try Note.validate(note) }
+        self.note = note.map(NoteEdit.set) ?? .keep
         self.photo = photo
+        self.addAlbums = albums
+    }
+
+    /// A change to a liked photo's note or albums alone.
+    init(id: PhotoID, note: NoteEdit = .keep, addAlbums: [AlbumName] = [], removeAlbums: [AlbumName] = []) throws {
+        if case .set(let text) = note { try Note.validate(text) }
+        self.id = id
+        self.note = note
+        self.photo = nil
+        self.addAlbums = addAlbums
+        self.removeAlbums = removeAlbums
+    }
+
+    /// The note a record has after this change.
+    func note(after existing: String?) -> String? {
+        switch note {
+        case .keep: existing
+        case .set(let text): text
+        case .clear: nil
+        }
+    }
+
+    /// The albums a record is in after this change.
+    func albums(after existing: [AlbumName]) -> [AlbumName] {
+        AlbumName.canonical(Set(existing).union(addAlbums).subtracting(removeAlbums))
     }
 }

@@ -23,6 +23,18 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
     case idCollision(id: PhotoID, existing: PhotoID)
     /// An argument is out of range, such as a negative limit.
     case invalidArgument(String)
+    /// The album name is empty, longer than 256 UTF-8 bytes, or holds a control character.
+    case invalidAlbumName(String, reason: String)
+    /// The note is blank, longer than 10,000 UTF-8 bytes, or holds a control character other
+    /// than a line break or tab.
+    case invalidNote(reason: String)
+    /// No liked photo is in the album.
+    case noSuchAlbum(AlbumName)
+    /// The photo is liked but not in the album it was to be removed from.
+    case notInAlbum(id: PhotoID, album: AlbumName)
+    /// An export's destination cannot take the export: it holds files that are not an earlier
+    /// export (which would be mixed or replaced), it is not a folder, or its parent is missing.
+    case exportDestinationUnusable(path: String, reason: String)
 
     /// A sentence that says what went wrong and what to do about it.
     public var description: String {
@@ -46,6 +58,18 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
                 "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)). Unlike that photo first."
         case .invalidArgument(let message):
             return message
+        case .invalidAlbumName(let name, let reason):
+            return
+                "Invalid album name \(Self.quoted(name)): \(reason). Use a non-empty name of at most 256 UTF-8 bytes without control characters."
+        case .invalidNote(let reason):
+            return "Invalid note: \(reason). Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
+        case .noSuchAlbum(let album):
+            return "There is no album \(Self.quoted(album.rawValue)). See the albums with `likes albums`."
+        case .notInAlbum(let id, let album):
+            return
+                "Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)). See the album with `likes list --album NAME`."
+        case .exportDestinationUnusable(let path, let reason):
+            return "Cannot export to \(path): \(reason); nothing was written. Export into a new or empty folder whose parent exists."
         }
     }
 

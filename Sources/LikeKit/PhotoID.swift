@@ -25,18 +25,23 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: ``LikeRepositoryError/invalidID(_:reason:)`` when the id is empty, longer
     ///   than 256 UTF-8 bytes, or holds a control character.
     public init(_ rawValue: String) throws(LikeRepositoryError) {
-        if rawValue.isEmpty {
-            throw .invalidID(rawValue, reason: "it is empty")
-        }
-        let byteCount = rawValue.utf8.count
-        if byteCount > Self.maximumByteCount {
-            throw .invalidID(rawValue, reason: "it is \(byteCount) UTF-8 bytes long")
-        }
-        if let control = rawValue.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
-            let code = String(control.value, radix: 16, uppercase: true)
-            throw .invalidID(rawValue, reason: "it contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)")
+        if let problem = Self.problem(with: rawValue, maximumByteCount: Self.maximumByteCount) {
+            throw .invalidID(rawValue, reason: problem)
         }
         self.rawValue = rawValue
+    }
+
+    /// What makes `text` unfit as an id or album name, or `nil` when it is fit: empty, too long,
+    /// or holding a control character (other than those `allowed`).
+    static func problem(with text: String, maximumByteCount: Int, allowed: Set<Unicode.Scalar> = []) -> String? {
+        if text.isEmpty { return "it is empty" }
+        let byteCount = text.utf8.count
+        if byteCount > maximumByteCount { return "it is \(byteCount) UTF-8 bytes long" }
+        if let control = text.unicodeScalars.first(where: { $0.properties.generalCategory == .control && !allowed.contains($0) }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            return "it contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code)"
+        }
+        return nil
     }
 
     /// Decodes an id from a JSON string, validating it.

@@ -17,6 +17,8 @@ struct CommandSpec {
     var valueOptions: [String: String] = [:]
     /// Options that are flags, such as `--json`.
     var flags: [String: String] = [:]
+    /// Value options that may be given more than once, such as `--album`.
+    var repeatable: Set<String> = []
     var minimumPositionals: Int
     var maximumPositionals: Int?
     var positionalName: String
@@ -40,11 +42,14 @@ struct CommandSpec {
 /// The parsed command line of one command.
 struct ParsedArguments {
     var values: [String: String] = [:]
+    /// Every value of a repeatable option, in order.
+    var lists: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
     var wantsHelp = false
 
     func value(_ name: String) -> String? { values[name] }
+    func allValues(_ name: String) -> [String] { lists[name] ?? [] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     /// A non-negative whole number option such as `--limit`.
@@ -92,6 +97,10 @@ enum ArgumentParser {
             } else if spec.valueOptions[name] != nil || globalValueOptions[name] != nil {
                 guard let value = inlineValue ?? rest.popFirst() else {
                     throw UsageError(message: "\(name) needs a value", command: spec.name)
+                }
+                if spec.repeatable.contains(name) {
+                    parsed.lists[name, default: []].append(value)
+                    continue
                 }
                 if parsed.values[name] != nil, globalValueOptions[name] == nil {
                     throw UsageError(message: "\(name) is given twice", command: spec.name)

@@ -17,7 +17,8 @@ enum LikesCommandLine {
 
     static let commands: [CommandSpec] = [
         LikeCommands.like, LikeCommands.unlike, LikeCommands.toggle,
-        ReadCommands.list, ReadCommands.show, ReadCommands.stats,
+        ReadCommands.list, ReadCommands.show, ReadCommands.stats, AlbumCommands.note, AlbumCommands.album, AlbumCommands.albums,
+        ExportCommand.spec,
         ImportCommand.spec, ImportUnsplashCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify, WatchCommand.spec,
     ]
 
@@ -128,6 +129,10 @@ enum LikesCommandLine {
         case "list": try ReadCommands.runList(context)
         case "show": try ReadCommands.runShow(context)
         case "stats": try ReadCommands.runStats(context)
+        case "note": try AlbumCommands.runNote(context)
+        case "album": try AlbumCommands.runAlbum(context)
+        case "albums": try AlbumCommands.runAlbums(context)
+        case "export": try ExportCommand.run(context)
         case "import": try ImportCommand.run(context)
         case "import-unsplash": try ImportUnsplashCommand.run(context)
         case "purge": try MaintenanceCommands.runPurge(context)

@@ -27,8 +27,8 @@ struct CommandFailure: Error {
     init(_ error: LikeRepositoryError) {
         message = error.description
         switch error {
-        case .invalidID, .notJPEG: status = .badData
-        case .notLiked, .damagedRecord, .idCollision: status = .failure
+        case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote: status = .badData
+        case .notLiked, .damagedRecord, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable: status = .failure
         case .imageRequired, .invalidArgument: status = .usage
         case .storeBusy: status = .busy
         case .io: status = .ioError

@@ -6,7 +6,7 @@ import LikeKit
 enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension).",
-        usage: "import PATH... [--json]",
+        usage: "import PATH... [--album NAME]... [--json]",
         details: """
             Folders are walked; in them, files ending .jpg or .jpeg (any case) are taken. A file named
             directly is taken whatever its name. An id liked already is updated with the new image.
@@ -14,7 +14,8 @@ enum ImportCommand {
             On a terminal a progress bar is drawn on stderr (NO_COLOR turns its colour off).
             """,
         example: "likes import Samples/photos",
-        flags: ["--json": "Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON."],
+        valueOptions: ["--album": "Put every photo imported in this album too (may be given more than once)."],
+        flags: ["--json": "Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON."], repeatable: ["--album"],
         minimumPositionals: 1, maximumPositionals: nil, positionalName: "at least one PATH")
 
     struct Skipped {
@@ -36,6 +37,7 @@ enum ImportCommand {
     }
 
     static func run(_ context: Context) throws {
+        let albums = try Input.albums(context.arguments)
         var files: [String] = []
         for path in context.arguments.positionals {
             var isDirectory: ObjCBool = false
@@ -81,7 +83,7 @@ enum ImportCommand {
                 let data = try Input.readFile(path, what: "file")
                 let sidecar = ((path as NSString).deletingPathExtension as NSString).appendingPathExtension("json")!
                 let photo = FileManager.default.fileExists(atPath: sidecar) ? try Input.metadata(sidecar) : nil
-                pending.append((path, LikeItem(id: id, image: data, photo: photo)))
+                pending.append((path, LikeItem(id: id, image: data, photo: photo, albums: albums)))
             } catch LikeRepositoryError.invalidID(_, let reason) {
                 summary.skipped.append(Skipped(file: path, reason: "its name is not a usable id: \(reason)"))
             } catch let failure as CommandFailure {

@@ -38,6 +38,37 @@ enum Input {
         }
     }
 
+    /// An album name from the command line.
+    static func albumName(_ text: String) throws -> AlbumName {
+        do {
+            return try AlbumName(text)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// The albums of the repeatable `--album` option.
+    static func albums(_ arguments: ParsedArguments) throws -> [AlbumName] {
+        try arguments.allValues("--album").map(albumName)
+    }
+
+    /// A date for `--since`: `2026-11-01` (midnight, local time) or an ISO 8601 date and time
+    /// such as `2026-11-01T08:00:00Z`.
+    static func since(_ arguments: ParsedArguments, command: String) throws -> Date? {
+        guard let text = arguments.value("--since") else { return nil }
+        if let date = LikeTimestamp.date(from: text) { return date }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            let date = Calendar.current.date(from: DateComponents(year: year, month: month, day: day)),
+            Calendar.current.dateComponents([.year, .month, .day], from: date) == DateComponents(year: year, month: month, day: day)
+        {
+            return date
+        }
+        throw UsageError(
+            message: "--since takes a date such as 2026-11-01 or 2026-11-01T08:00:00Z; \"\(Format.oneLine(text))\" is not one", command: command)
+    }
+
     /// The metadata of an Unsplash photo object in a file (`--meta`).
     static func metadata(_ path: String) throws -> PhotoMetadata {
         let data = try readFile(path, what: "metadata file")

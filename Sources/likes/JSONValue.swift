@@ -106,7 +106,7 @@ extension LikeRecord {
     var json: JSONValue {
         .object([
             ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
-            ("note", .string(note)), ("photo", photo?.json ?? .null),
+            ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
         ])
     }
 }

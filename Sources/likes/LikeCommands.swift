@@ -10,14 +10,15 @@ enum LikeCommands {
         "--user-image": "The photographer's profile picture, a JPEG file.",
         "--note": "Your note on the photo.",
         "--meta": "An Unsplash photo object (JSON file) to take the metadata from.",
+        "--album": "Put the photo in this album too (may be given more than once).",
     ]
 
     static let like = CommandSpec(
         name: "like", summary: "Like a photo, storing its JPEG; on a liked photo, update what is given.",
-        usage: "like ID (--image FILE | --url URL) [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        usage: "like ID (--image FILE | --url URL) [--user-image FILE] [--note TEXT] [--meta FILE] [--album NAME]... [--json]",
         details: "Liking a photo again replaces what is given and keeps the rest, and the date it was first liked.",
         example: "likes like Dwu85P9SOIk --image ~/Downloads/Dwu85P9SOIk.jpg --note \"Our first trip\"",
-        valueOptions: likeOptions, flags: ["--json": "Print the record as JSON."],
+        valueOptions: likeOptions, flags: ["--json": "Print the record as JSON."], repeatable: ["--album"],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
 
     static let unlike = CommandSpec(
@@ -28,10 +29,10 @@ enum LikeCommands {
 
     static let toggle = CommandSpec(
         name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",
-        usage: "toggle ID [--image FILE | --url URL] [--user-image FILE] [--note TEXT] [--meta FILE] [--json]",
+        usage: "toggle ID [--image FILE | --url URL] [--user-image FILE] [--note TEXT] [--meta FILE] [--album NAME]... [--json]",
         details: "Liking needs --image or --url; unliking needs nothing else (and downloads nothing).",
         example: "likes toggle Dwu85P9SOIk --image Dwu85P9SOIk.jpg",
-        valueOptions: likeOptions, flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."],
+        valueOptions: likeOptions, flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."], repeatable: ["--album"],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
 
     struct LikeInput {
@@ -39,6 +40,7 @@ enum LikeCommands {
         var userImage: Data?
         var note: String?
         var photo: PhotoMetadata?
+        var albums: [AlbumName]
     }
 
     /// Reads the like options' files, or downloads the image; refuses nothing but bad input.
@@ -46,12 +48,13 @@ enum LikeCommands {
         if arguments.value("--image") != nil, arguments.value("--url") != nil {
             throw UsageError(message: "--image and --url cannot be given together", command: command)
         }
+        let albums = try Input.albums(arguments)
         let downloaded = try download ? arguments.value("--url").map { try Download.jpeg(from: $0, what: "image", environment: environment) } : nil
         return LikeInput(
             image: try arguments.value("--image").map { try Input.readFile($0, what: "image") } ?? downloaded,
             userImage: try arguments.value("--user-image").map { try Input.readFile($0, what: "user image") },
             note: arguments.value("--note"),
-            photo: try arguments.value("--meta").map(Input.metadata))
+            photo: try arguments.value("--meta").map(Input.metadata), albums: albums)
     }
 
     static func runLike(_ context: Context) throws {
@@ -61,7 +64,8 @@ enum LikeCommands {
         }
         let input = try likeInput(context.arguments, command: "like", environment: context.environment)
         let change = try naming(context.arguments) {
-            try context.repository.like(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
+            try context.repository.like(
+                id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo, albums: input.albums)
         }
         guard let record = change.record else { return }
         if context.arguments.has("--json") {
@@ -110,7 +114,8 @@ enum LikeCommands {
         let change: LikeChange
         do {
             change = try naming(context.arguments) {
-                try context.repository.toggle(id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo)
+                try context.repository.toggle(
+                    id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo, albums: input.albums)
             }
         } catch LikeRepositoryError.imageRequired {
             throw UsageError(

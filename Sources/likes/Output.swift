@@ -35,6 +35,25 @@ struct Output {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
+    /// Prints aligned columns, the last one cut to the terminal's width.
+    func printTable(header: [String], rows: [[String]], rightAligned: Set<Int>) {
+        let last = header.count - 1
+        var widths = header.map(\.count)
+        for row in rows { for column in 0..<last { widths[column] = max(widths[column], row[column].count) } }
+        func line(_ row: [String]) -> String {
+            var text = ""
+            for column in 0..<last {
+                let cell = row[column]
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                text += (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
+            }
+            if let width = terminalWidth { return text + Format.cut(row[last], to: width - text.count) }
+            return text + row[last]
+        }
+        print(line(header))
+        for row in rows { print(line(row)) }
+    }
+
     /// Prints one JSON document on stdout.
     func printJSON(_ value: JSONValue) {
         print(value.rendered(pretty: true))
@@ -43,17 +62,7 @@ struct Output {
 
 enum Format {
     /// `2.31 MB`: sizes in units of 1024, as the photo apps we learn from show them.
-    static func size(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        let units = ["KB", "MB", "GB", "TB"]
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return String(format: "%.2f %@", value, units[unit])
-    }
+    static func size(_ bytes: Int) -> String { ByteCount.formatted(bytes) }
 
     /// `2026-11-22 01:23` in the local time zone.
     ///

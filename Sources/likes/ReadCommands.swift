@@ -6,13 +6,15 @@ import LikeKit
 enum ReadCommands {
     static let list = CommandSpec(
         name: "list", summary: "List liked photos, newest first.",
-        usage: "list [--oldest-first] [--limit N] [--offset N] [--color C] [--search TEXT] [--json]",
+        usage: "list [--oldest-first] [--limit N] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
         details: "Columns: liked (local time), id, size, width×height, and the note or else the description.",
         example: "likes list --limit 20 --search cat",
         valueOptions: [
             "--limit": "Show at most N photos.", "--offset": "Skip the first N photos.",
             "--color": "Only photos of this hex colour, such as #0C2340.",
             "--search": "Only photos whose description, photographer or note contains TEXT.",
+            "--album": "Only the photos in this album.",
+            "--since": "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.",
         ],
         flags: ["--oldest-first": "Oldest like first.", "--json": "Print an array of records as JSON."],
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
@@ -34,8 +36,10 @@ enum ReadCommands {
         let query = LikeQuery(
             order: arguments.has("--oldest-first") ? .oldestFirst : .newestFirst,
             limit: try arguments.count("--limit", command: "list"), offset: try arguments.count("--offset", command: "list") ?? 0,
-            color: arguments.value("--color"), search: arguments.value("--search"))
+            color: arguments.value("--color"), search: arguments.value("--search"),
+            album: try arguments.value("--album").map(Input.albumName), since: try Input.since(arguments, command: "list"))
         let listing = try context.repository.list(query)
+        if listing.records.isEmpty, let album = query.album { try AlbumCommands.checkAlbumExists(album, repository: context.repository) }
         if arguments.has("--json") {
             context.output.printJSON(.array(listing.records.map(\.json)))
         } else if listing.records.isEmpty {
@@ -59,23 +63,7 @@ enum ReadCommands {
                 "\(record.image.width)×\(record.image.height)", Format.oneLine(record.note ?? record.photo?.description ?? ""),
             ]
         }
-        let header = ["LIKED", "ID", "SIZE", "PIXELS", "NOTE"]
-        var widths = header.map(\.count)
-        for row in rows { for column in 0..<4 { widths[column] = max(widths[column], row[column].count) } }
-        let rightAligned: Set<Int> = [2, 3]
-        func line(_ row: [String]) -> String {
-            var text = ""
-            for column in 0..<4 {
-                let cell = row[column]
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                text += (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
-            }
-            let last = row[4]
-            if let width = output.terminalWidth { return text + Format.cut(last, to: width - text.count) }
-            return text + last
-        }
-        output.print(line(header))
-        for row in rows { output.print(line(row)) }
+        output.printTable(header: ["LIKED", "ID", "SIZE", "PIXELS", "NOTE"], rows: rows, rightAligned: [2, 3])
     }
 
     static func runShow(_ context: Context) throws {
@@ -96,6 +84,7 @@ enum ReadCommands {
             lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
         }
         if let note = record.note { lines.append(("note", Format.oneLine(note))) }
+        if !record.albums.isEmpty { lines.append(("albums", record.albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))) }
         if let photo = record.photo {
             if let text = photo.description { lines.append(("description", Format.oneLine(text))) }
             if let name = photo.photographer {

@@ -9,9 +9,10 @@ import Testing
 @Suite struct CrashSafetyTests {
     enum Operation: String, CaseIterable, Sendable {
         case firstLike, updateWithImages, updateNoteOnly, unlike, toggleOn, toggleOff, purge, batch
+        case setNote, clearNote, addToAlbum, removeFromAlbum
 
         /// A batch commits photo by photo: each is before or after, not necessarily all alike.
-        var commitsPerPhoto: Bool { self == .batch }
+        var commitsPerPhoto: Bool { self == .batch || self == .addToAlbum }
     }
 
     /// What a reader can see of one record.
@@ -20,15 +21,18 @@ import Testing
         var image: Data
         var userImage: Data?
         var likedAt: Date
+        var albums: [String] = []
     }
 
     static let base = PhotoID(valid: "Base_ID")
     static let other = PhotoID(valid: "other")
     static let fresh = PhotoID(valid: "fresh")
+    static let trip = try! AlbumName("Trip to Lisbon")
+    static let new = try! AlbumName("Café")
 
     func prepare(_ folder: TemporaryDirectory) throws {
         let repository = folder.repository()
-        try repository.like(Self.base, image: Samples.rocket, userImage: Samples.chelsea, note: "before")
+        try repository.like(Self.base, image: Samples.rocket, userImage: Samples.chelsea, note: "before", albums: [Self.trip])
         try repository.like(Self.other, image: Samples.coffee)
         try Data("leftover".utf8).write(to: folder.store.appendingPathComponent("images/lost~0123456789ab.jpg"))
     }
@@ -42,6 +46,10 @@ import Testing
         case .toggleOn: try repository.toggle(Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new")
         case .toggleOff: try repository.toggle(Self.base, image: nil)
         case .purge: try repository.purge()
+        case .setNote: try repository.setNote("after", for: Self.base)
+        case .clearNote: try repository.setNote(nil, for: Self.base)
+        case .addToAlbum: #expect(try repository.addPhotos([Self.base, Self.other], toAlbum: Self.new).count == 2)
+        case .removeFromAlbum: #expect(try repository.removePhotos([Self.base], fromAlbum: Self.trip).count == 1)
         case .batch:
             let results = try repository.likeAll([
                 LikeItem(id: Self.fresh, image: Samples.astronaut, userImage: Samples.jpeg(seed: 9), note: "new"),
@@ -57,7 +65,8 @@ import Testing
         for record in try repository.list().records {
             result[record.id.rawValue] = Visible(
                 note: record.note, image: try Data(contentsOf: record.image.file),
-                userImage: try record.userImage.map { try Data(contentsOf: $0.file) }, likedAt: record.likedAt)
+                userImage: try record.userImage.map { try Data(contentsOf: $0.file) }, likedAt: record.likedAt,
+                albums: record.albums.map(\.rawValue))
         }
         return result
     }
@@ -72,8 +81,15 @@ import Testing
             after[baseKey]?.image = Samples.astronaut
             after[baseKey]?.userImage = Samples.jpeg(seed: 7)
             after[baseKey]?.note = "after"
-        case .updateNoteOnly:
+        case .updateNoteOnly, .setNote:
             after[baseKey]?.note = "after"
+        case .clearNote:
+            after[baseKey]?.note = nil
+        case .addToAlbum:
+            after[baseKey]?.albums = [Self.new.rawValue, Self.trip.rawValue]
+            after[Self.other.rawValue]?.albums = [Self.new.rawValue]
+        case .removeFromAlbum:
+            after[baseKey]?.albums = []
         case .unlike, .toggleOff:
             after[baseKey] = nil
         case .purge:
@@ -115,6 +131,14 @@ import Testing
         // The newest page read from the journal's end agrees with the full listing.
         let all = try reopened.list().records
         #expect(try reopened.list(LikeQuery(limit: 2)).records == Array(all.prefix(2)), "\(operation) at \(step): newest page")
+        // Albums, counted from the index, agree with the records.
+        var counts: [String: Int] = [:]
+        for record in all { for album in record.albums { counts[album.rawValue, default: 0] += 1 } }
+        #expect(
+            Dictionary(uniqueKeysWithValues: try reopened.albums().map { ($0.name.rawValue, $0.count) }) == counts, "\(operation) at \(step): albums")
+        for album in try reopened.albums() {
+            #expect(try reopened.list(LikeQuery(album: album.name)).records == all.filter { $0.albums.contains(album.name) })
+        }
         if acknowledged {
             #expect(same(now, after), "\(operation) returned, but its change is not all there (stopped at \(step))")
         } else if operation.commitsPerPhoto {

@@ -277,7 +277,7 @@ import Testing
         let repository = folder.repository()
         let record = try #require(try repository.like(PhotoID(valid: "Dwu85P9SOIk"), image: Samples.rocket).record)
         let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any])
-        #expect(Set(object.keys) == ["id", "likedAt", "image", "userImage", "note", "photo"])
+        #expect(Set(object.keys) == ["id", "likedAt", "image", "userImage", "note", "photo", "albums"])
         #expect(object["id"] as? String == "Dwu85P9SOIk")
         #expect((object["likedAt"] as? String).flatMap(Timestamp.parse) == Timestamp.milliseconds(record.likedAt))
         let image = try #require(object["image"] as? [String: Any])

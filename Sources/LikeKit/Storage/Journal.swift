@@ -17,6 +17,10 @@ import Foundation
 ///   bytes field the number of snapshot lines that follow it after a compaction.
 /// - `L`: a photo liked for the first time; the time is its `likedAt`.
 /// - `M`: a liked photo updated; `likedAt` stays that of its `L` line.
+/// `L` and `M` lines of a photo in albums have an eighth field: the album names, each
+/// percent-escaped (`%`, `,`, space, control and non-ASCII bytes as `%XX`), sorted by their UTF-8
+/// bytes and joined by commas: `Trip%20to%20Lisbon,Cats`.
+///
 /// - `U`: a photo unliked; its image generations are those of the images removed, and an eighth
 ///   field holds the photo's id, percent-escaped, for observers in other processes.
 /// - `A`: the line just before it never took effect (its writer died before the commit).
@@ -42,6 +46,8 @@ struct JournalLine: Hashable, Sendable {
     var key: String
     /// On `U` lines: the id of the photo unliked (the record is gone by the time others read).
     var id: String?
+    /// On `L` and `M` lines: the albums the photo is in, in canonical order.
+    var albums: [AlbumName] = []
 
     var encoded: [UInt8] {
         var line = [operation.rawValue, 0x20]
@@ -49,6 +55,10 @@ struct JournalLine: Hashable, Sendable {
         for field in [generation, String(bytes), imageGeneration, userImageGeneration ?? "-", key] + (id.map { [Self.escapePath($0)] } ?? []) {
             line.append(0x20)
             line += Array(field.utf8)
+        }
+        if !albums.isEmpty {
+            line.append(0x20)
+            line += Self.encodeAlbums(albums)
         }
         line.append(0x0A)
         return line
@@ -108,16 +118,25 @@ struct JournalLine: Hashable, Sendable {
             else { return nil }
         }
         var id: String?
+        var albums: [AlbumName] = []
         if fieldCount == 8 {
-            let idField = field(7)
-            guard operation == .unliked, !idField.isEmpty, idField.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            id = unescapePath(String(decoding: idField, as: UTF8.self))
+            let lastField = field(7)
+            switch operation {
+            case .unliked:
+                guard !lastField.isEmpty, lastField.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+                id = unescapePath(String(decoding: lastField, as: UTF8.self))
+            case .liked, .updated:
+                guard let names = decodeAlbums(lastField) else { return nil }
+                albums = names
+            default:
+                return nil
+            }
         }
         return JournalLine(
             operation: operation, at: at, generation: String(decoding: generation, as: UTF8.self), bytes: size,
             imageGeneration: String(decoding: imageGeneration, as: UTF8.self),
             userImageGeneration: isDash(userGeneration) ? nil : String(decoding: userGeneration, as: UTF8.self),
-            key: String(decoding: key, as: UTF8.self), id: id)
+            key: String(decoding: key, as: UTF8.self), id: id, albums: albums)
     }
 
     /// The time and key of a line, read without making its other fields: what a walk over the
@@ -156,6 +175,40 @@ struct JournalLine: Hashable, Sendable {
         JournalLine(
             operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil,
             key: formatName)
+    }
+
+    /// The album field: each name escaped, in canonical order, joined by commas.
+    static func encodeAlbums(_ albums: [AlbumName]) -> [UInt8] {
+        var out: [UInt8] = []
+        let hex = Array("0123456789ABCDEF".utf8)
+        for (index, album) in albums.enumerated() {
+            if index > 0 { out.append(0x2C) }
+            for byte in album.rawValue.utf8 {
+                if byte > 0x20, byte < 0x7F, byte != 0x25, byte != 0x2C {
+                    out.append(byte)
+                } else {
+                    out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                }
+            }
+        }
+        return out
+    }
+
+    /// Reads an album field; `nil` unless every name is valid and the field is exactly what
+    /// ``encodeAlbums(_:)`` writes for them (so that a line reads back to itself).
+    static func decodeAlbums(_ field: UnsafeBufferPointer<UInt8>) -> [AlbumName]? {
+        var albums: [AlbumName] = []
+        for part in field.split(separator: 0x2C, omittingEmptySubsequences: false) {
+            guard !part.isEmpty, part.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            let bytes = Array(unescapePath(String(decoding: part, as: UTF8.self)).utf8)
+            guard let text = String(bytes: bytes, encoding: .utf8), let album = try? AlbumName(text), album.rawValue == text else {
+                return nil
+            }
+            if let last = albums.last, !(last < album) { return nil }
+            albums.append(album)
+        }
+        guard !albums.isEmpty, encodeAlbums(albums).elementsEqual(field) else { return nil }
+        return albums
     }
 
     /// Escapes a file path for a `P` line: printable ASCII except `%` stays, the rest is `%XX`.
@@ -216,6 +269,8 @@ struct LiveEntry: Hashable, Sendable {
     var bytes: Int64
     var imageGeneration: String
     var userImageGeneration: String?
+    /// The albums the photo is in, in canonical order.
+    var albums: [AlbumName] = []
     /// The line number of the `L` line that liked it, which orders likes of one millisecond; 0
     /// when read from a record file. Not part of equality: it says where, not what.
     var sequence = 0
@@ -223,6 +278,7 @@ struct LiveEntry: Hashable, Sendable {
     static func == (left: LiveEntry, right: LiveEntry) -> Bool {
         (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
             == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
+            && left.albums == right.albums
     }
 
     func hash(into hasher: inout Hasher) {
@@ -280,13 +336,15 @@ struct JournalIndex: Sendable {
         case .liked:
             let entry = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: line.at, bytes: line.bytes,
-                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, sequence: lineCount)
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
+                sequence: lineCount)
             undo = (line.key, live.updateValue(entry, forKey: line.key))  // one hash lookup: this loop is hot
         case .updated:
             let previous = live[line.key]
             let entry = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: previous?.likedAt ?? line.at, bytes: line.bytes,
-                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, sequence: previous?.sequence ?? lineCount)
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
+                sequence: previous?.sequence ?? lineCount)
             live[line.key] = entry
             undo = (line.key, previous)
         case .unliked:

@@ -43,6 +43,27 @@ enum Platform {
         return syncfsFunction(fd)
     }
 
+    /// Linux's `renameat2`, also left out of the Glibc module; looked up once.
+    private static let renameat2Function: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
+        #if canImport(Glibc)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+        #else
+            return nil
+        #endif
+    }()
+
+    /// Swaps two entries of the directory `fd` atomically (`renameat2` with `RENAME_EXCHANGE`):
+    /// 0 on success, -1 with `errno` set, `nil` where the system has no such call or the file
+    /// system refuses it (then nothing changed).
+    static func exchange(_ fd: Int32, _ first: String, _ second: String) -> Int32? {
+        guard let renameat2Function else { return nil }
+        let renameExchange: UInt32 = 1 << 1
+        let result = renameat2Function(fd, first, fd, second, renameExchange)
+        if result != 0, errno == EINVAL || errno == ENOSYS { return nil }
+        return result
+    }
+
     static var errno: Int32 {
         #if canImport(Darwin)
             return Darwin.errno

@@ -109,10 +109,10 @@ final class StoreDirectory: Sendable {
         .io(action: action, path: path(name), code: code)
     }
 
-    func makeDirectory(_ name: String) throws {
+    func makeDirectory(_ name: String, mode: mode_t = 0o700) throws {
         try Self.checkName(name)
         try begin("mkdir \(name)", failing: "create the directory", path(name))
-        if mkdirat(descriptor, name, 0o700) != 0 {
+        if mkdirat(descriptor, name, mode) != 0 {
             let code = Platform.errno
             if code != EEXIST { throw fail("create the directory", name, code) }
         }
@@ -121,10 +121,10 @@ final class StoreDirectory: Sendable {
     /// Creates `name` (which must not exist) with `bytes`, flushed to disk when `durable`.
     ///
     /// On failure the partial file is removed (unless a crash is being simulated).
-    func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool) throws {
+    func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool, mode: mode_t = 0o600) throws {
         try Self.checkName(name)
         try begin("create \(name)", failing: "create", path(name))
-        let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, 0o600)
+        let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, mode)
         guard fd >= 0 else { throw fail("create", name, Platform.errno) }
         var succeeded = false
         defer {
@@ -141,8 +141,8 @@ final class StoreDirectory: Sendable {
         succeeded = true
     }
 
-    func createFile(_ name: String, data: Data, durable: Bool) throws {
-        try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable) }
+    func createFile(_ name: String, data: Data, durable: Bool, mode: mode_t = 0o600) throws {
+        try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable, mode: mode) }
     }
 
     /// Appends `bytes` to `name` (created with mode 0600 if missing), flushed when `durable`.
@@ -192,6 +192,29 @@ final class StoreDirectory: Sendable {
         if unlinkat(descriptor, name, 0) != 0 {
             let code = Platform.errno
             if code != ENOENT { throw fail("remove", name, code) }
+        }
+    }
+
+    /// Swaps the entries `first` and `second` in one step where the system can (Linux
+    /// `RENAME_EXCHANGE`); returns false where it cannot, having changed nothing.
+    func exchange(_ first: String, _ second: String) throws -> Bool {
+        try Self.checkName(first)
+        try Self.checkName(second)
+        try begin("exchange \(first) \(second)", failing: "swap", path(second))
+        switch Platform.exchange(descriptor, first, second) {
+        case .some(0): return true
+        case .some: throw fail("swap", second, Platform.errno)
+        case .none: return false
+        }
+    }
+
+    /// Removes the empty directory `name`; a missing one is not an error.
+    func removeDirectory(_ name: String) throws {
+        try Self.checkName(name)
+        try begin("rmdir \(name)", failing: "remove the directory", path(name))
+        if unlinkat(descriptor, name, AT_REMOVEDIR) != 0 {
+            let code = Platform.errno
+            if code != ENOENT { throw fail("remove the directory", name, code) }
         }
     }
 

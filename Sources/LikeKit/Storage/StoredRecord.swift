@@ -25,10 +25,15 @@ struct StoredRecord: Codable, Hashable, Sendable {
     var userImage: Image?
     var note: String?
     var photo: PhotoMetadata?
+    /// The albums the photo is in, sorted and without duplicates; left out of the file when none.
+    var albums: [AlbumName]
 
-    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo }
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums }
 
-    init(id: PhotoID, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: PhotoMetadata?) {
+    init(
+        id: PhotoID, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: PhotoMetadata?,
+        albums: [AlbumName] = []
+    ) {
         self.id = id
         self.generation = generation
         self.likedAt = likedAt
@@ -36,6 +41,7 @@ struct StoredRecord: Codable, Hashable, Sendable {
         self.userImage = userImage
         self.note = note
         self.photo = photo
+        self.albums = AlbumName.canonical(albums)
     }
 
     init(from decoder: any Decoder) throws {
@@ -55,6 +61,7 @@ struct StoredRecord: Codable, Hashable, Sendable {
         userImage = try container.decodeIfPresent(Image.self, forKey: .userImage)
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
+        albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
         for value in [generation, image.generation, userImage?.generation].compactMap({ $0 }) where !Generation.isValid(value) {
             throw DecodingError.dataCorruptedError(forKey: .generation, in: container, debugDescription: "malformed generation \(value)")
         }
@@ -70,6 +77,7 @@ struct StoredRecord: Codable, Hashable, Sendable {
         try container.encode(userImage, forKey: .userImage)
         try container.encode(note, forKey: .note)
         try container.encode(photo, forKey: .photo)
+        if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
     }
 
     var key: String { id.storageKey }
@@ -84,7 +92,7 @@ struct StoredRecord: Codable, Hashable, Sendable {
     var liveEntry: LiveEntry {
         LiveEntry(
             key: key, generation: generation, likedAt: likedAt, bytes: Int64(totalBytes),
-            imageGeneration: image.generation, userImageGeneration: userImage?.generation)
+            imageGeneration: image.generation, userImageGeneration: userImage?.generation, albums: albums)
     }
 
     func encoded() throws -> Data {

@@ -96,14 +96,16 @@ struct WriteSession {
             guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
             let record = StoredRecord(
                 id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
-                userImage: newUserImage ?? existing?.userImage, note: request.note ?? existing?.note, photo: photo)
+                userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
+                albums: request.albums(after: existing?.albums ?? []))
             let temporary = StoreLayout.temporaryRecordFileName(key, generation)
             try records.createFile(temporary, data: try record.encoded(), durable: flushEach)
             created.append((records, temporary))
 
             let line = JournalLine(
                 operation: existing == nil ? .liked : .updated, at: now, generation: generation, bytes: Int64(record.totalBytes),
-                imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: key)
+                imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: key,
+                albums: record.albums)
             try appendJournal([line], durable: flushEach)
             lineWritten = line
             if durable, !flushEach { try root.syncFileSystem() }
@@ -136,6 +138,25 @@ struct WriteSession {
             if let lineWritten { try? abort(lineWritten) }
             throw error
         }
+    }
+
+    /// The liked photo's record, which a change to its note or albums needs.
+    func existingRecord(_ id: PhotoID) throws -> StoredRecord {
+        guard let existing = try repository.readStoredRecord(key: id.storageKey, in: records) else {
+            throw LikeRepositoryError.notLiked(id: id)
+        }
+        guard existing.id == id else { throw LikeRepositoryError.idCollision(id: id, existing: existing.id) }
+        return existing
+    }
+
+    /// Changes a liked photo's note or albums; `nil` when the record has them already, so that
+    /// nothing is written.
+    mutating func edit(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange? {
+        let existing = try existingRecord(request.id)
+        guard request.note(after: existing.note) != existing.note || request.albums(after: existing.albums) != existing.albums else {
+            return nil
+        }
+        return try like(request, flushCommit: flushCommit)
     }
 
     mutating func unlike(_ id: PhotoID) throws -> LikeChange {
@@ -257,7 +278,8 @@ struct WriteSession {
             bytes +=
                 JournalLine(
                     operation: .liked, at: entry.likedAt, generation: entry.generation, bytes: entry.bytes,
-                    imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key
+                    imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key,
+                    albums: entry.albums
                 ).encoded
         }
         try? root.remove(StoreLayout.journalTemporaryFileName)

@@ -1,0 +1,98 @@
+// index.json of an export: what the folder holds, for scripts and for the contact sheet.
+
+import Foundation
+
+/// The content of an export's `index.json`.
+///
+/// ```json
+/// {"format": "likes-export-1", "exportedAt": "2026-11-22T05:00:00.000Z", "album": null, "since": null,
+///  "count": 1, "bytes": 112525,
+///  "photos": [{"id": "rocket", "file": "rocket.jpg", "bytes": 112525, "width": 640, "height": 427,
+///              "likedAt": "…", "note": null, "albums": [], "photo": {…}, "userImage": null}]}
+/// ```
+///
+/// File names are relative to the export folder, so the folder can be moved, zipped and shared.
+struct ExportIndex: Codable {
+    /// Enough of an index to recognise an earlier export.
+    struct Header: Decodable {
+        var format: String
+    }
+
+    struct Image: Codable {
+        var file: String
+        var bytes: Int
+        var width: Int
+        var height: Int
+    }
+
+    struct Photo: Codable {
+        var id: PhotoID
+        var file: String
+        var bytes: Int
+        var width: Int
+        var height: Int
+        var likedAt: String
+        var note: String?
+        var albums: [AlbumName]
+        var photo: PhotoMetadata?
+        var userImage: Image?
+
+        init(record: StoredRecord, fileName: String, userImageFileName: String?) {
+            id = record.id
+            file = fileName
+            bytes = record.image.bytes
+            width = record.image.width
+            height = record.image.height
+            likedAt = Timestamp.string(record.likedAt)
+            note = record.note
+            albums = record.albums
+            photo = record.photo
+            if let info = record.userImage, let name = userImageFileName {
+                userImage = Image(file: name, bytes: info.bytes, width: info.width, height: info.height)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(file, forKey: .file)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(width, forKey: .width)
+            try container.encode(height, forKey: .height)
+            try container.encode(likedAt, forKey: .likedAt)
+            try container.encode(note, forKey: .note)
+            try container.encode(albums, forKey: .albums)
+            try container.encode(photo, forKey: .photo)
+            try container.encode(userImage, forKey: .userImage)
+        }
+
+        var report: ExportReport.Photo {
+            ExportReport.Photo(id: id, fileName: file, userImageFileName: userImage?.file, byteCount: bytes + (userImage?.bytes ?? 0))
+        }
+    }
+
+    var format: String
+    var exportedAt: String
+    var album: String?
+    var since: String?
+    var count: Int
+    var bytes: Int
+    var photos: [Photo]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(exportedAt, forKey: .exportedAt)
+        try container.encode(album, forKey: .album)
+        try container.encode(since, forKey: .since)
+        try container.encode(count, forKey: .count)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(photos, forKey: .photos)
+    }
+
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,242 @@
+// Export to share: the JPEGs under readable names, with an index as JSON and as a web page.
+
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+extension LikeRepository {
+    /// The format name in every export's `index.json`, which marks a folder as an export.
+    static let exportFormat = "likes-export-1"
+
+    /// Copies the photos a query lists into a folder to share: each JPEG under a readable name
+    /// (`Dwu85P9SOIk.jpg`, and `Dwu85P9SOIk.photographer.jpg` for the photographer's picture),
+    /// `index.json` describing them, and `index.html`, a self-contained contact sheet.
+    ///
+    /// ```swift
+    /// let report = try repository.export(to: folder, query: LikeQuery(album: try AlbumName("Lisbon")))
+    /// ```
+    ///
+    /// The export is built beside `directory` in a hidden folder and put in place in one step:
+    /// `directory` shows the whole export or what it held before, never part of one. It may be
+    /// missing, empty, or an earlier export, which is replaced; a folder with other files is
+    /// refused. The copies are checked against the checksums taken when each photo was liked,
+    /// and flushed to disk (unless the repository is ``Durability/relaxed``). The store is only
+    /// read, so other processes may change it meanwhile: a photo unliked during the export is
+    /// left out.
+    ///
+    /// - Parameters:
+    ///   - directory: The export folder; its parent must exist.
+    ///   - query: The photos to export and their order; all of them, newest first, by default.
+    ///     `limit` and `offset` apply as in ``list(_:)``.
+    /// - Returns: What was written, and any damage passed over.
+    /// - Throws: ``LikeRepositoryError``: `noSuchAlbum` for an album with no photo,
+    ///   `exportDestinationUnusable` for a folder with other files, a file, a missing parent;
+    ///   `io` (the folder is then as it was).
+    @discardableResult
+    public func export(to directory: URL, query: LikeQuery = LikeQuery()) throws -> ExportReport {
+        let selection = try select(query)
+        if selection.records.isEmpty, let album = query.album, try !albums().contains(where: { $0.name == album }) {
+            throw LikeRepositoryError.noSuchAlbum(album)
+        }
+        let target = directory.standardizedFileURL
+        let name = target.lastPathComponent
+        guard !name.isEmpty, name != "/", name != ".", name != ".." else {
+            throw LikeRepositoryError.invalidArgument("Export into a folder of its own, not \(target.path).")
+        }
+        let parentPath = target.deletingLastPathComponent().path
+        guard let parent = try StoreDirectory.open(path: parentPath, faults: faults) else {
+            throw LikeRepositoryError.exportDestinationUnusable(path: target.path, reason: "the folder \(parentPath) does not exist")
+        }
+        let replacing = try checkExportDestination(name, in: parent)
+        let staging = ExportStaging(parent: parent, targetName: name)
+        try staging.removeAbandoned()
+
+        let folder = try staging.create()
+        do {
+            let (photos, damage) = try writeExport(selection.records, into: folder.directory, query: query)
+            if isDurable { try folder.directory.syncFileSystem() }
+            try staging.publish(folder, replacing: replacing)
+            if isDurable { try parent.sync() }
+            try? staging.removeAbandoned()
+            return ExportReport(
+                directory: target, photos: photos.map(\.report), byteCount: photos.reduce(0) { $0 + $1.report.byteCount },
+                damage: selection.damage + damage)
+        } catch {
+            try? staging.remove(folder.name)
+            throw error
+        }
+    }
+
+    /// Whether the destination holds an earlier export to replace; throws unless it is missing,
+    /// empty or such an export.
+    private func checkExportDestination(_ name: String, in parent: StoreDirectory) throws -> Bool {
+        guard let entry = try parent.entry(name) else { return false }
+        guard entry.isDirectory, let existing = try parent.subdirectory(name) else {
+            throw LikeRepositoryError.exportDestinationUnusable(path: parent.path(name), reason: "it is not a folder")
+        }
+        let names = try existing.names()
+        if names.isEmpty { return true }
+        guard names.contains("index.json"), let data = try? existing.read("index.json"),
+            let index = try? JSONDecoder().decode(ExportIndex.Header.self, from: data), index.format == Self.exportFormat
+        else {
+            throw LikeRepositoryError.exportDestinationUnusable(path: parent.path(name), reason: "it holds files that are not an earlier export")
+        }
+        return true
+    }
+
+    /// Copies the images and writes the two index files; returns what it exported.
+    private func writeExport(_ stored: [StoredRecord], into folder: StoreDirectory, query: LikeQuery) throws -> (
+        [ExportIndex.Photo], [String]
+    ) {
+        let images = try openRoot()?.subdirectory(StoreLayout.imagesDirectory)
+        let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory)
+        var names = ExportFileNames()
+        var photos: [ExportIndex.Photo] = []
+        var damage: [String] = []
+        /// The photo's images as they are now; `nil` when one is gone (the photo was updated or
+        /// unliked since it was listed).
+        func read(_ record: StoredRecord) throws -> [(data: Data, info: StoredRecord.Image, user: Bool)]? {
+            guard let images, let main = try images.read(StoreLayout.imageFileName(record.key, record.image.generation, user: false)) else {
+                return nil
+            }
+            guard let info = record.userImage else { return [(main, record.image, false)] }
+            guard let user = try images.read(StoreLayout.imageFileName(record.key, info.generation, user: true)) else { return nil }
+            return [(main, record.image, false), (user, info, true)]
+        }
+        for original in stored {
+            var record = original
+            var found = try read(record)
+            if found == nil, let records, let again = try? readStoredRecord(key: record.key, in: records) {
+                record = again
+                found = try read(record)
+            }
+            guard let found else { continue }  // unliked meanwhile
+            let copies = found.map { (name: names.claim(for: record.id.rawValue, user: $0.user), data: $0.data, info: $0.info) }
+            if let changed = copies.first(where: { UInt32($0.info.crc32, radix: 16) != $0.data.withUnsafeBytes { CRC32.checksum($0) } }) {
+                damage.append(
+                    "The \(changed.info.generation == record.userImage?.generation && changed.name.hasSuffix(".photographer.jpg") ? "user image" : "image") of photo \(LikeRepositoryError.quoted(record.id.rawValue)) changed since it was liked (its checksum differs), so the photo was left out. Run `likes verify`."
+                )
+                continue
+            }
+            let flushEach = isDurable && !Platform.canSyncFileSystem
+            for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach, mode: 0o666) }
+            photos.append(ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil))
+        }
+        let index = ExportIndex(
+            format: Self.exportFormat, exportedAt: Timestamp.string(Timestamp.now()), album: query.album?.rawValue,
+            since: query.since.map(Timestamp.string), count: photos.count, bytes: photos.reduce(0) { $0 + $1.report.byteCount }, photos: photos)
+        let flushEach = isDurable && !Platform.canSyncFileSystem
+        try folder.createFile("index.json", data: try index.encoded(), durable: flushEach, mode: 0o666)
+        try folder.createFile("index.html", data: Data(ContactSheet(index: index).html.utf8), durable: flushEach, mode: 0o666)
+        if flushEach { try folder.sync() }
+        return (photos, damage)
+    }
+}
+
+/// Readable, unique file names for exported photos: the id with anything but letters, digits,
+/// `-` and `_` turned into `_`, unique also where letter case is ignored.
+struct ExportFileNames {
+    private var taken: Set<String> = ["index.json", "index.html"]
+    private var stems: [String: String] = [:]
+
+    /// The file name of a photo's JPEG, or of its photographer's picture.
+    mutating func claim(for id: String, user: Bool) -> String {
+        let stem = stems[id] ?? newStem(for: id)
+        stems[id] = stem
+        return stem + (user ? ".photographer.jpg" : ".jpg")
+    }
+
+    private mutating func newStem(for id: String) -> String {
+        var base = ""
+        for character in id.precomposedStringWithCanonicalMapping {
+            let keep = character.isLetter || character.isNumber || character == "-" || character == "_"
+            let next = keep ? String(character) : "_"
+            if next == "_", base.hasSuffix("_") { continue }
+            if base.utf8.count + next.utf8.count > 100 { break }
+            base += next
+        }
+        base = String(base.drop(while: { $0 == "_" || $0 == "-" }))
+        if base.isEmpty { base = "photo" }
+        var stem = base
+        var number = 1
+        // Both of the photo's possible names must be free, so that no stem's picture is another's photo.
+        while taken.contains((stem + ".jpg").lowercased()) || taken.contains((stem + ".photographer.jpg").lowercased()) {
+            number += 1
+            stem = "\(base)-\(number)"
+        }
+        taken.insert((stem + ".jpg").lowercased())
+        taken.insert((stem + ".photographer.jpg").lowercased())
+        return stem
+    }
+}
+
+/// The hidden folder an export is built in, beside its destination, and how it is put in place.
+///
+/// Its name starts with `.NAME.likes-export-`; while an export writes it, it holds a lock on
+/// it, so that a later export knows a folder left by a crashed one (unlocked) from one being
+/// written (locked) and removes only the first.
+struct ExportStaging {
+    struct Folder {
+        var name: String
+        var directory: StoreDirectory
+    }
+
+    let parent: StoreDirectory
+    let targetName: String
+
+    private var prefix: String {
+        var short = ""
+        for character in targetName where short.utf8.count + String(character).utf8.count <= 100 { short.append(character) }
+        return "." + short + ".likes-export-"
+    }
+
+    func create() throws -> Folder {
+        let name = prefix + Generation.make()
+        try parent.makeDirectory(name, mode: 0o777)
+        guard let directory = try parent.subdirectory(name) else {
+            throw LikeRepositoryError.io(action: "create the folder", path: parent.path(name), code: ENOENT)
+        }
+        // Held until the folder's descriptor closes: at the end of this export, or its death.
+        _ = flock(directory.descriptor, LOCK_EX | LOCK_NB)
+        return Folder(name: name, directory: directory)
+    }
+
+    /// Puts the finished export in place: swapped with an earlier one in one step where the
+    /// system can, else renamed over the empty or missing destination.
+    func publish(_ folder: Folder, replacing: Bool) throws {
+        if replacing, try parent.exchange(folder.name, targetName) {
+            try remove(folder.name)  // the earlier export, now under the hidden name
+            return
+        }
+        if replacing, let existing = try parent.subdirectory(targetName), try !existing.names().isEmpty {
+            // No atomic swap here: move the earlier export aside first, then ours in.
+            let aside = prefix + Generation.make()
+            try parent.rename(targetName, to: aside)
+            try parent.rename(folder.name, to: targetName)
+            try remove(aside)
+            return
+        }
+        try parent.rename(folder.name, to: targetName)
+    }
+
+    /// Removes folders that exports which died left behind (those no export holds locked).
+    func removeAbandoned() throws {
+        for name in try parent.names() where name.hasPrefix(prefix) {
+            guard let directory = try? parent.subdirectory(name), flock(directory.descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            try remove(name)
+        }
+    }
+
+    /// Removes a staging folder and the files in it.
+    func remove(_ name: String) throws {
+        guard let directory = try parent.subdirectory(name) else { return }
+        for file in try directory.names() { try directory.remove(file) }
+        try parent.removeDirectory(name)
+    }
+}

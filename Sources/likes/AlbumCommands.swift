@@ -1,0 +1,115 @@
+// note, album and albums: the person's own words and groups for the photos kept.
+
+import Foundation
+import LikeKit
+
+enum AlbumCommands {
+    static let note = CommandSpec(
+        name: "note", summary: "Set or replace a liked photo's note, or clear it.",
+        usage: "note ID (TEXT | --clear) [--json]",
+        details: "A note may have several lines; it is at most 10,000 UTF-8 bytes. `list --search` finds it.",
+        example: "likes note Dwu85P9SOIk \"Lisbon, the first evening\"",
+        flags: ["--clear": "Remove the note.", "--json": "Print the record as JSON."],
+        minimumPositionals: 1, maximumPositionals: 2, positionalName: "a photo ID and the note's TEXT")
+
+    static let album = CommandSpec(
+        name: "album", summary: "Put liked photos in an album, or take them out of it.",
+        usage: "album (add | remove) NAME ID... [--json]",
+        details: """
+            An album exists while a photo is in it. Names are any text of at most 256 UTF-8 bytes
+            without control characters. Every ID must be liked (and, to remove, in the album);
+            if one is not, nothing changes. Unliking a photo takes it out of all its albums.
+            """,
+        example: "likes album add \"Trip to Lisbon\" Dwu85P9SOIk rocket",
+        flags: ["--json": "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON."],
+        minimumPositionals: 3, maximumPositionals: nil, positionalName: "add or remove, an album NAME and at least one photo ID")
+
+    static let albums = CommandSpec(
+        name: "albums", summary: "List the albums: photos, size and newest photo (the cover) of each.",
+        usage: "albums [--json]", example: "likes albums",
+        flags: ["--json": "Print an array of {\"name\", \"count\", \"bytes\", \"newest\", \"cover\": record} as JSON."],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static func runNote(_ context: Context) throws {
+        let arguments = context.arguments
+        let id = try Input.photoID(arguments.positionals[0])
+        let clear = arguments.has("--clear")
+        let text = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
+        if clear, text != nil { throw UsageError(message: "give the note's TEXT or --clear, not both", command: "note") }
+        if !clear, text == nil { throw UsageError(message: "`likes note` needs the note's TEXT, or --clear to remove it", command: "note") }
+        let change = try context.repository.setNote(text, for: id)
+        guard let record = try change?.record ?? context.repository.record(for: id) else {
+            throw CommandFailure(LikeRepositoryError.notLiked(id: id))
+        }
+        if arguments.has("--json") {
+            context.output.printJSON(record.json)
+        } else if change == nil {
+            context.output.print(clear ? "\(Format.oneLine(id.rawValue)) has no note." : "\(Format.oneLine(id.rawValue)) has that note already.")
+        } else {
+            context.output.print(clear ? "Cleared the note of \(Format.oneLine(id.rawValue))." : "Noted \(Format.oneLine(id.rawValue)).")
+        }
+    }
+
+    static func runAlbum(_ context: Context) throws {
+        let arguments = context.arguments
+        let action = arguments.positionals[0]
+        guard action == "add" || action == "remove" else {
+            throw UsageError(message: "`likes album` takes add or remove, not \"\(Format.oneLine(action))\"", command: "album")
+        }
+        let album = try Input.albumName(arguments.positionals[1])
+        let ids = try arguments.positionals.dropFirst(2).map(Input.photoID)
+        let changes =
+            action == "add"
+            ? try context.repository.addPhotos(ids, toAlbum: album) : try context.repository.removePhotos(ids, fromAlbum: album)
+        let changed = Set(changes.compactMap(\.id))
+        var seen: Set<PhotoID> = []
+        let unchanged = ids.filter { !changed.contains($0) && seen.insert($0).inserted }
+        let changedIDs = changes.compactMap(\.id?.rawValue)
+        if arguments.has("--json") {
+            context.output.printJSON(
+                .object([
+                    ("album", .string(album.rawValue)), (action == "add" ? "added" : "removed", .strings(changedIDs)),
+                    ("unchanged", .strings(unchanged.map(\.rawValue))),
+                ]))
+            return
+        }
+        let name = LikeRepositoryError.quoted(album.rawValue)
+        var text = action == "add" ? "Added \(photos(changedIDs.count)) to \(name)" : "Took \(photos(changedIDs.count)) out of \(name)"
+        if !unchanged.isEmpty { text += " (\(photos(unchanged.count)) \(unchanged.count == 1 ? "was" : "were") in it already)" }
+        context.output.print(text + ".")
+    }
+
+    private static func photos(_ count: Int) -> String { "\(count) photo\(count == 1 ? "" : "s")" }
+
+    static func runAlbums(_ context: Context) throws {
+        let albums = try context.repository.albums()
+        if context.arguments.has("--json") {
+            context.output.printJSON(
+                .array(
+                    albums.map { album in
+                        .object([
+                            ("name", .string(album.name.rawValue)), ("count", .int(album.count)), ("bytes", .int(album.bytes)),
+                            ("newest", .date(album.newest)), ("cover", album.cover.json),
+                        ])
+                    }))
+            return
+        }
+        guard !albums.isEmpty else {
+            context.output.print("No albums yet. Put photos in one with `likes album add NAME ID...`.")
+            return
+        }
+        let rows = albums.map { album in
+            [
+                Format.oneLine(album.name.rawValue), "\(album.count)", Format.size(album.bytes), Format.localDate(album.newest),
+                album.cover.map { Format.oneLine($0.id.rawValue) } ?? "?",
+            ]
+        }
+        context.output.printTable(header: ["ALBUM", "PHOTOS", "SIZE", "NEWEST", "COVER"], rows: rows, rightAligned: [1, 2])
+    }
+
+    /// `list --album NAME` of an album that does not exist: an error, not an empty listing, so
+    /// that a misspelt name does not pass for an empty album.
+    static func checkAlbumExists(_ album: AlbumName, repository: LikeRepository) throws {
+        guard try repository.albums().contains(where: { $0.name == album }) else { throw CommandFailure(LikeRepositoryError.noSuchAlbum(album)) }
+    }
+}

@@ -1,0 +1,244 @@
+// Notes and albums through LikeKit: what the record files, the index and observers say after each.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct NoteTests {
+    @Test func settingReplacingAndClearingANoteKeepsTheImagesAndTheDate() throws {
+        let folder = TemporaryDirectory()
+        let repository = folder.repository()
+        let id = PhotoID(valid: "rocket")
+        let liked = try #require(try repository.like(id, image: Samples.rocket, userImage: Samples.chelsea).record)
+
+        let noted = try #require(try repository.setNote("Launch day\nsecond line", for: id))
+        #expect(noted.kind == .updated)
+        #expect(noted.record?.note == "Launch day\nsecond line")
+        #expect(noted.record?.image == liked.image && noted.record?.userImage == liked.userImage)
+        #expect(noted.record?.likedAt == liked.likedAt)
+        #expect(try Data(contentsOf: liked.image.file) == Samples.rocket)
+
+        // The record file on disk holds the note; the same note again writes nothing.
+        let recordFile = folder.store.appendingPathComponent("records/rocket.json")
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: recordFile)) as? [String: Any]
+        #expect(stored?["note"] as? String == "Launch day\nsecond line")
+        let journalBefore = try Data(contentsOf: folder.store.appendingPathComponent("likes.journal"))
+        #expect(try repository.setNote("Launch day\nsecond line", for: id) == nil)
+        #expect(try Data(contentsOf: folder.store.appendingPathComponent("likes.journal")) == journalBefore)
+
+        try repository.setNote("replaced", for: id)
+        #expect(try repository.record(for: id)?.note == "replaced")
+        #expect(try repository.list(LikeQuery(search: "REPLACED")).records.map(\.id) == [id])
+        #expect(try repository.setNote(nil, for: id)?.record?.note == nil)
+        #expect(try repository.record(for: id)?.note == nil)
+        #expect(try repository.setNote(nil, for: id) == nil)
+        #expect(try repository.list(LikeQuery(search: "replaced")).records.isEmpty)
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
+
+    @Test(arguments: ["", "   \n", String(repeating: "x", count: 10_001), "bell\u{7}", "nul\u{0}", "c1\u{85}"])
+    func badNotesAreRefusedAndChangeNothing(note: String) throws {
+        let folder = TemporaryDirectory()
+        let repository = folder.repository()
+        let id = PhotoID(valid: "a")
+        try repository.like(id, image: Samples.rocket, note: "kept")
+        #expect {
+            try repository.setNote(note, for: id)
+        } throws: { error in
+            guard case .invalidNote = error as? LikeRepositoryError else { return false }
+            return true
+        }
+        #expect(throws: LikeRepositoryError.self) { try repository.like(id, image: nil, note: note) }
+        #expect(try repository.record(for: id)?.note == "kept")
+    }
+
+    @Test func aLongNoteWithTabsAndLineBreaksIsKept() throws {
+        let folder = TemporaryDirectory()
+        let repository = folder.repository()
+        let id = PhotoID(valid: "a")
+        let note = String(repeating: "é\tline\r\n", count: 1_000)  // 9,000 bytes
+        try repository.like(id, image: Samples.rocket)
+        try repository.setNote(note, for: id)
+        #expect(try folder.repository().record(for: id)?.note == note)
+    }
+
+    @Test func notesOfPhotosNotLikedAreRefused() throws {
+        let folder = TemporaryDirectory()
+        let repository = folder.repository()
+        #expect(throws: LikeRepositoryError.notLiked(id: PhotoID(valid: "ghost"))) { try repository.setNote("x", for: PhotoID(valid: "ghost")) }
+        #expect(!FileManager.default.fileExists(atPath: folder.store.appendingPathComponent("records/ghost.json").path))
+    }
+}
+
+@Suite struct AlbumTests {
+    let folder = TemporaryDirectory()
+    let lisbon = try! AlbumName("Trip to Lisbon")
+    let cats = try! AlbumName("Cats")
+
+    /// Likes `ids` one millisecond apart at least, oldest first.
+    func like(_ repository: LikeRepository, _ ids: [String]) throws {
+        for (index, id) in ids.enumerated() {
+            try repository.like(PhotoID(valid: id), image: Samples.jpeg(seed: index, scanBytes: 100 + index))
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+    }
+
+    @Test func namesAreValidatedLikeIdsAndKeptInNFC() throws {
+        #expect(throws: LikeRepositoryError.self) { try AlbumName("") }
+        #expect(throws: LikeRepositoryError.self) { try AlbumName("tab\there") }
+        #expect(throws: LikeRepositoryError.self) { try AlbumName(String(repeating: "a", count: 257)) }
+        #expect(try AlbumName(String(repeating: "a", count: 256)).rawValue.utf8.count == 256)
+        let composed = try AlbumName("Caf\u{E9}")
+        let decomposed = try AlbumName("Cafe\u{301}")
+        #expect(composed == decomposed)
+        #expect(Array(decomposed.rawValue.utf8) == Array("Caf\u{E9}".utf8))
+        #expect(try AlbumName("../..").rawValue == "../..")
+    }
+
+    @Test func addingListingAndRemovingPhotos() throws {
+        let repository = folder.repository()
+        try like(repository, ["a", "b", "c", "d"])
+        let (a, b, c, d) = (PhotoID(valid: "a"), PhotoID(valid: "b"), PhotoID(valid: "c"), PhotoID(valid: "d"))
+
+        let added = try repository.addPhotos([a, c, a], toAlbum: lisbon)
+        #expect(added.map(\.kind) == [.updated, .updated])
+        #expect(added.compactMap(\.record).allSatisfy { $0.albums == [lisbon] })
+        #expect(try repository.addPhotos([c], toAlbum: lisbon).isEmpty)  // in it already: nothing written
+        try repository.addPhotos([c, d], toAlbum: cats)
+
+        #expect(try repository.list(LikeQuery(album: lisbon)).records.map(\.id) == [c, a])
+        #expect(try repository.list(LikeQuery(order: .oldestFirst, album: lisbon)).records.map(\.id) == [a, c])
+        #expect(try repository.list(LikeQuery(limit: 1, offset: 1, album: cats)).records.map(\.id) == [c])
+        #expect(try repository.record(for: c)?.albums == [cats, lisbon])
+        #expect(try repository.record(for: b)?.albums == [])
+
+        let albums = try repository.albums()
+        #expect(albums.map(\.name) == [cats, lisbon])
+        #expect(albums.map(\.count) == [2, 2])
+        #expect(albums[0].cover?.id == d && albums[1].cover?.id == c)
+        let bytes = try repository.list().records.reduce(into: [PhotoID: Int]()) { $0[$1.id] = $1.totalBytes }
+        #expect(albums[1].bytes == bytes[a]! + bytes[c]!)
+        #expect(albums[0].newest == (try repository.record(for: d))?.likedAt)
+
+        // The record file and the journal line carry the albums.
+        let file = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.store.appendingPathComponent("records/c.json"))) as? [String: Any]
+        #expect(file?["albums"] as? [String] == ["Cats", "Trip to Lisbon"])
+        let journal = try String(contentsOf: folder.store.appendingPathComponent("likes.journal"), encoding: .utf8)
+        #expect(journal.split(separator: "\n").last?.hasSuffix(" d Cats") == true)
+
+        // Removing checks every photo first: one not in the album changes nothing.
+        #expect(throws: LikeRepositoryError.notInAlbum(id: b, album: lisbon)) { try repository.removePhotos([a, b], fromAlbum: lisbon) }
+        #expect(try repository.list(LikeQuery(album: lisbon)).records.count == 2)
+        try repository.removePhotos([a, c], fromAlbum: lisbon)
+        #expect(try repository.albums().map(\.name) == [cats])  // an empty album is gone
+        #expect(try repository.list(LikeQuery(album: lisbon)).records.isEmpty)
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
+
+    @Test func addingAPhotoNotLikedChangesNothing() throws {
+        let repository = folder.repository()
+        try like(repository, ["a"])
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        let before = try Data(contentsOf: journal)
+        #expect(throws: LikeRepositoryError.notLiked(id: PhotoID(valid: "ghost"))) {
+            try repository.addPhotos([PhotoID(valid: "a"), PhotoID(valid: "ghost")], toAlbum: lisbon)
+        }
+        #expect(try Data(contentsOf: journal) == before)
+        #expect(try repository.albums().isEmpty)
+    }
+
+    @Test func unlikingTakesAPhotoOutOfEveryAlbum() throws {
+        let repository = folder.repository()
+        try like(repository, ["a", "b"])
+        try repository.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
+        try repository.addPhotos([PhotoID(valid: "a"), PhotoID(valid: "b")], toAlbum: cats)
+        try repository.unlike(PhotoID(valid: "a"))
+        #expect(try repository.albums().map { "\($0.name) \($0.count) \($0.cover?.id.rawValue ?? "-")" } == ["Cats 1 b"])
+        // Liked again, it starts in no album.
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        #expect(try repository.record(for: PhotoID(valid: "a"))?.albums == [])
+        #expect(try repository.verify().isOK)
+    }
+
+    @Test func likingIntoAlbumsAddsToThoseAPhotoIsIn() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "a")
+        #expect(try repository.like(id, image: Samples.rocket, albums: [lisbon, lisbon]).record?.albums == [lisbon])
+        #expect(try repository.like(id, image: Samples.coffee, albums: [cats]).record?.albums == [cats, lisbon])
+        #expect(try repository.toggle(PhotoID(valid: "b"), image: Samples.chelsea, albums: [cats]).record?.albums == [cats])
+        let batch = try repository.likeAll([LikeItem(id: PhotoID(valid: "c"), image: Samples.astronaut, albums: [lisbon])])
+        #expect(try batch[0].get().record?.albums == [lisbon])
+        #expect(try repository.albums().map(\.count) == [2, 2])
+    }
+
+    @Test func theIndexRebuiltFromRecordsKeepsTheAlbums() throws {
+        let repository = folder.repository()
+        try like(repository, ["a", "b", "c"])
+        try repository.addPhotos([PhotoID(valid: "a"), PhotoID(valid: "c")], toAlbum: try AlbumName("Éte, 2026 100%"))
+        let expected = try repository.albums()
+        // Lose the journal: reads fall back to the record files, purge rebuilds it.
+        try FileManager.default.removeItem(at: folder.store.appendingPathComponent("likes.journal"))
+        #expect(try repository.albums().map(\.count) == expected.map(\.count))
+        try repository.purge()
+        #expect(try repository.albums() == expected)
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+        let journal = try String(contentsOf: folder.store.appendingPathComponent("likes.journal"), encoding: .utf8)
+        #expect(journal.contains(" %C3%89te%2C%202026%20100%25\n"))
+    }
+
+    @Test func verifyNoticesAnIndexWhoseAlbumsDisagreeWithTheRecords() throws {
+        let repository = folder.repository()
+        try like(repository, ["a"])
+        try repository.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
+        // Rewrite the record file without its album, as a tool editing the JSON by hand might.
+        let file = folder.store.appendingPathComponent("records/a.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        object["albums"] = nil
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        let report = try repository.verify()
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.contains("index") == true)
+        try repository.purge()
+        #expect(try repository.verify().isOK)
+        #expect(try repository.albums().isEmpty)
+    }
+
+    @Test func aRecordWithABadAlbumNameIsDamage() throws {
+        let repository = folder.repository()
+        try like(repository, ["a", "b"])
+        let file = folder.store.appendingPathComponent("records/a.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        object["albums"] = ["ok", "bad\u{1}"]
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        #expect(try repository.verify().problems.contains { $0.contains("records/a.json") })
+        #expect(throws: LikeRepositoryError.self) { try repository.record(for: PhotoID(valid: "a")) }
+    }
+
+    @Test func observersHearNoteAndAlbumChanges() async throws {
+        let repository = folder.repository()
+        try like(repository, ["a", "b"])
+        var changes = repository.changes.makeAsyncIterator()
+        let other = folder.repository()  // another repository: the change comes through the journal
+        var seen: [String] = []
+        func next() async {
+            let change = await changes.next()
+            let record = change?.record.map { record in "\(record.note ?? "-") \(record.albums.map { $0.rawValue })" } ?? "nil"
+            seen.append("\(change?.kind.rawValue ?? "end") \(change?.id?.rawValue ?? "?") \(record)")
+        }
+        try other.setNote("hello", for: PhotoID(valid: "a"))
+        await next()
+        try other.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
+        await next()
+        try other.addPhotos([PhotoID(valid: "b")], toAlbum: lisbon)
+        await next()
+        try other.removePhotos([PhotoID(valid: "b")], fromAlbum: lisbon)
+        await next()
+        try other.unlike(PhotoID(valid: "a"))
+        await next()
+        #expect(
+            seen == [
+                "updated a hello []", "updated a hello [\"Trip to Lisbon\"]", "updated b - [\"Trip to Lisbon\"]", "updated b - []", "unliked a nil",
+            ])
+    }
+}
