@@ -211,15 +211,22 @@ struct ExportStaging {
     /// system can, else renamed over the empty or missing destination.
     func publish(_ folder: Folder, replacing: Bool) throws {
         if replacing, try parent.exchange(folder.name, targetName) {
-            try remove(folder.name)  // the earlier export, now under the hidden name
+            // The earlier export, now under the hidden name; if it cannot go now, the next export
+            // removes it.
+            try? remove(folder.name)
             return
         }
         if replacing, let existing = try parent.subdirectory(targetName), try !existing.names().isEmpty {
-            // No atomic swap here: move the earlier export aside first, then ours in.
+            // No atomic swap here: move the earlier export aside, ours in, and back on failure.
             let aside = prefix + Generation.make()
             try parent.rename(targetName, to: aside)
-            try parent.rename(folder.name, to: targetName)
-            try remove(aside)
+            do {
+                try parent.rename(folder.name, to: targetName)
+            } catch {
+                try? parent.rename(aside, to: targetName)
+                throw error
+            }
+            try? remove(aside)
             return
         }
         try parent.rename(folder.name, to: targetName)
