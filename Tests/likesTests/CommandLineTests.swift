@@ -11,7 +11,7 @@ import Testing
         #expect(version.status == 0 && version.stdout == "likes 0.1.0\n")
         let help = try box.run(["--help"], store: false)
         #expect(help.status == 0)
-        for command in ["like", "unlike", "toggle", "list", "show", "import", "purge", "verify", "stats"] {
+        for command in ["like", "unlike", "toggle", "list", "show", "import", "purge", "verify", "stats", "note", "album", "albums", "export"] {
             #expect(help.stdout.contains("  \(command) "), "overview lacks \(command)")
             let own = try box.run([command, "--help"], store: false)
             #expect(
