@@ -2,6 +2,14 @@
 
 import Foundation
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The name of an album: a named group of liked photos, such as `Trip to Lisbon`.
 ///
 /// A name is valid on the same terms as a ``PhotoID``: any non-empty string of at most 256 UTF-8
@@ -23,7 +31,8 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// - Throws: ``LikeRepositoryError/invalidAlbumName(_:reason:)`` when the name is empty,
     ///   longer than 256 UTF-8 bytes, or holds a control character.
     public init(_ rawValue: String) throws(LikeRepositoryError) {
-        let normalized = rawValue.precomposedStringWithCanonicalMapping
+        // ASCII is its own NFC: the journal's readers meet mostly such names, many times over.
+        let normalized = rawValue.utf8.allSatisfy { $0 < 0x80 } ? rawValue : rawValue.precomposedStringWithCanonicalMapping
         if let problem = PhotoID.problem(with: normalized, maximumByteCount: Self.maximumByteCount) {
             throw .invalidAlbumName(rawValue, reason: problem)
         }
@@ -51,7 +60,15 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Orders names by their UTF-8 bytes: the same order on every platform and in every locale.
     public static func < (left: AlbumName, right: AlbumName) -> Bool {
-        left.rawValue.utf8.lexicographicallyPrecedes(right.rawValue.utf8)
+        var left = left.rawValue
+        var right = right.rawValue
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                let common = min(leftBytes.count, rightBytes.count)
+                let order = common == 0 ? 0 : memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, common)
+                return order != 0 ? order < 0 : leftBytes.count < rightBytes.count
+            }
+        }
     }
 
     /// The sorted, duplicate-free form in which records and the journal keep a photo's albums.

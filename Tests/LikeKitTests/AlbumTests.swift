@@ -215,6 +215,31 @@ import Testing
         #expect(throws: LikeRepositoryError.self) { try repository.record(for: PhotoID(valid: "a")) }
     }
 
+    @Test func aPhotoInHundredsOfLongNamedAlbumsKeepsTheJournalWhole() throws {
+        let repository = folder.repository(durability: .relaxed)
+        try like(repository, ["a"])
+        let id = PhotoID(valid: "a")
+        var names: [AlbumName] = []
+        for number in 0..<100 {
+            let name = try AlbumName(String(repeating: "é", count: 120) + " \(number)")
+            names.append(name)
+            try repository.addPhotos([id], toAlbum: name)
+        }
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        let longest = text.split(separator: "\n").map(\.utf8.count).max() ?? 0
+        #expect(longest > 70_000)
+        // The next change reads the long last line back whole instead of rebuilding the journal.
+        let header = text.prefix { $0 != "\n" }
+        try like(repository, ["b"])
+        #expect(try String(contentsOf: journal, encoding: .utf8).hasPrefix(header + "\n"))
+        #expect(try String(contentsOf: journal, encoding: .utf8).split(separator: "\n").count == 103)
+        #expect(try repository.record(for: id)?.albums == names.sorted())
+        #expect(try repository.albums().count == 100)
+        #expect(try repository.list(LikeQuery(limit: 1)).records.map(\.id.rawValue) == ["b"])
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
+
     @Test func observersHearNoteAndAlbumChanges() async throws {
         let repository = folder.repository()
         try like(repository, ["a", "b"])

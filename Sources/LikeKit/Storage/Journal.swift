@@ -195,20 +195,47 @@ struct JournalLine: Hashable, Sendable {
     }
 
     /// Reads an album field; `nil` unless every name is valid and the field is exactly what
-    /// ``encodeAlbums(_:)`` writes for them (so that a line reads back to itself).
+    /// ``encodeAlbums(_:)`` writes for them (so that a line reads back to itself): printable
+    /// ASCII but `%` and `,` as itself, every other byte as `%` and two upper-case hex digits,
+    /// names in canonical order.
     static func decodeAlbums(_ field: UnsafeBufferPointer<UInt8>) -> [AlbumName]? {
-        var albums: [AlbumName] = []
-        for part in field.split(separator: 0x2C, omittingEmptySubsequences: false) {
-            guard !part.isEmpty, part.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-            let bytes = Array(unescapePath(String(decoding: part, as: UTF8.self)).utf8)
-            guard let text = String(bytes: bytes, encoding: .utf8), let album = try? AlbumName(text), album.rawValue == text else {
-                return nil
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case 0x30...0x39: byte - 0x30
+            case 0x41...0x46: byte - 0x41 + 10
+            default: nil
             }
-            if let last = albums.last, !(last < album) { return nil }
-            albums.append(album)
         }
-        guard !albums.isEmpty, encodeAlbums(albums).elementsEqual(field) else { return nil }
-        return albums
+        var albums: [AlbumName] = []
+        var name: [UInt8] = []
+        var index = 0
+        while index <= field.count {
+            guard index < field.count, field[index] != 0x2C else {
+                let text = String(decoding: name, as: UTF8.self)
+                guard !name.isEmpty, text.utf8.elementsEqual(name), let album = try? AlbumName(text), album.rawValue.utf8.elementsEqual(name) else {
+                    return nil
+                }
+                if let last = albums.last, !(last < album) { return nil }
+                albums.append(album)
+                name.removeAll(keepingCapacity: true)
+                index += 1
+                continue
+            }
+            let byte = field[index]
+            if byte == 0x25 {
+                guard index + 2 < field.count, let high = hexValue(field[index + 1]), let low = hexValue(field[index + 2]) else { return nil }
+                let value = high << 4 | low
+                // Only what the writer escapes may be escaped.
+                guard value <= 0x20 || value >= 0x7F || value == 0x25 || value == 0x2C else { return nil }
+                name.append(value)
+                index += 3
+            } else {
+                guard byte > 0x20, byte < 0x7F else { return nil }
+                name.append(byte)
+                index += 1
+            }
+        }
+        return albums.isEmpty ? nil : albums
     }
 
     /// Escapes a file path for a `P` line: printable ASCII except `%` stays, the rest is `%XX`.

@@ -243,11 +243,14 @@ struct WriteSession {
         else {
             return try rebuildJournal()
         }
-        // Lines are short: 4 KiB nearly always holds the last one whole; else read more.
+        // Lines are short: 4 KiB nearly always holds the last one whole (with the newline before
+        // it); a photo in many albums makes a longer one, so read more until it does.
         var tailLength = min(entry.size, 4 * 1024)
         var tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
-        if tailLength < entry.size, tail.dropLast().filter({ $0 == 0x0A }).isEmpty {
-            tailLength = min(entry.size, 64 * 1024)
+        // Needed before the last byte: the newline ending the line before, and (when a crash tore
+        // the end off) the one ending the last whole line.
+        while tailLength < entry.size, tail.dropLast().filter({ $0 == 0x0A }).count < (tail.last == 0x0A ? 1 : 2) {
+            tailLength = min(entry.size, tailLength * 4)
             tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
         }
         guard let lastNewline = tail.lastIndex(of: 0x0A) else { return try rebuildJournal() }
