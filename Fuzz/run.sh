@@ -17,6 +17,7 @@ for target in JPEGHeaderFuzz JournalFuzz; do
         JournalFuzz) cat > "$out/$target-corpus/seed" <<'LINES'
 J 0 0123456789ab 0 - - likes-journal-1
 L 1763774625123 1a2b3c4d5e6f 2048 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik
+L 1763774625123 3a2b3c4d5e6f 2048 3a2b3c4d5e6f - abc Caf%C3%A9,Trip%20to%20Lisbon,a%2Cb%25
 M 1763774625124 2a2b3c4d5e6f 2048 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik
 U 1763774625125 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik Dwu85P9SOIk
 A 1763774625125 2a2b3c4d5e6f 0 - - ^dwu85^p9^s^o^ik

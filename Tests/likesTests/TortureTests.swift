@@ -18,8 +18,15 @@ import Testing
         ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? fallback
     }
 
-    /// What the store should hold: for each id, the seed of its image, or nil when not liked.
-    typealias Model = [String: Int?]
+    /// A liked photo as the model knows it: the seed of its image, its note and albums.
+    struct Photo: Equatable {
+        var seed: Int
+        var note: String?
+        var albums: Set<String> = []
+    }
+
+    /// What the store should hold: for each id, the photo, or nil when not liked.
+    typealias Model = [String: Photo?]
 
     enum Operation {
         case like(String, Int)
@@ -27,14 +34,26 @@ import Testing
         case toggle(String, Int)
         case importFolder([(String, Int)])
         case purge
+        case note(String, String)
+        case album(String, String)
 
         func apply(to model: inout Model) {
+            func like(_ id: String, _ seed: Int) {
+                if var photo = model[id] ?? nil {
+                    photo.seed = seed
+                    model[id] = .some(photo)
+                } else {
+                    model[id] = .some(Photo(seed: seed))
+                }
+            }
             switch self {
-            case .like(let id, let seed): model[id] = .some(seed)
+            case .like(let id, let seed): like(id, seed)
             case .unlike(let id): model[id] = .some(nil)
-            case .toggle(let id, let seed): model[id] = (model[id] ?? nil) == nil ? .some(seed) : .some(nil)
-            case .importFolder(let files): for (id, seed) in files { model[id] = .some(seed) }
+            case .toggle(let id, let seed): model[id] = (model[id] ?? nil) == nil ? .some(Photo(seed: seed)) : .some(nil)
+            case .importFolder(let files): for (id, seed) in files { like(id, seed) }
             case .purge: break
+            case .note(let id, let text): if var photo = model[id] ?? nil { photo.note = text; model[id] = .some(photo) }
+            case .album(let id, let name): if var photo = model[id] ?? nil { photo.albums.insert(name); model[id] = .some(photo) }
             }
         }
     }
@@ -58,6 +77,8 @@ import Testing
             for (id, seed) in files { try? FileManager.default.copyItem(atPath: image(seed), toPath: folder + "/\(id).jpg") }
             return "\(likes) import '\(folder)' >/dev/null && echo ack \(number)"
         case .purge: return "\(likes) purge >/dev/null && echo ack \(number)"
+        case .note(let id, let text): return "\(likes) note \(id) '\(text)' >/dev/null && echo ack \(number)"
+        case .album(let id, let name): return "\(likes) album add '\(name)' \(id) >/dev/null && echo ack \(number)"
         }
     }
 
@@ -65,17 +86,18 @@ import Testing
     /// as after it. Returns the ids that are neither.
     func inconsistent(before: Model, after: Model) throws -> [String] {
         let records = try box.run(["list", "--json"]).array()
-        var stored: [String: String] = [:]
-        for record in records {
-            stored[record["id"] as? String ?? ""] = (record["image"] as? [String: Any])?["file"] as? String
-        }
+        var stored: [String: [String: Any]] = [:]
+        for record in records { stored[record["id"] as? String ?? ""] = record }
         var bad: [String] = []
         for id in Set(before.keys).union(after.keys).union(stored.keys) {
-            let now = stored[id].map { FileManager.default.contents(atPath: $0) } ?? nil
+            let file = (stored[id]?["image"] as? [String: Any])?["file"] as? String
+            let now = file.map { FileManager.default.contents(atPath: $0) } ?? nil
             func matches(_ model: Model) -> Bool {
                 switch model[id] ?? nil {
                 case .none: return stored[id] == nil
-                case .some(let seed): return now == madeUpJPEG(seed: seed, scanBytes: 1500)
+                case .some(let photo):
+                    return now == madeUpJPEG(seed: photo.seed, scanBytes: 1500) && stored[id]?["note"] as? String == photo.note
+                        && Set(stored[id]?["albums"] as? [String] ?? []) == photo.albums
                 }
             }
             if !matches(before) && !matches(after) { bad.append(id) }
@@ -99,12 +121,14 @@ import Testing
                 let id = "p\(Int.random(in: 0..<30, using: &generator))"
                 let liked = (planModel[id] ?? nil) != nil
                 let operation: Operation
-                switch Int.random(in: 0..<10, using: &generator) {
+                switch Int.random(in: 0..<12, using: &generator) {
                 case 0..<4: operation = .like(id, seed)
                 case 4..<6: operation = liked ? .unlike(id) : .like(id, seed)
                 case 6..<8: operation = .toggle(id, seed)
                 case 8: operation = .importFolder((0..<3).map { ("i\(round)x\($0)", seed * 10 + $0) })
-                default: operation = .purge
+                case 9: operation = .purge
+                case 10: operation = liked ? .note(id, "n\(seed)") : .like(id, seed)
+                default: operation = liked ? .album(id, ["Sky", "Trip to Lisbon", "Café"][seed % 3]) : .like(id, seed)
                 }
                 operation.apply(to: &planModel)
                 planned.append(operation)
