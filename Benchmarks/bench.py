@@ -140,6 +140,9 @@ if not os.path.exists(os.path.join(big, "store", "likes.journal")):
     with open(os.path.join(big, "records.jsonl")) as handle:
         database.executemany("INSERT INTO likes VALUES (?, ?, ?)", ((r["id"], r["likedAt"], line) for line in handle for r in [json.loads(line)]))
     database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
+    database.execute("CREATE TABLE members (album TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (album, id))")
+    with open(os.path.join(big, "records.jsonl")) as handle:
+        database.executemany("INSERT INTO members VALUES (?, ?)", ((album, r["id"]) for line in handle for r in [json.loads(line)] for album in r.get("albums", [])))
     database.commit()
     database.close()
     print(f"built the 100,000 store in {built['seconds']:.1f} s", flush=True)
@@ -167,6 +170,21 @@ run([LIKES, "--store", big_store, "purge"])  # the churn's journal lines, compac
 ours, _ = timed([LIKES, "--store", big_store, "purge", "--dry-run"], 5)
 peer, _ = timed(["/bin/sh", "-c", f"find '{big_store}' -type f | wc -l"], 5)
 report("5 purge --dry-run at 100k", f"likes {ours * 1000:.0f} ms, find | wc -l {peer * 1000:.0f} ms, ratio {ours / peer:.2f}x (target <= 2x)", likesMs=ours * 1000, findMs=peer * 1000, ratio=ours / peer)
+
+# 7. Albums at 100,000 (20 albums of 500 photos): the album list, and one album's newest 20,
+# each from a cold process, against sqlite3 answering the same from a membership table.
+ours, ours_peak = timed([LIKES, "--store", big_store, "albums", "--json"], 10)
+query = ("SELECT json_group_array(json_object('name', album, 'count', n, 'newest', newest)) FROM "
+         "(SELECT album, count(*) AS n, max(likedAt) AS newest FROM members JOIN likes USING (id) GROUP BY album ORDER BY album)")
+peer, _ = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), query], 10)
+report("7a albums at 100k", f"likes {ours * 1000:.1f} ms ({ours_peak / 1024:.1f} MB peak), sqlite3 {peer * 1000:.1f} ms, ratio {ours / peer:.2f}x (report)",
+       likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer, likesPeakMB=ours_peak / 1024)
+ours, _ = timed([LIKES, "--store", big_store, "list", "--album", "Album 7", "--limit", "20", "--json"], 10)
+query = ("SELECT json_group_array(json(record)) FROM (SELECT record FROM likes JOIN members USING (id) "
+         "WHERE album = 'Album 7' ORDER BY likedAt DESC LIMIT 20)")
+peer, _ = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), query], 10)
+report("7b list --album --limit 20 at 100k", f"likes {ours * 1000:.1f} ms, sqlite3 {peer * 1000:.1f} ms, ratio {ours / peer:.2f}x (report)",
+       likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer)
 
 # 6. Open + verify of 100,000 favorites.
 ours, peak = timed([LIKES, "--store", big_store, "verify"], 1)

@@ -108,7 +108,10 @@ case "build":
             description: "Photo number \(index) of the benchmark", photographer: "Photographer \(index % 97)",
             photographerUsername: "user\(index % 97)", color: colors[index % colors.count],
             sourceURL: "https://unsplash.com/photos/bench\(index)", width: 4000, height: 3000)
-        let change = try! repository.like(try! PhotoID("bench-\(index)"), image: madeUpJPEG(seed: index, bytes: bytes), photo: metadata)
+        // Every tenth photo is in one of 20 albums: 20 albums of count / 200 photos each.
+        let albums = index % 10 == 0 ? [try! AlbumName("Album \(index / 10 % 20)")] : []
+        let change = try! repository.like(
+            try! PhotoID("bench-\(index)"), image: madeUpJPEG(seed: index, bytes: bytes), photo: metadata, albums: albums)
         if recordsOut != nil, let record = change.record {
             buffer += try! encoder.encode(record)
             buffer.append(0x0A)

@@ -143,6 +143,10 @@ import Testing
         #expect(try Data(contentsOf: file) == Data("x".utf8))
 
         #expect(throws: LikeRepositoryError.self) { try repository.export(to: folder.url.appendingPathComponent("no/such/place")) }
+        // Never into the store itself.
+        #expect(throws: LikeRepositoryError.self) { try repository.export(to: folder.store.appendingPathComponent("images/share")) }
+        #expect(throws: LikeRepositoryError.self) { try repository.export(to: folder.store) }
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
         #expect(try staging().isEmpty)
     }
 

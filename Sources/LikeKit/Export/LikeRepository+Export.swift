@@ -49,6 +49,9 @@ extension LikeRepository {
         guard !name.isEmpty, name != "/", name != ".", name != ".." else {
             throw LikeRepositoryError.invalidArgument("Export into a folder of its own, not \(target.path).")
         }
+        if target.path == path || target.path.hasPrefix(path + "/") {
+            throw LikeRepositoryError.exportDestinationUnusable(path: target.path, reason: "it is inside the store")
+        }
         let parentPath = target.deletingLastPathComponent().path
         guard let parent = try StoreDirectory.open(path: parentPath, faults: faults) else {
             throw LikeRepositoryError.exportDestinationUnusable(path: target.path, reason: "the folder \(parentPath) does not exist")
@@ -94,8 +97,9 @@ extension LikeRepository {
     private func writeExport(_ stored: [StoredRecord], into folder: StoreDirectory, query: LikeQuery) throws -> (
         [ExportIndex.Photo], [String]
     ) {
-        let images = try openRoot()?.subdirectory(StoreLayout.imagesDirectory)
-        let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory)
+        let root = try openRoot()
+        let images = try root?.subdirectory(StoreLayout.imagesDirectory)
+        let records = try root?.subdirectory(StoreLayout.recordsDirectory)
         var names = ExportFileNames()
         var photos: [ExportIndex.Photo] = []
         var damage: [String] = []
@@ -202,7 +206,9 @@ struct ExportStaging {
         guard let directory = try parent.subdirectory(name) else {
             throw LikeRepositoryError.io(action: "create the folder", path: parent.path(name), code: ENOENT)
         }
-        // Held until the folder's descriptor closes: at the end of this export, or its death.
+        // Held until the folder's descriptor closes: at the end of this export, or its death. A
+        // file system without flock leaves it unlocked: then only exports run at the same time
+        // could take each other's folder for abandoned.
         _ = flock(directory.descriptor, LOCK_EX | LOCK_NB)
         return Folder(name: name, directory: directory)
     }
