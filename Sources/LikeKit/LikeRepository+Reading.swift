@@ -35,8 +35,8 @@ extension LikeRepository {
         guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
             return ([], [])
         }
-        if !query.hasFilters, !query.hasIndexFilters, query.order == .newestFirst, let limit = query.limit,
-            let page = try newestPage(root: root, records: records, count: query.offset + limit)
+        if !query.hasFilters, query.order == .newestFirst, let limit = query.limit,
+            let page = try newestPage(root: root, records: records, count: query.offset + limit, query: query)
         {
             return (Array(page.dropFirst(query.offset)), [])
         }
@@ -98,7 +98,12 @@ extension LikeRepository {
     /// look at its file (unless an `A` line takes it back, or it is the last line, which may not
     /// have committed), so recent churn costs no file system calls. The cost is the page's,
     /// whatever the size of the collection.
-    func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int) throws -> [StoredRecord]? {
+    ///
+    /// The query's album and date filters are answered on the way. `L` and `M` lines carry the
+    /// photo's albums, and the first of them met walking backwards is the photo's newest, so its
+    /// albums are the photo's own by the time its `L` line is reached; the record confirms them.
+    /// The walk stops at the first `L` line older than the date.
+    func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int, query: LikeQuery = LikeQuery()) throws -> [StoredRecord]? {
         guard count > 0 else { return [] }
         let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
         guard fd >= 0 else { return nil }
@@ -110,6 +115,9 @@ extension LikeRepository {
 
         var page: [StoredRecord] = []
         var decided: Set<String> = []
+        let album = query.album
+        let since = query.since.map(Timestamp.milliseconds)
+        var newestAlbums: [String: [AlbumName]] = [:]  // of photos whose `M` line was met first
         var voidNext = false  // an `A` line takes back the line before it
         var isLastLine = true
         var end = size
@@ -154,16 +162,27 @@ extension LikeRepository {
                     decided.insert(line.key)
                     continue
                 }
+                if first == JournalLine.Operation.updated.rawValue, album != nil {
+                    guard let line = JournalLine.parse(bytes) else { return nil }
+                    if wasLastLine, try !hasCommitted(line, records: records) { continue }
+                    if !decided.contains(line.key), newestAlbums[line.key] == nil { newestAlbums[line.key] = line.albums }
+                    continue
+                }
                 guard first == JournalLine.Operation.liked.rawValue else { continue }
                 guard let line = JournalLine.timeAndKey(bytes) else { return nil }
+                if let since, line.at < since { return page }  // `L` lines are in time order
                 guard decided.insert(line.key).inserted else { continue }
+                if let album {
+                    guard let albums = newestAlbums[line.key] ?? JournalLine.parse(bytes).map(\.albums) else { return nil }
+                    if !albums.contains(album) { continue }
+                }
                 let stored: StoredRecord?
                 do {
                     stored = try readStoredRecord(key: line.key, in: records)
                 } catch LikeRepositoryError.damagedRecord {
                     return nil  // let the sure path name the damage
                 }
-                guard let stored, stored.likedAt == line.at else { continue }
+                guard let stored, stored.likedAt == line.at, album.map(stored.albums.contains) ?? true else { continue }
                 page.append(stored)
                 if page.count == count { return page }
             }

@@ -215,6 +215,43 @@ import Testing
         #expect(throws: LikeRepositoryError.self) { try repository.record(for: PhotoID(valid: "a")) }
     }
 
+    /// Random likes, unlikes, album changes and notes; after each step, every page the journal walk
+    /// answers (album, date, limit, offset) must be what the full listing filtered gives.
+    @Test func pagesOfAnAlbumFromTheJournalsEndMatchTheFullListing() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let names = [try AlbumName("A"), try AlbumName("B b"), try AlbumName("Ç")]
+        var generator = SystemRandomNumberGenerator()
+        var dates: [Date] = []
+        for step in 0..<150 {
+            let id = PhotoID(valid: "p\(Int.random(in: 0..<15, using: &generator))")
+            let album = names[Int.random(in: 0..<names.count, using: &generator)]
+            let liked = try repository.isLiked(id)
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0, 1: try repository.like(id, image: Samples.jpeg(seed: step), albums: Bool.random(using: &generator) ? [album] : [])
+            case 2 where liked: try repository.unlike(id)
+            case 3 where liked: try repository.addPhotos([id], toAlbum: album)
+            case 4 where liked: _ = try? repository.removePhotos([id], fromAlbum: album)
+            case 5 where liked: try repository.setNote("n\(step)", for: id)
+            default: try repository.like(id, image: Samples.jpeg(seed: step))
+            }
+            if step % 10 == 0 { dates.append(Date()) }
+            guard step % 5 == 0 else { continue }
+            let all = try repository.list().records
+            for album in names + [nil] {
+                for since in [nil, dates.randomElement(using: &generator)] {
+                    let expected = all.filter { record in
+                        (album.map(record.albums.contains) ?? true)
+                            && (since.map { record.likedAt >= Timestamp.date(Timestamp.milliseconds($0)) } ?? true)
+                    }
+                    for (limit, offset) in [(1, 0), (3, 0), (2, 2), (50, 0)] {
+                        let page = try repository.list(LikeQuery(limit: limit, offset: offset, album: album, since: since)).records
+                        #expect(page == Array(expected.dropFirst(offset).prefix(limit)), "step \(step), \(album?.rawValue ?? "-"), limit \(limit)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aPhotoInHundredsOfLongNamedAlbumsKeepsTheJournalWhole() throws {
         let repository = folder.repository(durability: .relaxed)
         try like(repository, ["a"])

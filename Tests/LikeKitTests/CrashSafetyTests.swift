@@ -137,7 +137,9 @@ import Testing
         #expect(
             Dictionary(uniqueKeysWithValues: try reopened.albums().map { ($0.name.rawValue, $0.count) }) == counts, "\(operation) at \(step): albums")
         for album in try reopened.albums() {
-            #expect(try reopened.list(LikeQuery(album: album.name)).records == all.filter { $0.albums.contains(album.name) })
+            let members = all.filter { $0.albums.contains(album.name) }
+            #expect(try reopened.list(LikeQuery(album: album.name)).records == members)
+            #expect(try reopened.list(LikeQuery(limit: 1, album: album.name)).records == Array(members.prefix(1)), "\(operation) at \(step)")
         }
         if acknowledged {
             #expect(same(now, after), "\(operation) returned, but its change is not all there (stopped at \(step))")
