@@ -6,7 +6,7 @@ import LikeKit
 enum ImportUnsplashCommand {
     static let spec = CommandSpec(
         name: "import-unsplash", summary: "Like every photo of an Unsplash API response, downloading its image and user image.",
-        usage: "import-unsplash FILE [--json]",
+        usage: "import-unsplash FILE [--album NAME]... [--json]",
         details: """
             FILE holds a photo object, an array of them, or a search response ({"results": [...]}), as
             the Unsplash API returns them. For each photo, urls.regular is downloaded as its image and
@@ -15,7 +15,8 @@ enum ImportUnsplashCommand {
             nothing of it is stored; the others go on (then the exit status is 1).
             """,
         example: "likes import-unsplash search-photos.json",
-        flags: ["--json": "Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON."],
+        valueOptions: ["--album": "Put every photo in this album too (may be given more than once)."],
+        flags: ["--json": "Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON."], repeatable: ["--album"],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "an Unsplash JSON FILE")
 
     struct Failure {
@@ -38,6 +39,7 @@ enum ImportUnsplashCommand {
 
     static func run(_ context: Context) throws {
         let path = context.arguments.positionals[0]
+        let albums = try Input.albums(context.arguments)
         let data = try Input.readFile(path, what: "Unsplash file")
         let photos: [UnsplashPhoto]
         do {
@@ -55,7 +57,7 @@ enum ImportUnsplashCommand {
             do {
                 let id = try PhotoID(photo.id)
                 if try context.repository.isLiked(id) {
-                    try context.repository.like(id, image: nil, photo: photo.metadata)
+                    try context.repository.like(id, image: nil, photo: photo.metadata, albums: albums)
                     summary.updated.append(photo.id)
                     continue
                 }
@@ -67,7 +69,7 @@ enum ImportUnsplashCommand {
                 let userImage = try photo.userImageURL.map {
                     try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
                 }
-                try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata)
+                try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata, albums: albums)
                 summary.liked.append(photo.id)
             } catch let failure as CommandFailure {
                 summary.failed.append(Failure(id: photo.id, reason: failure.message))

@@ -139,9 +139,12 @@ final class PhotoServer {
 
         // Again: liked photos are not downloaded again (the server would now fail them all).
         let (again, _) = try response("search-photos.json", server: server, images: ["missing"])
-        let second = try box.run(["import-unsplash", again, "--json"]).object()
+        let second = try box.run(["import-unsplash", again, "--album", "Search", "--json"]).object()
         #expect((second["updated"] as? [String])?.count == 7)
         #expect((second["failed"] as? [[String: String]])?.count == 3)
+        // The photos updated went into the album; the failed ones did not.
+        let album = try box.run(["list", "--album", "Search", "--json"]).array().compactMap { $0["id"] as? String }
+        #expect(Set(album) == Set(ids).subtracting(failedIDs))
         #expect(try box.run(["verify"]).status == 0)
     }
 
