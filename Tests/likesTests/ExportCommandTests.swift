@@ -51,12 +51,17 @@ enum Browser {
             """
         try Data(script.utf8).write(to: probe)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: browser)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files",
-            "--user-data-dir=\(scratch.appendingPathComponent("profile").path)", "--virtual-time-budget=10000", "--dump-dom",
-            probe.absoluteString,
-        ]
+        // A browser that hangs must not hang the tests: coreutils' timeout gives it a minute and
+        // then kills it with the helpers it started (its process group).
+        let timeout = "/usr/bin/timeout"
+        let limited = FileManager.default.isExecutableFile(atPath: timeout)
+        process.executableURL = URL(fileURLWithPath: limited ? timeout : browser)
+        process.arguments =
+            (limited ? ["--kill-after=5", "60", browser] : []) + [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--allow-file-access-from-files",
+                "--user-data-dir=\(scratch.appendingPathComponent("profile").path)", "--virtual-time-budget=10000", "--dump-dom",
+                probe.absoluteString,
+            ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
