@@ -129,6 +129,17 @@ enum Browser {
         #expect(!FileManager.default.fileExists(atPath: box.path("x")))
         for run in [refused, noAlbum] { #expect(run.stderr.split(separator: "\n").count == 1) }
         #expect(try box.run(["verify"]).status == 0)
+
+        // A photo whose image changed in the store is left out, named, and the export says so.
+        let coffee = try #require((try box.run(["show", "coffee", "--json"]).object()["image"] as? [String: Any])?["file"] as? String)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: coffee))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: coffee))
+        let damaged = try box.run(["export", destination.path])
+        #expect(damaged.status == 1)
+        #expect(damaged.stdout.hasPrefix("Exported 5 photos"))
+        #expect(damaged.stderr.contains("photo \"coffee\" changed since it was liked") && damaged.stderr.contains("the export holds the rest"))
+        #expect(!FileManager.default.fileExists(atPath: destination.appendingPathComponent("coffee.jpg").path))
     }
 
     func sizeText(_ folder: URL) -> String {

@@ -116,11 +116,20 @@ extension LikeRepository {
         for original in stored {
             var record = original
             var found = try read(record)
-            if found == nil, let records, let again = try? readStoredRecord(key: record.key, in: records) {
-                record = again
-                found = try read(record)
+            if found == nil, let records {
+                // Unliked since it was listed: left out. Updated: its new images, once.
+                guard let again = try? readStoredRecord(key: record.key, in: records) else { continue }
+                if again.generation != record.generation {
+                    record = again
+                    found = try read(record)
+                }
             }
-            guard let found else { continue }  // unliked meanwhile
+            guard let found else {
+                damage.append(
+                    "An image of photo \(LikeRepositoryError.quoted(record.id.rawValue)) is missing from the store, so the photo was left out. Run `likes verify`."
+                )
+                continue
+            }
             let copies = found.map { (name: names.claim(for: record.id.rawValue, user: $0.user), data: $0.data, info: $0.info) }
             if let changed = copies.first(where: { UInt32($0.info.crc32, radix: 16) != $0.data.withUnsafeBytes { CRC32.checksum($0) } }) {
                 damage.append(

@@ -32,7 +32,14 @@ final class FaultInjector: Sendable {
 
     private let state: Locked<State>
 
-    init(_ plan: Plan = .none) { state = Locked(State(plan: plan)) }
+    /// Makes ``StoreDirectory/exchange(_:_:)`` report that the system cannot swap two entries,
+    /// so that tests on Linux also take the path of systems without `renameat2`.
+    let withoutExchange: Bool
+
+    init(_ plan: Plan = .none, withoutExchange: Bool = false) {
+        state = Locked(State(plan: plan))
+        self.withoutExchange = withoutExchange
+    }
 
     /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.
     var steps: [String] { state.withLock { $0.steps } }

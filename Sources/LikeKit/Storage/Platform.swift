@@ -43,24 +43,31 @@ enum Platform {
         return syncfsFunction(fd)
     }
 
-    /// Linux's `renameat2`, also left out of the Glibc module; looked up once.
-    private static let renameat2Function: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
-        #if canImport(Glibc)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+    private typealias ExchangeFunction = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+
+    /// The call that swaps two directory entries, looked up once by name (so that no SDK needs
+    /// to declare it): Linux's `renameat2`, which the Glibc module leaves out, or Apple's
+    /// `renameatx_np`. Both take the swap flag as `1 << 1` (`RENAME_EXCHANGE`, `RENAME_SWAP`).
+    private static let exchangeFunction: ExchangeFunction? = {
+        #if canImport(Darwin)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "renameatx_np") else { return nil }  // RTLD_DEFAULT
+            return unsafeBitCast(symbol, to: ExchangeFunction.self)
+        #elseif canImport(Glibc)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }  // RTLD_DEFAULT
+            return unsafeBitCast(symbol, to: ExchangeFunction.self)
         #else
             return nil
         #endif
     }()
 
-    /// Swaps two entries of the directory `fd` atomically (`renameat2` with `RENAME_EXCHANGE`):
-    /// 0 on success, -1 with `errno` set, `nil` where the system has no such call or the file
-    /// system refuses it (then nothing changed).
+    /// Swaps two entries of the directory `fd` atomically: 0 on success, -1 with `errno` set,
+    /// `nil` where the system has no such call or the file system refuses it (then nothing
+    /// changed).
     static func exchange(_ fd: Int32, _ first: String, _ second: String) -> Int32? {
-        guard let renameat2Function else { return nil }
-        let renameExchange: UInt32 = 1 << 1
-        let result = renameat2Function(fd, first, fd, second, renameExchange)
-        if result != 0, errno == EINVAL || errno == ENOSYS { return nil }
+        guard let exchangeFunction else { return nil }
+        let swapFlag: UInt32 = 1 << 1
+        let result = exchangeFunction(fd, first, fd, second, swapFlag)
+        if result != 0, [EINVAL, ENOSYS, ENOTSUP].contains(errno) { return nil }
         return result
     }
 

@@ -200,6 +200,7 @@ final class StoreDirectory: Sendable {
     func exchange(_ first: String, _ second: String) throws -> Bool {
         try Self.checkName(first)
         try Self.checkName(second)
+        if faults?.withoutExchange == true { return false }
         try begin("exchange \(first) \(second)", failing: "swap", path(second))
         switch Platform.exchange(descriptor, first, second) {
         case .some(0): return true
