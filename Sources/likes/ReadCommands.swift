@@ -20,7 +20,7 @@ enum ReadCommands {
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
     static let show = CommandSpec(
-        name: "show", summary: "Show one liked photo: file, size, dimensions, date, note and metadata.",
+        name: "show", summary: "Show one liked photo: file, size, dimensions, date, note, albums and metadata.",
         usage: "show ID [--json]", example: "likes show Dwu85P9SOIk",
         flags: ["--json": "Print the record as JSON."],
         minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")

@@ -277,6 +277,34 @@ import Testing
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
+    @Test func repositoriesAddingOnePhotoToAlbumsAtOnceLoseNoAlbum() throws {
+        try like(folder.repository(), ["shared"])
+        let done = DispatchSemaphore(value: 0)
+        let failures = Locked([String]())
+        for worker in 0..<4 {
+            Thread.detachNewThread {
+                // A repository each: they exclude each other through the store's file lock, as
+                // processes do.
+                let repository = folder.repository()
+                for round in 0..<10 {
+                    do {
+                        try repository.addPhotos([PhotoID(valid: "shared")], toAlbum: try AlbumName("w\(worker) r\(round)"))
+                        if round % 3 == 0 { try repository.setNote("worker \(worker)", for: PhotoID(valid: "shared")) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+                done.signal()
+            }
+        }
+        for _ in 0..<4 { done.wait() }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let record = try #require(try folder.repository().record(for: PhotoID(valid: "shared")))
+        #expect(record.albums.count == 40)
+        #expect(try folder.repository().albums().count == 40)
+        #expect(try folder.repository().verify() == VerificationReport(problems: [], orphans: []))
+    }
+
     @Test func observersHearNoteAndAlbumChanges() async throws {
         let repository = folder.repository()
         try like(repository, ["a", "b"])
