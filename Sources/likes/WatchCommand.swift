@@ -59,7 +59,11 @@ enum WatchCommand {
         let id = change.id.map { Format.oneLine($0.rawValue) } ?? "?"
         switch change.kind {
         case .liked, .updated:
-            let detail = change.record.map { "  \(Format.size($0.totalBytes))  \($0.image.width)×\($0.image.height)" } ?? ""
+            var detail = change.record.map { "  \(Format.size($0.totalBytes))  \($0.image.width)×\($0.image.height)" } ?? ""
+            if let note = change.record?.note { detail += "  note: \(Format.cut(Format.oneLine(note), to: 60))" }
+            if let albums = change.record?.albums, !albums.isEmpty {
+                detail += "  albums: \(albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))"
+            }
             return "\(time)  \(change.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(id)\(detail)"
         case .unliked:
             return "\(time)  unliked  \(id)"

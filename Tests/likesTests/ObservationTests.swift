@@ -67,6 +67,9 @@ final class Watcher {
 
     var count: Int { lines.get().count }
 
+    /// The lines printed so far, as text.
+    var text: [String] { lines.get() }
+
     /// Ends the watch with SIGTERM, as a service manager would; it must exit at once.
     func stop() {
         kill(process.processIdentifier, SIGTERM)
@@ -163,9 +166,20 @@ final class Watcher {
     @Test func humanWatchLines() throws {
         let watcher = try Watcher(store: box.store, arguments: [])
         defer { watcher.stop() }
-        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
-        let deadline = Date().addingTimeInterval(1)
-        while watcher.count < 1, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(watcher.count == 1)
+        // Each change is waited for: a record replaced before the watcher reads its line is
+        // reported without it.
+        for (number, command) in [
+            ["like", "a", "--image", Samples.photo("rocket.jpg").path], ["note", "a", "first\nlight"], ["album", "add", "Sky", "a"], ["unlike", "a"],
+        ].enumerated() {
+            #expect(try box.run(command).status == 0)
+            let deadline = Date().addingTimeInterval(1)
+            while watcher.count <= number, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        }
+        let lines = watcher.text
+        #expect(lines.count == 4)
+        #expect(lines.first?.contains(#/\sliked +a +109\.89 KB +640×427$/#) == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix("  updated  a  109.89 KB  640×427  note: first light") == true, "\(lines)")
+        #expect(lines.dropFirst(2).first?.hasSuffix("  note: first light  albums: Sky") == true, "\(lines)")
+        #expect(lines.last?.hasSuffix("  unliked  a") == true, "\(lines)")
     }
 }
