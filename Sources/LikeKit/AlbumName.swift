@@ -41,12 +41,7 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Decodes a name from a JSON string, validating it.
     public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        do {
-            try self.init(text)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
-        }
+        self = try PhotoID.decodeValidated(from: decoder) { (text) throws(LikeRepositoryError) in try AlbumName(text) }
     }
 
     /// Encodes the name as a JSON string.

@@ -46,9 +46,15 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Decodes an id from a JSON string, validating it.
     public init(from decoder: any Decoder) throws {
+        self = try Self.decodeValidated(from: decoder) { (text) throws(LikeRepositoryError) in try PhotoID(text) }
+    }
+
+    /// Decodes a JSON string and makes a value of it with `make`, which validates it; the
+    /// validation's sentence becomes the decoding error's description. Ids and album names share it.
+    static func decodeValidated<Value>(from decoder: any Decoder, _ make: (String) throws(LikeRepositoryError) -> Value) throws -> Value {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
-            try self.init(text)
+            return try make(text)
         } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.description))
         }
