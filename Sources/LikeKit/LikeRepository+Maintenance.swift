@@ -4,12 +4,13 @@ import Foundation
 
 extension LikeRepository {
     /// Removes orphan files: files in the store that belong to no record, such as the leftovers
-    /// of a write a crash interrupted. Also rebuilds the index when it disagrees with the records,
-    /// and compacts it when most of its lines describe changes since superseded.
+    /// of a write a crash interrupted. Also rebuilds the index when it is damaged or names other
+    /// records than the record files present, and compacts it when most of its lines describe
+    /// changes since superseded.
     ///
-    /// A dry run trusts the index where it names exactly the record files present, and so stays
-    /// close to the cost of listing the files; a real purge decodes every record, so that it also
-    /// repairs an index whose entries a hand-edited record file contradicts.
+    /// It trusts the index where it names exactly the record files present, and so stays close
+    /// to the cost of listing the files. An index whose entries a hand-edited record file
+    /// contradicts (which ``verify()`` reports) is repaired by ``rebuildIndex()``.
     ///
     /// A damaged record file is not an orphan, and neither are the images of its photo: they stay
     /// for `verify` to report.
@@ -30,7 +31,7 @@ extension LikeRepository {
             return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
         }
         let report = try withWriteAccess { session in
-            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: false, locked: true)
+            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true, locked: true)
             var removed: [(path: String, size: Int)] = []
             var firstError: (any Error)?
             for orphan in inventory.orphans {
@@ -66,6 +67,25 @@ extension LikeRepository {
             return PurgeReport(dryRun: false, files: removed.map(\.path), bytes: removed.reduce(0) { $0 + $1.size })
         }
         return report
+    }
+
+    /// Writes the index anew from the record files: the repair for an index that ``verify()``
+    /// finds out of step with the records. Decodes every record, so it takes about as long as
+    /// reading them all (seconds at 100,000), holding the store's lock.
+    ///
+    /// Damaged record files are left out of the index (``verify()`` goes on naming them).
+    /// Observers go on from the new index, as after a compaction.
+    ///
+    /// - Returns: The number of records in the new index.
+    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
+    @discardableResult
+    public func rebuildIndex() throws -> Int {
+        try withWriteAccess { session in
+            let decoded = try decodeAllRecords(in: session.records)
+            try session.rebuildJournal(from: decoded.entries)
+            observers.changed()
+            return decoded.entries.count
+        }
     }
 
     /// Checks every invariant of the store: each record decodes, each of its images exists, has
@@ -133,7 +153,7 @@ extension LikeRepository {
                 }.count
                 if missing + stale > 0 {
                     problems.append(
-                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge` to rebuild it."
+                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge --rebuild-index` to rebuild it."
                     )
                 }
             }

@@ -132,6 +132,22 @@ import Testing
         #expect(try box.run(["list", "--album", "Cafe\u{301}", "--json"]).array().count == 2)
     }
 
+    @Test func purgeRebuildsAnIndexThatAHandEditedRecordContradicts() throws {
+        try likeSamples(["rocket"])
+        #expect(try box.run(["album", "add", "Sky", "rocket"]).status == 0)
+        let file = box.store.appendingPathComponent("records/rocket.json")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        object["albums"] = ["Sea"]
+        try JSONSerialization.data(withJSONObject: object).write(to: file)
+        let verify = try box.run(["verify"])
+        #expect(verify.status == 1 && verify.stdout.contains("Run `likes purge --rebuild-index` to rebuild it."), "\(verify.stdout)")
+        #expect(try box.run(["purge", "--dry-run", "--rebuild-index"]).status == 64)
+        let rebuilt = try box.run(["purge", "--rebuild-index"])
+        #expect(rebuilt.status == 0 && rebuilt.stdout.hasPrefix("Rebuilt the index from 1 record file.\n"))
+        #expect(try box.run(["verify"]).status == 0)
+        #expect(try box.run(["albums", "--json"]).array().map { $0["name"] as? String } == ["Sea"])
+    }
+
     @Test func listSince() throws {
         try likeSamples(["rocket"])
         #expect(try box.run(["list", "--since", "2000-01-01", "--json"]).array().count == 1)
