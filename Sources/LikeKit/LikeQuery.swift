@@ -51,9 +51,6 @@ public struct LikeQuery: Sendable, Hashable {
     /// tested on the index.
     var hasFilters: Bool { color != nil || search != nil }
 
-    /// Whether the index alone rules out some photos.
-    var hasIndexFilters: Bool { album != nil || since != nil }
-
     func matches(_ entry: LiveEntry) -> Bool {
         if let album, !entry.albums.contains(album) { return false }
         if let since, entry.likedAt < Timestamp.milliseconds(since) { return false }

@@ -36,7 +36,7 @@ extension LikeRepository {
     @discardableResult
     public func setNote(_ note: String?, for id: PhotoID) throws -> LikeChange? {
         let request = try LikeRequest(id: id, note: note.map(LikeRequest.NoteEdit.set) ?? .clear)
-        return try withWriteAccess { session in try session.edit(request).map(publishing) }
+        return try withWriteAccess { session in try session.edit(request, over: session.existingRecord(id)).map(publishing) }
     }
 
     /// Puts liked photos in an album, which exists from then on.
@@ -53,10 +53,7 @@ extension LikeRepository {
     ///   `damagedRecord`, `storeBusy`, `io`.
     @discardableResult
     public func addPhotos(_ ids: [PhotoID], toAlbum album: AlbumName) throws -> [LikeChange] {
-        try editAlbums(ids) { session, id in
-            _ = try session.existingRecord(id)
-            return try LikeRequest(id: id, addAlbums: [album])
-        }
+        try editAlbums(ids) { _, id in try LikeRequest(id: id, addAlbums: [album]) }
     }
 
     /// Takes photos out of an album; an album left with no photo no longer exists.
@@ -72,24 +69,28 @@ extension LikeRepository {
     ///   not in it; `damagedRecord`, `storeBusy`, `io`.
     @discardableResult
     public func removePhotos(_ ids: [PhotoID], fromAlbum album: AlbumName) throws -> [LikeChange] {
-        try editAlbums(ids) { session, id in
-            guard try session.existingRecord(id).albums.contains(album) else { throw LikeRepositoryError.notInAlbum(id: id, album: album) }
+        try editAlbums(ids) { existing, id in
+            guard existing.albums.contains(album) else { throw LikeRepositoryError.notInAlbum(id: id, album: album) }
             return try LikeRequest(id: id, removeAlbums: [album])
         }
     }
 
-    /// Checks every photo first (`check` throws to refuse), then changes them one by one under
-    /// one lock, each change flushed on its own: a failure then leaves its photo as it was.
-    private func editAlbums(_ ids: [PhotoID], check: (WriteSession, PhotoID) throws -> LikeRequest) throws -> [LikeChange] {
+    /// Reads every photo's record and makes its request first (`request` throws to refuse; a
+    /// photo not liked is refused here), then changes them one by one under one lock, each change
+    /// flushed on its own: a failure then leaves its photo as it was.
+    private func editAlbums(_ ids: [PhotoID], request: (StoredRecord, PhotoID) throws -> LikeRequest) throws -> [LikeChange] {
         var seen: Set<String> = []
         let unique = ids.filter { seen.insert($0.storageKey).inserted }
         guard !unique.isEmpty else { return [] }
         return try withWriteAccess { session in
-            let requests = try unique.map { try check(session, $0) }
+            let edits = try unique.map { id in
+                let existing = try session.existingRecord(id)
+                return (request: try request(existing, id), existing: existing)
+            }
             var changes: [LikeChange] = []
             defer { if !changes.isEmpty { observers.changed() } }
-            for request in requests {
-                if let change = try session.edit(request) { changes.append(change) }
+            for edit in edits {
+                if let change = try session.edit(edit.request, over: edit.existing) { changes.append(change) }
             }
             return changes
         }

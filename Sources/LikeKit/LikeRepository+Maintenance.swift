@@ -184,10 +184,8 @@ extension LikeRepository {
         let recordNames = try records?.names() ?? []
         let imageNames = try images?.names() ?? []
         var useIndex = trustIndex
-        var indexed: [String: LiveEntry] = [:]
         if let records {
             let index = try loadIndex(root: root, records: records, locked: locked)
-            indexed = index.live
             inventory.journalLines = index.lineCount
             let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
             inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }
@@ -202,10 +200,6 @@ extension LikeRepository {
                 inventory.records = decoded.records
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
-                // Decoded, the records also show entries of the index that are out of date.
-                if inventory.indexIsSound, decoded.damage.isEmpty {
-                    inventory.indexIsSound = decoded.entries.count == indexed.count && decoded.entries.allSatisfy { indexed[$0.key] == $0 }
-                }
             }
             // The live names of each directory; paths are made only for orphans (a store of 100,000
             // favorites has 200,000 names to sort).

@@ -66,7 +66,6 @@ extension LikeRepository {
             if isDurable { try folder.directory.syncFileSystem() }
             try staging.publish(folder, replacing: replacing)
             if isDurable { try parent.sync() }
-            try? staging.removeAbandoned()
             return ExportReport(
                 directory: target, photos: photos.map(\.report), byteCount: photos.reduce(0) { $0 + $1.report.byteCount },
                 damage: selection.damage + damage)
@@ -103,6 +102,8 @@ extension LikeRepository {
         var names = ExportFileNames()
         var photos: [ExportIndex.Photo] = []
         var damage: [String] = []
+        // Flushed file by file only where one file-system flush cannot do it at the end.
+        let flushEach = isDurable && !Platform.canSyncFileSystem
         /// The photo's images as they are now; `nil` when one is gone (the photo was updated or
         /// unliked since it was listed).
         func read(_ record: StoredRecord) throws -> [(data: Data, info: StoredRecord.Image, user: Bool)]? {
@@ -137,14 +138,12 @@ extension LikeRepository {
                 )
                 continue
             }
-            let flushEach = isDurable && !Platform.canSyncFileSystem
             for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach, mode: 0o666) }
             photos.append(ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil))
         }
         let index = ExportIndex(
             format: Self.exportFormat, exportedAt: Timestamp.string(Timestamp.now()), album: query.album?.rawValue,
             since: query.since.map(Timestamp.string), count: photos.count, bytes: photos.reduce(0) { $0 + $1.report.byteCount }, photos: photos)
-        let flushEach = isDurable && !Platform.canSyncFileSystem
         try folder.createFile("index.json", data: try index.encoded(), durable: flushEach, mode: 0o666)
         try folder.createFile("index.html", data: Data(ContactSheet(index: index).html.utf8), durable: flushEach, mode: 0o666)
         if flushEach { try folder.sync() }

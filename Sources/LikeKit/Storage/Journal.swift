@@ -211,10 +211,9 @@ struct JournalLine: Hashable, Sendable {
         var index = 0
         while index <= field.count {
             guard index < field.count, field[index] != 0x2C else {
-                let text = String(decoding: name, as: UTF8.self)
-                guard !name.isEmpty, text.utf8.elementsEqual(name), let album = try? AlbumName(text), album.rawValue.utf8.elementsEqual(name) else {
-                    return nil
-                }
+                // Bytes that are not UTF-8, or not NFC, do not come back as themselves.
+                guard !name.isEmpty, let album = try? AlbumName(String(decoding: name, as: UTF8.self)), album.rawValue.utf8.elementsEqual(name)
+                else { return nil }
                 if let last = albums.last, !(last < album) { return nil }
                 albums.append(album)
                 name.removeAll(keepingCapacity: true)

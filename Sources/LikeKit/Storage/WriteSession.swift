@@ -66,7 +66,13 @@ struct WriteSession {
             throw LikeRepositoryError.idCollision(id: request.id, existing: existing.id)
         }
         guard existing != nil || request.image != nil else { throw LikeRepositoryError.imageRequired(id: request.id) }
+        return try commit(request, over: existing, flushCommit: flushCommit)
+    }
 
+    /// Writes the record `request` makes of `existing` (read under this lock), with its new
+    /// images, and commits it.
+    private mutating func commit(_ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool) throws -> LikeChange {
+        let key = request.id.storageKey
         let generation = Generation.make()
         let now = tick()
         var created: [(StoreDirectory, String)] = []
@@ -149,14 +155,13 @@ struct WriteSession {
         return existing
     }
 
-    /// Changes a liked photo's note or albums; `nil` when the record has them already, so that
-    /// nothing is written.
-    mutating func edit(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange? {
-        let existing = try existingRecord(request.id)
+    /// Changes a liked photo's note or albums, given its record as ``existingRecord(_:)`` read it
+    /// under this lock; `nil` when the record has them already, so that nothing is written.
+    mutating func edit(_ request: LikeRequest, over existing: StoredRecord) throws -> LikeChange? {
         guard request.note(after: existing.note) != existing.note || request.albums(after: existing.albums) != existing.albums else {
             return nil
         }
-        return try like(request, flushCommit: flushCommit)
+        return try commit(request, over: existing, flushCommit: true)
     }
 
     mutating func unlike(_ id: PhotoID) throws -> LikeChange {
