@@ -6,8 +6,9 @@ import Testing
 @testable import LikeKit
 
 @Suite struct UnsplashPhotoTests {
-    static let fixtures = Samples.directory.deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/unsplash")
+    /// Tests/Fixtures/unsplash, beside this target's folder.
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/unsplash", isDirectory: true)
 
     func fixture(_ name: String) throws -> Data { try Data(contentsOf: Self.fixtures.appendingPathComponent(name)) }
 

@@ -37,7 +37,7 @@ enum Binary {
 enum Samples {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let photos = root.appendingPathComponent("Samples/photos", isDirectory: true)
-    static let fixtures = root.deletingLastPathComponent().appendingPathComponent("shared/fixtures/unsplash", isDirectory: true)
+    static let fixtures = root.appendingPathComponent("Tests/Fixtures/unsplash", isDirectory: true)
     static func photo(_ name: String) -> URL { photos.appendingPathComponent(name) }
     static func data(_ name: String) -> Data { try! Data(contentsOf: photo(name)) }
 }
