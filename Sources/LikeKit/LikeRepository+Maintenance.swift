@@ -47,7 +47,7 @@ extension LikeRepository {
             if session.durable, !removed.isEmpty {
                 try session.root.sync()
                 try session.records.sync()
-                try session.images.sync()
+                try session.images.sync(commit: true)
             }
             // Rebuild an index that disagrees with the records; compact one mostly superseded.
             if !inventory.indexIsSound || inventory.journalLines > 2 * inventory.entries.count + 64 {

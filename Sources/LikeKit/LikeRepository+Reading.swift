@@ -76,14 +76,30 @@ extension LikeRepository {
     ///
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func statistics() throws -> LikeStatistics {
+        let (fileSystem, strategy) = try fileSystemAndStrategy()
         guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
-            return LikeStatistics(count: 0, bytes: 0, oldest: nil, newest: nil)
+            return LikeStatistics(count: 0, bytes: 0, oldest: nil, newest: nil, fileSystem: fileSystem, flushStrategy: strategy)
         }
         var damage: [String] = []
         let entries = try liveEntries(root: root, records: records, damage: &damage)
         return LikeStatistics(
             count: entries.count, bytes: Int(entries.reduce(0) { $0 + $1.bytes }),
-            oldest: entries.map(\.likedAt).min().map(Timestamp.date), newest: entries.map(\.likedAt).max().map(Timestamp.date))
+            oldest: entries.map(\.likedAt).min().map(Timestamp.date), newest: entries.map(\.likedAt).max().map(Timestamp.date),
+            fileSystem: fileSystem, flushStrategy: strategy)
+    }
+
+    /// The file system of the store's directory, or of the nearest folder above it that exists,
+    /// and how changes are flushed there.
+    private func fileSystemAndStrategy() throws -> (String, FlushStrategy) {
+        var candidate = path
+        while true {
+            if let directory = try StoreDirectory.open(path: candidate, faults: faults) {
+                return (directory.fileSystem.name, isDurable ? directory.flushStrategy : .none)
+            }
+            let parent = (candidate as NSString).deletingLastPathComponent
+            if parent.isEmpty || parent == candidate { return ("unknown", isDurable ? .eachFile : .none) }
+            candidate = parent
+        }
     }
 
     // MARK: The index

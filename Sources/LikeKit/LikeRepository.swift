@@ -144,7 +144,7 @@ public final class LikeRepository: Sendable {
                 }
                 observers.changed()
                 // The chunk's commits, flushed together, also when a like failed on the way.
-                if isDurable { try session.records.sync() }
+                if isDurable { try session.records.sync(commit: true) }
                 if let storeFailure { throw storeFailure }
             }
         }

@@ -35,6 +35,11 @@ public struct LikeStatistics: Sendable, Hashable {
     public var oldest: Date?
     /// When the latest like was made.
     public var newest: Date?
+    /// The file system the store is on (for a store not created yet, the one it will be on),
+    /// such as `ext2/ext3/ext4`, `fuse` or `apfs`.
+    public var fileSystem: String
+    /// How changes to the store are made durable on that file system.
+    public var flushStrategy: FlushStrategy
 }
 
 /// Whether each change is flushed to stable storage before the call returns.

@@ -105,7 +105,8 @@ enum ReadCommands {
             context.output.printJSON(
                 .object([
                     ("count", .int(statistics.count)), ("bytes", .int(statistics.bytes)), ("oldest", .date(statistics.oldest)),
-                    ("newest", .date(statistics.newest)),
+                    ("newest", .date(statistics.newest)), ("fileSystem", .string(statistics.fileSystem)),
+                    ("flush", .string(statistics.flushStrategy.rawValue)),
                 ]))
             return
         }
@@ -114,5 +115,9 @@ enum ReadCommands {
             text += "; oldest like \(Format.localDate(oldest)), newest \(Format.localDate(newest))"
         }
         context.output.print(text + ".")
+        context.output.print(
+            statistics.flushStrategy == .none
+                ? "Stored on \(statistics.fileSystem); changes are not flushed (relaxed durability)."
+                : "Stored on \(statistics.fileSystem); changes are flushed with \(statistics.flushStrategy).")
     }
 }

@@ -63,9 +63,9 @@ extension LikeRepository {
         let folder = try staging.create()
         do {
             let (photos, damage) = try writeExport(selection.records, into: folder.directory, query: query)
-            if isDurable { try folder.directory.syncFileSystem() }
+            if isDurable, folder.directory.flushStrategy == .wholeFileSystem { try folder.directory.syncFileSystem() }
             try staging.publish(folder, replacing: replacing)
-            if isDurable { try parent.sync() }
+            if isDurable { try parent.sync(commit: true) }
             return ExportReport(
                 directory: target, photos: photos.map(\.report), byteCount: photos.reduce(0) { $0 + $1.report.byteCount },
                 damage: selection.damage + damage)
@@ -103,7 +103,7 @@ extension LikeRepository {
         var photos: [ExportIndex.Photo] = []
         var damage: [String] = []
         // Flushed file by file only where one file-system flush cannot do it at the end.
-        let flushEach = isDurable && !Platform.canSyncFileSystem
+        let flushEach = isDurable && folder.flushStrategy != .wholeFileSystem
         /// The photo's images as they are now; `nil` when one is gone (the photo was updated or
         /// unliked since it was listed).
         func read(_ record: StoredRecord) throws -> [(data: Data, info: StoredRecord.Image, user: Bool)]? {

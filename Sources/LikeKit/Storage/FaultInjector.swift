@@ -35,10 +35,14 @@ final class FaultInjector: Sendable {
     /// Makes ``StoreDirectory/exchange(_:_:)`` report that the system cannot swap two entries,
     /// so that tests on Linux also take the path of systems without `renameat2`.
     let withoutExchange: Bool
+    /// Makes the store flush as on another file system, so that tests on one file system take
+    /// every path of ``StoreDirectory/flushStrategy``.
+    let flushStrategy: FlushStrategy?
 
-    init(_ plan: Plan = .none, withoutExchange: Bool = false) {
+    init(_ plan: Plan = .none, withoutExchange: Bool = false, flushStrategy: FlushStrategy? = nil) {
         state = Locked(State(plan: plan))
         self.withoutExchange = withoutExchange
+        self.flushStrategy = flushStrategy
     }
 
     /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.

@@ -9,14 +9,27 @@
 #endif
 
 enum Platform {
-    /// Flushes a file's data and metadata to stable storage.
-    ///
-    /// On Apple platforms `fsync` leaves the data in the drive's cache; `F_FULLFSYNC` flushes it.
+    /// Flushes a file's data and metadata to stable storage: `fsync`, and `F_FULLFSYNC` on Apple
+    /// platforms, where `fsync` leaves the data in the drive's cache.
     static func fullSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
             if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
             // Some file systems (network, FAT) refuse F_FULLFSYNC; fsync is the best they offer.
             return fsync(fd)
+        #else
+            return fsync(fd)
+        #endif
+    }
+
+    /// Flushes a file so that it reaches stable storage before anything written after it does,
+    /// without waiting for the drive's cache: `F_BARRIERFSYNC` on Apple platforms (the ordering
+    /// flush Apple recommends in "Reducing disk writes"), `fsync` elsewhere. A later
+    /// ``fullSync(_:)`` makes it durable along with everything else.
+    static func orderedSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+            if fcntl(fd, F_BARRIERFSYNC) == 0 { return 0 }
+            // Where barriers are refused, the full flush both orders and makes durable.
+            return fullSync(fd)
         #else
             return fsync(fd)
         #endif
@@ -32,15 +45,67 @@ enum Platform {
         #endif
     }()
 
-    /// Whether ``syncFileSystem(_:)`` flushes a whole file system at once (Linux `syncfs`).
-    static var canSyncFileSystem: Bool { syncfsFunction != nil }
-
     /// Flushes every dirty file and directory of the file system holding `fd` in one go, with
     /// one journal commit and one cache flush, where a series of `fsync` calls costs one each.
-    /// Linux reports writeback errors from it since 5.8.
+    /// Only for file systems ``fileSystem(of:)`` names as flushed whole by it; Linux reports
+    /// writeback errors from it since 5.8.
     static func syncFileSystem(_ fd: Int32) -> Int32 {
         guard let syncfsFunction else { return fullSync(fd) }
         return syncfsFunction(fd)
+    }
+
+    /// Local Linux file systems whose `syncfs` writes back every dirty file and directory and
+    /// flushes the device cache, by `statfs` magic number. FUSE is not among them: the kernel
+    /// does not pass `syncfs` on to a FUSE server (only virtiofs opts in), so it flushes nothing
+    /// there; neither are NFS, SMB, overlay file systems or any that is not known.
+    private static let wholeFlushFileSystems: [Int: String] = [
+        0xEF53: "ext2/ext3/ext4", 0x5846_5342: "xfs", 0x9123_683E: "btrfs", 0xF2F5_2010: "f2fs", 0x0102_1994: "tmpfs",
+    ]
+
+    /// Names of other file systems that stores are often kept on, for `likes stats`.
+    /// Names of other file systems that stores are often kept on, for `likes stats`.
+    private static let otherFileSystems: [Int: String] = [
+        0x6573_5546: "fuse", 0x6969: "nfs", 0xFF53_4D42: "cifs", 0xFE53_4D42: "smb2", 0x794C_7630: "overlay", 0x4D44: "vfat",
+        0x5346_544E: "ntfs", 0x7366_746E: "ntfs3", 0x2011_BAB0: "exfat", 0x8584_58F6: "ramfs", 0x2FC1_2FC1: "zfs", 0x00C3_6400: "ceph",
+    ]
+
+    #if canImport(Glibc)
+        /// Linux's `fstatfs`, which the Glibc module leaves out (no `sys/statfs.h`); looked up once.
+        private static let fstatfsFunction: (@convention(c) (Int32, UnsafeMutableRawPointer) -> Int32)? = {
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fstatfs") else { return nil }  // RTLD_DEFAULT
+            return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutableRawPointer) -> Int32).self)
+        }()
+
+        /// The `f_type` magic number of the file system holding `fd`: the first field of
+        /// `struct statfs` (a `long`) on every Linux architecture; the struct is 120 bytes on
+        /// 64-bit ones, 84 on 32-bit ones, so a buffer of 512 holds it anywhere.
+        private static func fileSystemMagic(_ fd: Int32) -> Int? {
+            guard let fstatfsFunction else { return nil }
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
+            defer { buffer.deallocate() }
+            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
+            guard fstatfsFunction(fd, buffer) == 0 else { return nil }
+            return Int(UInt32(truncatingIfNeeded: buffer.load(as: Int.self)))
+        }
+    #endif
+
+    /// The name of the file system holding `fd`, and how a store on it is best flushed.
+    static func fileSystem(of fd: Int32) -> (name: String, strategy: FlushStrategy) {
+        #if canImport(Darwin)
+            var info = statfs()
+            guard fstatfs(fd, &info) == 0 else { return ("unknown", .barrier) }
+            let name = withUnsafePointer(to: &info.f_fstypename) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(MFSTYPENAMELEN)) { String(cString: $0) }
+            }
+            return (name, .barrier)
+        #elseif canImport(Glibc)
+            guard let magic = fileSystemMagic(fd) else { return ("unknown", .eachFile) }
+            if let name = wholeFlushFileSystems[magic], syncfsFunction != nil { return (name, .wholeFileSystem) }
+            let name = wholeFlushFileSystems[magic] ?? otherFileSystems[magic] ?? "unknown (0x" + String(magic, radix: 16) + ")"
+            return (name, .eachFile)
+        #else
+            return ("unknown", .eachFile)
+        #endif
     }
 
     private typealias ExchangeFunction = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32

@@ -21,12 +21,19 @@ final class StoreDirectory: Sendable {
     /// The path shown in error messages.
     let displayPath: String
     let faults: FaultInjector?
+    /// The file system the directory is on, by name, and how writes to it are made durable.
+    let fileSystem: (name: String, strategy: FlushStrategy)
 
-    private init(descriptor: Int32, displayPath: String, faults: FaultInjector?) {
+    private init(descriptor: Int32, displayPath: String, faults: FaultInjector?, fileSystem: (name: String, strategy: FlushStrategy)) {
         self.descriptor = descriptor
         self.displayPath = displayPath
         self.faults = faults
+        self.fileSystem = fileSystem
     }
+
+    /// How this directory's file system is flushed (what tests ask for through the fault
+    /// injector, else what ``Platform/fileSystem(of:)`` chose).
+    var flushStrategy: FlushStrategy { fileSystem.strategy }
 
     deinit { close(descriptor) }
 
@@ -38,7 +45,9 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw LikeRepositoryError.io(action: "open the store directory", path: path, code: code)
         }
-        return StoreDirectory(descriptor: fd, displayPath: path, faults: faults)
+        var fileSystem = Platform.fileSystem(of: fd)
+        if let forced = faults?.flushStrategy { fileSystem.strategy = forced }
+        return StoreDirectory(descriptor: fd, displayPath: path, faults: faults, fileSystem: fileSystem)
     }
 
     /// Opens the directory at `path`, creating it and missing parents (mode 0700) if needed.
@@ -66,7 +75,7 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw LikeRepositoryError.io(action: "open the directory", path: path(name), code: code)
         }
-        return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults)
+        return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults, fileSystem: fileSystem)
     }
 
     /// Opens the subdirectory `name`, creating it (mode 0700) and making its entry durable.
@@ -171,10 +180,11 @@ final class StoreDirectory: Sendable {
         if durable { try syncDescriptor(fd, name: name) }
     }
 
+    /// Flushes a file before a commit: ordered before what follows (see ``Platform/orderedSync(_:)``).
     private func syncDescriptor(_ fd: Int32, name: String) throws {
         try begin("sync \(name)", failing: "flush", path(name))
         // A failed fsync is never retried: the kernel may have dropped the dirty pages.
-        if Platform.fullSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
+        if Platform.orderedSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
     }
 
     /// Renames `from` to `to` inside this directory, replacing `to` atomically.
@@ -219,17 +229,24 @@ final class StoreDirectory: Sendable {
         }
     }
 
-    /// Makes the directory's entries (creations, renames, removals) durable.
-    func sync() throws {
+    /// Flushes the directory's entries (creations, renames, removals).
+    ///
+    /// - Parameter commit: Whether this flush ends a change, so that everything written before
+    ///   it must be durable when it returns; otherwise it only has to reach stable storage before
+    ///   anything written after it. The two differ on Apple platforms alone (`F_FULLFSYNC`
+    ///   against `F_BARRIERFSYNC`).
+    func sync(commit: Bool = false) throws {
         try begin("sync \(displayPath.split(separator: "/").last.map(String.init) ?? ".")/", failing: "flush the directory", displayPath)
-        if Platform.fullSync(descriptor) != 0 {
+        if (commit ? Platform.fullSync(descriptor) : Platform.orderedSync(descriptor)) != 0 {
             throw LikeRepositoryError.io(action: "flush the directory", path: displayPath, code: Platform.errno)
         }
     }
 
     /// Makes everything written so far on this directory's file system durable: file data,
-    /// creations and renames alike (Linux `syncfs`).
+    /// creations and renames alike (Linux `syncfs`). Only where ``flushStrategy`` is
+    /// ``FlushStrategy/wholeFileSystem``: elsewhere `syncfs` may flush nothing.
     func syncFileSystem() throws {
+        precondition(flushStrategy == .wholeFileSystem, "syncfs does not flush this file system")
         try begin("syncfs", failing: "flush the file system of", displayPath)
         if Platform.syncFileSystem(descriptor) != 0 {
             throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)

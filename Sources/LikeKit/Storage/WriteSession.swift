@@ -49,11 +49,12 @@ struct WriteSession {
 
     /// Likes or updates one photo.
     ///
-    /// With `flushCommit` false the commit (the rename) is not flushed here: the caller flushes
-    /// `records/` after a run of likes. That is safe where the flush before each commit is a
-    /// `syncfs`, which also makes the previous commit durable: only the run's last commit can be
-    /// lost to a power cut, and its journal line is then the journal's last line, which recovery
-    /// settles. Where files are flushed one by one, every commit is flushed anyway.
+    /// With `flushCommit` false the commit (the rename) is not made durable here: the caller
+    /// flushes `records/` after a run of likes. That is safe where the flush before each commit
+    /// is a `syncfs`, which also makes the previous commit durable: only the run's last commit can
+    /// be lost to a power cut, and its journal line is then the journal's last line, which
+    /// recovery settles. Where files are flushed one by one, every commit is flushed anyway (on
+    /// Apple platforms with a barrier, which the run's last full flush makes durable).
     mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange {
         let key = request.id.storageKey
         var existing: StoredRecord?
@@ -78,9 +79,9 @@ struct WriteSession {
         var created: [(StoreDirectory, String)] = []
         var lineWritten: JournalLine?
         var committed = false
-        // Before the commit, everything must be durable: with one file-system flush where there
-        // is one (Linux), else file by file.
-        let flushEach = durable && !Platform.canSyncFileSystem
+        // Before the commit, everything must be durable: with one file-system flush where that
+        // flushes every file (ext4, xfs, btrfs on Linux), else file by file.
+        let flushEach = durable && root.flushStrategy != .wholeFileSystem
         do {
             func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
                 guard let image else { return nil }
@@ -118,8 +119,9 @@ struct WriteSession {
             try records.rename(temporary, to: StoreLayout.recordFileName(key))
             created.removeLast()
             committed = true
-            // File by file (no syncfs), the next like would not flush this commit: flush it now.
-            if durable, flushCommit || flushEach { try records.sync() }
+            // File by file (no syncfs), the next like would not flush this commit: flush it now,
+            // fully unless a batch's last flush will (on Apple platforms, where that differs).
+            if durable, flushCommit || flushEach { try records.sync(commit: flushCommit) }
 
             // Committed: the replaced images are orphans now; a crash here leaves them to purge.
             if let existing {
@@ -137,7 +139,7 @@ struct WriteSession {
                     try? restore(existing)
                 } else {
                     try? records.remove(StoreLayout.recordFileName(key))
-                    if durable { try? records.sync() }
+                    if durable { try? records.sync(commit: true) }
                 }
             }
             for (directory, name) in created { try? directory.remove(name) }
@@ -184,7 +186,7 @@ struct WriteSession {
         do {
             try records.remove(recordName)
             removed = true
-            if durable { try records.sync() }
+            if durable { try records.sync(commit: true) }
         } catch {
             if removed, let existing { try? restore(existing) }
             try? abort(line)
@@ -206,7 +208,7 @@ struct WriteSession {
         let temporary = StoreLayout.temporaryRecordFileName(record.key, Generation.make())
         try records.createFile(temporary, data: try record.encoded(), durable: durable)
         try records.rename(temporary, to: StoreLayout.recordFileName(record.key))
-        if durable { try records.sync() }
+        if durable { try records.sync(commit: true) }
     }
 
     // MARK: Journal
@@ -293,7 +295,7 @@ struct WriteSession {
         try? root.remove(StoreLayout.journalTemporaryFileName)
         try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }
         try root.rename(StoreLayout.journalTemporaryFileName, to: StoreLayout.journalFileName)
-        if durable { try root.sync() }
+        if durable { try root.sync(commit: true) }
         FileLock.noteJournalLength(bytes.count, lockDescriptor: lockDescriptor)
         return max(now, sorted.last?.likedAt ?? 0)
     }
