@@ -157,14 +157,18 @@ import Testing
         #expect(try reopened.verify().isOK)
     }
 
-    @Test(arguments: Operation.allCases)
-    func crashAtEveryStepLeavesTheStateBeforeOrAfter(operation: Operation) throws {
+    /// Both ways of flushing, whatever file system the tests run on: one syncfs before each
+    /// commit (ext4, xfs, btrfs) and a flush of each file and directory (FUSE, NFS, others).
+    static let strategies: [FlushStrategy] = [.wholeFileSystem, .eachFile]
+
+    @Test(arguments: Operation.allCases, strategies)
+    func crashAtEveryStepLeavesTheStateBeforeOrAfter(operation: Operation, flushing: FlushStrategy) throws {
         var stepsSeen = 0
         for crashPoint in 0... {
             let folder = TemporaryDirectory("crash\(operation)\(crashPoint)")
             try prepare(folder)
             let before = try visible(folder.repository())
-            let faults = FaultInjector(.crash(after: crashPoint))
+            let faults = FaultInjector(.crash(after: crashPoint), flushStrategy: flushing)
             var acknowledged = false
             do {
                 try run(operation, on: folder.repository(faults: faults))
@@ -178,23 +182,23 @@ import Testing
         #expect(stepsSeen >= (operation == .purge ? 3 : 5), "the seam saw only \(stepsSeen) steps")
     }
 
-    @Test(arguments: Operation.allCases)
-    func failureAtEveryStepLeavesTheStoreAsItWas(operation: Operation) throws {
+    @Test(arguments: Operation.allCases, strategies)
+    func failureAtEveryStepLeavesTheStoreAsItWas(operation: Operation, flushing: FlushStrategy) throws {
         for failPoint in 0... {
             var reachedFault = false
             for code in [EIO, ENOSPC, EACCES] {
-                reachedFault = try fail(operation, at: failPoint, with: code)
+                reachedFault = try fail(operation, at: failPoint, with: code, flushing: flushing)
             }
             if !reachedFault { break }
         }
     }
 
     /// Runs `operation` with step `failPoint` failing with `code`; returns whether it got there.
-    func fail(_ operation: Operation, at failPoint: Int, with code: Int32) throws -> Bool {
+    func fail(_ operation: Operation, at failPoint: Int, with code: Int32, flushing: FlushStrategy) throws -> Bool {
         let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
         try prepare(folder)
         let before = try visible(folder.repository())
-        let faults = FaultInjector(.fail(at: failPoint, code: code))
+        let faults = FaultInjector(.fail(at: failPoint, code: code), flushStrategy: flushing)
         var thrown: (any Error)?
         do {
             try run(operation, on: folder.repository(faults: faults))

@@ -193,8 +193,8 @@ import Testing
         #expect(report.damage.count == 1 && report.damage[0].contains("\"b\" is missing"))
     }
 
-    @Test(arguments: [false, true])
-    func aCrashAtAnyStepLeavesTheEarlierExportOrTheNewOne(withoutExchange: Bool) throws {
+    @Test(arguments: [false, true], [FlushStrategy.wholeFileSystem, .eachFile])
+    func aCrashAtAnyStepLeavesTheEarlierExportOrTheNewOne(withoutExchange: Bool, flushing: FlushStrategy) throws {
         let repository = folder.repository()
         try repository.like(PhotoID(valid: "a"), image: Samples.rocket, userImage: Samples.chelsea)
         try repository.export(to: destination)
@@ -203,7 +203,7 @@ import Testing
         let later = earlier + ["b.jpg"]
         var stepsSeen = 0
         for crashPoint in 0... {
-            let faults = FaultInjector(.crash(after: crashPoint), withoutExchange: withoutExchange)
+            let faults = FaultInjector(.crash(after: crashPoint), withoutExchange: withoutExchange, flushStrategy: flushing)
             let crashing = LikeRepository(directory: folder.store, durability: .full, lockTimeout: 10, faults: faults)
             _ = try? crashing.export(to: destination)
             let now = (try? files(destination)) ?? ["(missing)"]
@@ -227,8 +227,8 @@ import Testing
         #expect(stepsSeen >= 8, "the seam saw only \(stepsSeen) steps")
     }
 
-    @Test(arguments: [false, true])
-    func aFailingStepLeavesTheFolderAsItWasAndNothingBeside(withoutExchange: Bool) throws {
+    @Test(arguments: [false, true], [FlushStrategy.wholeFileSystem, .eachFile])
+    func aFailingStepLeavesTheFolderAsItWasAndNothingBeside(withoutExchange: Bool, flushing: FlushStrategy) throws {
         let repository = folder.repository()
         try repository.like(PhotoID(valid: "a"), image: Samples.rocket, userImage: Samples.chelsea)
         try repository.export(to: destination)
@@ -236,7 +236,7 @@ import Testing
         try repository.like(PhotoID(valid: "b"), image: Samples.coffee)
         let later = (earlier + ["b.jpg"]).sorted()
         for failPoint in 0... {
-            let faults = FaultInjector(.fail(at: failPoint, code: EIO), withoutExchange: withoutExchange)
+            let faults = FaultInjector(.fail(at: failPoint, code: EIO), withoutExchange: withoutExchange, flushStrategy: flushing)
             let failing = LikeRepository(directory: folder.store, durability: .full, lockTimeout: 10, faults: faults)
             var thrown: (any Error)?
             do { try failing.export(to: destination) } catch { thrown = error }

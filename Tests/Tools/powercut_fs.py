@@ -69,6 +69,7 @@ class PowerCutFS(pyfuse3.Operations):
         self.cut_at = None  # cut before mutating request number cut_at
         self.dead = False
         self.log = []  # the mutating requests since the count was reset, as text
+        self.cut_step = None  # where the last armed cut fell, if it did
 
     # MARK: Control, called from the test's thread
 
@@ -83,6 +84,7 @@ class PowerCutFS(pyfuse3.Operations):
             self.steps = 0
             self.log = []
             self.cut_at = step
+            self.cut_step = None
 
     def cut(self):
         """Cuts the power now: every unflushed byte and name is lost, every request fails."""
@@ -147,6 +149,7 @@ class PowerCutFS(pyfuse3.Operations):
         if kind not in MUTATING:
             return
         if self.cut_at is not None and self.steps >= self.cut_at:
+            self.cut_step = f"{self.steps} ({what})"
             self.cut()
             raise pyfuse3.FUSEError(errno.EIO)
         self.steps += 1

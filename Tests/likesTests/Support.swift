@@ -72,9 +72,10 @@ final class Sandbox: Sendable {
         try Self.execute((store ? ["--store", self.store.path] : []) + arguments, environment: environment)
     }
 
-    static func execute(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    /// Runs `executable` (the `likes` binary unless said otherwise) with `arguments` and waits for it.
+    static func execute(_ arguments: [String], executable: URL = Binary.url, environment: [String: String] = [:]) throws -> Run {
         let process = Process()
-        process.executableURL = Binary.url
+        process.executableURL = executable
         process.arguments = arguments
         var base = ProcessInfo.processInfo.environment
         for key in ["LIKES_STORE", "LIKES_DURABILITY", "COLUMNS", "NO_COLOR"] { base[key] = nil }

@@ -1,0 +1,423 @@
+"""Power cuts under the real `likes` binary, on a FUSE file system that drops unflushed data.
+
+    powercut.py steps  --likes BIN --samples DIR     a cut at every step of every kind of change
+    powercut.py stream --likes BIN --samples DIR [--rounds N] [--seed S]
+                                                     a cut at a random step of a stream of commands
+
+`steps` runs each kind of change (first like, like into an empty store, update with images,
+update of the note alone, unlike, toggle both ways, note, clearing a note, album add and remove,
+an import batch, purge, export new and over an earlier one) once to count the file system
+requests it makes, then again from the same starting state once per request, with the power cut
+just before that request; and once more with the cut right after the command returned. After
+every cut (the "reboot"):
+- a command that exited 0 must have its whole effect, with byte-identical images;
+- each photo must be as it was before the command or as the uncut run left it, whole;
+- `likes verify` must accept the store as it is; after `likes purge` no orphan may be left;
+- an export folder must be absent, the earlier export, or the uncut run's export, whole.
+
+`stream` likes, updates, unlikes, toggles, notes, files into albums, imports and purges at random
+and cuts the power at a random step, round after round, checking every acknowledged change
+against a model of the store.
+
+Prints one line per scenario or round and a closing line `powercut: N passed, M failed`; exits 1
+when anything failed, 2 when FUSE cannot be used here.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def sha(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class Rig:
+    """A mounted PowerCutFS with a store in it, and the `likes` binary to run on it."""
+
+    def __init__(self, likes, samples):
+        import powercut_fs
+
+        self.likes = likes
+        self.samples = samples
+        self.top = tempfile.mkdtemp(prefix="likes-powercut-")
+        self.mountpoint = os.path.join(self.top, "mnt")
+        os.mkdir(self.mountpoint)
+        self.mount = powercut_fs.Mount(self.mountpoint)
+        self.fs = self.mount.fs
+        self.store = os.path.join(self.mountpoint, "store")
+        self.env = dict(os.environ, LIKES_LOCK_TIMEOUT="5", NO_COLOR="1")
+        self.env.pop("LIKES_DURABILITY", None)
+        self.env.pop("LIKES_STORE", None)
+        deadline = time.time() + 10
+        while not os.path.ismount(self.mountpoint):
+            if time.time() > deadline:
+                raise RuntimeError("the FUSE file system did not mount")
+            time.sleep(0.02)
+
+    def close(self):
+        try:
+            self.mount.close()
+        finally:
+            subprocess.run(["fusermount3", "-u", "-q", self.mountpoint], capture_output=True)
+            shutil.rmtree(self.top, ignore_errors=True)
+
+    def run(self, *args, check=False):
+        result = subprocess.run([self.likes, "--store", self.store, *args], capture_output=True, text=True, env=self.env, timeout=120)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"likes {' '.join(args)} failed ({result.returncode}): {result.stderr.strip()}")
+        return result
+
+    def sample(self, name):
+        return os.path.join(self.samples, name)
+
+    def wipe(self):
+        """An empty file system, everything flushed."""
+        self.fs.reboot()
+        for name in os.listdir(self.mountpoint):
+            path = os.path.join(self.mountpoint, name)
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
+        self.fs.flush_everything()
+
+    # MARK: What the store holds, as seen through the binary
+
+    def state(self):
+        """Each liked photo: its note, albums, likedAt and the SHA-256 of its images."""
+        listing = self.run("list", "--json")
+        if listing.returncode != 0:
+            raise AssertionError(f"list failed ({listing.returncode}): {listing.stderr.strip()}")
+        photos = {}
+        for record in json.loads(listing.stdout):
+            def digest(image):
+                if image is None:
+                    return None
+                with open(image["file"], "rb") as handle:
+                    data = handle.read()
+                if len(data) != image["bytes"]:
+                    raise AssertionError(f"{record['id']}: {image['file']} has {len(data)} bytes, the record says {image['bytes']}")
+                return sha(data)
+
+            photos[record["id"]] = (
+                record.get("note"),
+                tuple(record.get("albums") or []),
+                record["likedAt"],
+                digest(record["image"]),
+                digest(record.get("userImage")),
+                json.dumps(record.get("photo"), sort_keys=True),
+            )
+        return photos
+
+    def folder_state(self, path):
+        """An export folder: each JPEG's digest, and index.json without its time of export."""
+        if not os.path.isdir(path):
+            return None
+        result = {}
+        for name in sorted(os.listdir(path)):
+            with open(os.path.join(path, name), "rb") as handle:
+                data = handle.read()
+            if name == "index.json":
+                index = json.loads(data)
+                index.pop("exportedAt", None)
+                result[name] = json.dumps(index, sort_keys=True)
+            elif name == "index.html":
+                result[name] = "html" if b"</html>" in data else "cut short"
+            else:
+                result[name] = sha(data)
+        return result
+
+    def check_store(self, label):
+        """What must hold after any reboot: verify accepts the store, purge leaves no orphan."""
+        problems = []
+        verify = self.run("verify", "--json")
+        if verify.returncode != 0:
+            problems.append(f"{label}: verify exit {verify.returncode}: {verify.stdout.strip()[:400]} {verify.stderr.strip()[:200]}")
+        purge = self.run("purge")
+        if purge.returncode != 0:
+            problems.append(f"{label}: purge exit {purge.returncode}: {purge.stderr.strip()[:300]}")
+        again = self.run("verify", "--json")
+        try:
+            report = json.loads(again.stdout)
+            if not report["ok"] or report["orphans"]:
+                problems.append(f"{label}: after purge, verify says {again.stdout.strip()[:400]}")
+        except ValueError:
+            problems.append(f"{label}: verify printed no JSON: {again.stderr.strip()[:300]}")
+        return problems
+
+
+# MARK: steps
+
+
+def scenarios(rig):
+    """(name, setup, command, export folder or None). Setups run on an empty file system."""
+    s = rig.sample
+    base = [
+        ["like", "a", "--image", s("rocket.jpg"), "--user-image", s("astronaut.jpg"), "--meta", s("rocket.json")],
+        ["like", "b", "--image", s("chelsea.jpg"), "--note", "first note", "--album", "Cats"],
+    ]
+    out = os.path.join(rig.mountpoint, "out")
+    batch = os.path.join(rig.mountpoint, "batch")
+    plant = [
+        ("store/images/zz~000000000000.jpg", b"\xff\xd8orphan"),
+        ("store/records/zz~000000000000.tmp", b"{"),
+    ]
+    return [
+        ("like into an empty store", [], ["like", "x", "--image", s("coffee.jpg")], None, []),
+        ("first like", base, ["like", "new", "--image", s("coffee.jpg"), "--note", "n", "--album", "A", "--meta", s("coffee.json")], None, []),
+        ("update with images", base, ["like", "a", "--image", s("coffee.jpg"), "--user-image", s("chelsea.jpg")], None, []),
+        ("update of the image alone", base, ["like", "b", "--image", s("coffee.jpg")], None, []),
+        ("unlike", base, ["unlike", "a"], None, []),
+        ("toggle off", base, ["toggle", "b"], None, []),
+        ("toggle on", base, ["toggle", "c", "--image", s("retina.jpg")], None, []),
+        ("note", base, ["note", "a", "a new note"], None, []),
+        ("note cleared", base, ["note", "b", "--clear"], None, []),
+        ("album add", base, ["album", "add", "Trip", "a", "b"], None, []),
+        ("album remove", base, ["album", "remove", "Cats", "b"], None, []),
+        ("import batch", base + [["__copy", batch, "coffee.jpg", "retina.jpg", "hubble_deep_field.jpg", "chelsea.jpg"]], ["import", batch], None, []),
+        ("purge", base, ["purge"], None, plant),
+        ("export", base, ["export", out], out, []),
+        ("export over an earlier one", base + [["export", out], ["like", "c", "--image", s("coffee.jpg")]], ["export", out], out, []),
+    ]
+
+
+def run_setup(rig, setup, plant):
+    rig.wipe()
+    for command in setup:
+        if command[0] == "__copy":
+            folder = command[1]
+            os.makedirs(folder, exist_ok=True)
+            for name in command[2:]:
+                shutil.copyfile(rig.sample(name), os.path.join(folder, name))
+        else:
+            rig.run(*command, check=True)
+    for relative, data in plant:
+        with open(os.path.join(rig.mountpoint, relative), "wb") as handle:
+            handle.write(data)
+    rig.fs.flush_everything()
+    return rig.fs.snapshot()
+
+
+def comparable(state, before):
+    """The state with the likedAt of photos liked since `before` left out: two runs of one
+    command like a new photo at two different times."""
+    if state is None:
+        return None
+    return {photo: value if photo in before else value[:2] + (None,) + value[3:] for photo, value in state.items()}
+
+
+def photos_between(before, after, now):
+    """The ids whose state is neither what it was before nor what the uncut run left."""
+    after, now = comparable(after, before), comparable(now, before)
+    wrong = []
+    for photo in set(before) | set(after) | set(now):
+        if now.get(photo) not in (before.get(photo), after.get(photo)):
+            wrong.append(photo)
+    return sorted(wrong)
+
+
+def not_all_there(before, after, now):
+    """The ids whose state is not what the uncut run left."""
+    after, now = comparable(after, before), comparable(now, before)
+    return sorted(photo for photo in set(after) | set(now) if after.get(photo) != now.get(photo))
+
+
+def steps(rig, only=None):
+    passed = failed = 0
+    for scenario in scenarios(rig):
+        if only and only not in scenario[0]:
+            continue
+        try:
+            problems = cut_at_every_step(rig, *scenario)
+        except (AssertionError, RuntimeError, ValueError, OSError) as error:
+            problems = [f"{scenario[0]}: {error}"]
+        if problems:
+            failed += 1
+            print(f"FAIL {scenario[0]}: {len(problems)} problems")
+            for problem in problems[:8]:
+                print("   ", problem)
+        else:
+            passed += 1
+    return passed, failed
+
+
+def cut_at_every_step(rig, name, setup, command, folder, plant):
+    """The problems found cutting the power at each step of `command`; prints a line when none."""
+    base = run_setup(rig, setup, plant)
+    before = rig.state()
+    folder_before = rig.folder_state(folder) if folder else None
+    # The uncut run: what the command does, and how many requests it makes.
+    rig.fs.restore(base)
+    rig.fs.count_steps()
+    clean = rig.run(*command)
+    if clean.returncode != 0:
+        return [f"the uncut run failed ({clean.returncode}): {clean.stderr.strip()}"]
+    count = rig.fs.steps
+    rig.fs.cut()
+    rig.fs.reboot()
+    after = rig.state()
+    folder_after = rig.folder_state(folder) if folder else None
+    if comparable(after, before) == before and folder_after == folder_before and name != "purge":
+        return ["the command changed nothing (or lost it at the cut after it), so cutting it proves nothing"]
+    problems = []
+    acknowledged = 0
+    for cut in range(count + 1):
+        rig.fs.restore(base)
+        rig.fs.arm(cut)
+        result = rig.run(*command)
+        rig.fs.cut()  # at `cut`, or right after the command returned
+        rig.fs.reboot()
+        label = f"{name}, cut at step {cut}/{count}" + (f" ({rig.fs.log[-1]})" if rig.fs.log else "")
+        try:
+            now = rig.state()
+        except (AssertionError, ValueError, OSError) as error:
+            problems.append(f"{label}: {error}")
+            continue
+        if result.returncode == 0:
+            acknowledged += 1
+            missing = not_all_there(before, after, now)
+            if missing:
+                problems.append(f"{label}: exit 0, but the change is not all there: {missing}")
+        wrong = photos_between(before, after, now)
+        if wrong:
+            problems.append(f"{label}: photos neither before nor after: {wrong}")
+        if folder:
+            shown = rig.folder_state(folder)
+            if shown not in (folder_before, folder_after) or (result.returncode == 0 and shown != folder_after):
+                problems.append(f"{label}: the export folder is neither before nor after: {sorted((shown or {}).keys())}")
+        problems += rig.check_store(label)
+        if name == "purge":
+            leftovers = [path for path, _ in plant if os.path.exists(os.path.join(rig.mountpoint, path))]
+            if leftovers:
+                problems.append(f"{label}: purge after the reboot left {leftovers}")
+    if not problems:
+        print(f"ok   {name}: {count + 1} cuts ({acknowledged} after the command had returned 0)")
+    return problems
+
+
+# MARK: stream
+
+
+def stream(rig, rounds, seed):
+    rng = random.Random(seed)
+    s = rig.sample
+    images = ["rocket.jpg", "chelsea.jpg", "coffee.jpg", "astronaut.jpg", "retina.jpg"]
+    ids = [f"p{n}" for n in range(12)]
+
+    def random_command():
+        photo = rng.choice(ids)
+        kind = rng.choice(["like", "like", "unlike", "toggle", "note", "album", "import", "purge"])
+        if kind == "like":
+            return ["like", photo, "--image", s(rng.choice(images)), "--note", f"n{rng.randint(0, 9)}"]
+        if kind == "unlike":
+            return ["unlike", photo]
+        if kind == "toggle":
+            return ["toggle", photo, "--image", s(rng.choice(images))]
+        if kind == "note":
+            return ["note", photo, f"note {rng.randint(0, 99)}"]
+        if kind == "album":
+            return ["album", "add", f"Album {rng.randint(0, 2)}", photo]
+        if kind == "import":
+            folder = os.path.join(rig.top, f"import{rng.randint(0, 9)}")
+            if not os.path.isdir(folder):
+                os.mkdir(folder)
+                for name in rng.sample(images, 2):
+                    shutil.copyfile(s(name), os.path.join(folder, f"p{rng.randint(0, 11)}.{name}"))
+            return ["import", folder]
+        return ["purge"]
+
+    rig.wipe()
+    passed = failed = acknowledged = lost = 0
+    for round_number in range(rounds):
+        problems = []
+        # A few changes that finish; each must outlive the cut that ends the round.
+        for _ in range(rng.randint(0, 4)):
+            command = random_command()
+            result = rig.run(*command)
+            if result.returncode == 0:
+                acknowledged += 1
+            elif result.returncode != 1:
+                problems.append(f"{command} failed with {result.returncode}: {result.stderr.strip()}")
+        # The last one is cut at a random step (or right after it returns, when it makes fewer
+        # requests). What it would do uncut is learnt first, from the same in-memory state.
+        command = random_command()
+        before = rig.state()
+        saved = rig.fs.snapshot()
+        rig.run(*command)
+        after = rig.state()
+        rig.fs.restore(saved)
+        rig.fs.arm(rng.randint(0, 40))
+        result = rig.run(*command)
+        rig.fs.cut()
+        rig.fs.reboot()
+        try:
+            now = rig.state()
+        except (AssertionError, ValueError, OSError) as error:
+            problems.append(f"after the cut: {error}")
+            now = None
+        if now is not None:
+            if result.returncode == 0:
+                acknowledged += 1
+                missing = not_all_there(before, after, now)
+                if missing:
+                    problems.append(f"exit 0, but the change is not all there: {missing}")
+            wrong = photos_between(before, after, now)
+            lost += len(wrong)
+            if wrong:
+                problems.append(f"photos neither before nor after: {[(photo, before.get(photo), now.get(photo)) for photo in wrong][:3]}")
+            problems += rig.check_store(f"round {round_number}")
+        if problems:
+            failed += 1
+            print(f"FAIL round {round_number}: cut in {command} at step {rig.fs.cut_step}")
+            for problem in problems[:6]:
+                print("   ", problem)
+        else:
+            passed += 1
+        if (round_number + 1) % 50 == 0:
+            print(f"{round_number + 1} rounds, {acknowledged} acknowledged changes, {lost} photos lost or torn", flush=True)
+    print(f"stream: {rounds} rounds, {acknowledged} acknowledged changes, {lost} photos lost or torn")
+    return passed, failed
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["steps", "stream"])
+    parser.add_argument("--likes", required=True)
+    parser.add_argument("--samples", required=True)
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=int(time.time()))
+    parser.add_argument("--only", help="steps: only the scenarios whose name holds this")
+    arguments = parser.parse_args()
+    try:
+        import powercut_fs  # noqa: F401
+    except ImportError as error:
+        print(f"powercut: cannot use FUSE here ({error}); install python3-pyfuse3 and fuse3", file=sys.stderr)
+        sys.exit(2)
+    if not os.path.exists("/dev/fuse"):
+        print("powercut: /dev/fuse is missing", file=sys.stderr)
+        sys.exit(2)
+    rig = Rig(os.path.abspath(arguments.likes), os.path.abspath(arguments.samples))
+    try:
+        stats = rig.run("stats", "--json", check=True)
+        flush = json.loads(stats.stdout)
+        print(f"store on {flush['fileSystem']}, flushed with {flush['flush']}")
+        if arguments.mode == "steps":
+            passed, failed = steps(rig, arguments.only)
+        else:
+            print(f"seed {arguments.seed}")
+            passed, failed = stream(rig, arguments.rounds, arguments.seed)
+    finally:
+        rig.close()
+    print(f"powercut: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The long power-cut run: a stream of `likes` commands on a FUSE file system that drops every
+# unflushed byte, cut at a random step round after round (swift test runs 30 rounds), then the
+# cut at every step of every kind of change. Needs Debian's fuse3 and python3-pyfuse3.
+#
+#   Tests/Tools/powercut.sh [ROUNDS]      (default 500)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-500}
+swift build --product likes >/dev/null
+/usr/bin/python3 Tests/Tools/powercut.py stream --rounds "$rounds" --likes .build/debug/likes --samples Samples/photos
+/usr/bin/python3 Tests/Tools/powercut.py steps --likes .build/debug/likes --samples Samples/photos

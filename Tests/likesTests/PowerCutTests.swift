@@ -1,0 +1,55 @@
+// Power cuts on a real FUSE file system that keeps only what was flushed: the `likes` binary,
+// run by Tests/Tools/powercut.py, must lose no acknowledged change and leave a store that
+// verifies.
+
+import Foundation
+import Testing
+
+/// Debian's python3 with pyfuse3 (python3-pyfuse3), and a usable /dev/fuse.
+enum FUSE {
+    static let python = URL(fileURLWithPath: "/usr/bin/python3")
+    static let script = Samples.root.appendingPathComponent("Tests/Tools/powercut.py")
+
+    static var isUsable: Bool {
+        guard FileManager.default.fileExists(atPath: "/dev/fuse"), FileManager.default.isExecutableFile(atPath: python.path) else {
+            return false
+        }
+        return (try? Sandbox.execute(["-c", "import pyfuse3, trio"], executable: python).status) == 0
+    }
+
+    /// In CI the test must run: there a missing FUSE is a failure, not a reason to skip.
+    static var isRequired: Bool { isUsable || ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    static func powercut(_ arguments: [String]) throws -> Run {
+        try #require(isUsable, "FUSE is not usable here: apt-get install fuse3 python3-pyfuse3, and /dev/fuse must exist")
+        return try Sandbox.execute(
+            [script.path] + arguments + ["--likes", Binary.url.path, "--samples", Samples.photos.path], executable: python)
+    }
+}
+
+@Suite(.serialized) struct PowerCutTests {
+    @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))
+    func aCutAtEveryStepOfEveryKindOfChangeLosesNothingAcknowledged() throws {
+        let run = try FUSE.powercut(["steps"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        // The store on the FUSE mount is flushed file by file: syncfs would reach no FUSE server.
+        #expect(run.stdout.contains("store on fuse, flushed with fsync"), "\(run.stdout)")
+        for kind in [
+            "like into an empty store", "first like", "update with images", "update of the image alone", "unlike", "toggle off",
+            "toggle on", "note", "note cleared", "album add", "album remove", "import batch", "purge", "export",
+            "export over an earlier one",
+        ] {
+            #expect(run.stdout.contains("ok   \(kind): "), "no cut run for \(kind): \(run.stdout)")
+        }
+        #expect(run.stdout.contains("powercut: 15 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))
+    func cutsAtRandomStepsOfAStreamOfCommandsLoseNothingAcknowledged() throws {
+        let seed = Int.random(in: 0..<1_000_000)
+        let run = try FUSE.powercut(["stream", "--rounds", "30", "--seed", "\(seed)"])
+        #expect(run.status == 0, "seed \(seed): \(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains(", 0 photos lost or torn"), "seed \(seed): \(run.stdout)")
+        #expect(run.stdout.contains("powercut: 30 passed, 0 failed"), "seed \(seed): \(run.stdout)")
+    }
+}
