@@ -8,5 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=${1:-500}
 swift build --product likes >/dev/null
-/usr/bin/python3 Tests/Tools/powercut.py stream --rounds "$rounds" --likes .build/debug/likes --samples Samples/photos
-/usr/bin/python3 Tests/Tools/powercut.py steps --likes .build/debug/likes --samples Samples/photos
+# A copy, so that a rebuild while this runs does not change the binary under test.
+binary=$(mktemp -d)/likes
+cp .build/debug/likes "$binary"
+/usr/bin/python3 Tests/Tools/powercut.py stream --rounds "$rounds" --likes "$binary" --samples Samples/photos
+/usr/bin/python3 Tests/Tools/powercut.py steps --likes "$binary" --samples Samples/photos
