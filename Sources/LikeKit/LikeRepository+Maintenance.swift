@@ -143,7 +143,7 @@ extension LikeRepository {
         if let records {
             let index = try loadIndex(root: root, records: records, locked: lock != nil)
             if let damage = index.damage {
-                problems.append("\(damage.prefix(1).uppercased() + damage.dropFirst()). Run `likes purge` to rebuild it.")
+                problems.append("\(damage.prefix(1).uppercased() + damage.dropFirst()). Repairing the store rebuilds it.")
             } else {
                 let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
                 let missing = expected.keys.filter { index.live[$0] == nil }.count
@@ -153,7 +153,7 @@ extension LikeRepository {
                 }.count
                 if missing + stale > 0 {
                     problems.append(
-                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Run `likes purge --rebuild-index` to rebuild it."
+                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
                     )
                 }
             }

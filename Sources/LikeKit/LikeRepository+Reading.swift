@@ -121,7 +121,7 @@ extension LikeRepository {
     /// The walk stops at the first `L` line older than the date.
     func newestPage(root: StoreDirectory, records: StoreDirectory, count: Int, query: LikeQuery = LikeQuery()) throws -> [StoredRecord]? {
         guard count > 0 else { return [] }
-        let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
+        let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
@@ -213,7 +213,7 @@ extension LikeRepository {
         let index = try loadIndex(root: root, records: records)
         if let problem = index.damage {
             damage.append(
-                "\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Run `likes purge` to rebuild the index."
+                "\(problem.prefix(1).uppercased() + problem.dropFirst()); the records were read from their files instead. Repairing the store rebuilds the index."
             )
             let decoded = try decodeAllRecords(in: records)
             damage += decoded.damage

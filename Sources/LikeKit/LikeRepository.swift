@@ -221,11 +221,19 @@ public final class LikeRepository: Sendable {
     /// Runs `body` holding this repository's lock and the store's file lock, after recovering
     /// from whatever a crashed writer left at the end of the journal.
     func withWriteAccess<Result>(_ body: (inout WriteSession) throws -> Result) throws -> Result {
+        try withExclusiveLock { root, lock in
+            var session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
+            return try body(&session)
+        }
+    }
+
+    /// Runs `body` holding this repository's lock and the store's file lock, with nothing
+    /// recovered first (repair looks at the journal before a session would settle it).
+    func withExclusiveLock<Result>(_ body: (StoreDirectory, borrowing FileLock) throws -> Result) throws -> Result {
         try writer.withLock { _ in
             let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
             let lock = try FileLock(in: root, timeout: lockTimeout)
-            var session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
-            let result = try body(&session)
+            let result = try body(root, lock)
             _ = consume lock
             return result
         }
@@ -233,7 +241,15 @@ public final class LikeRepository: Sendable {
 
     func readStoredRecord(key: String, in records: StoreDirectory) throws -> StoredRecord? {
         let name = StoreLayout.recordFileName(key)
-        guard let data = try records.read(name) else { return nil }
+        let data: Data
+        do {
+            guard let read = try records.read(name) else { return nil }
+            data = read
+        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR {
+            // A folder or a FIFO where the record should be: damage, not an I/O failure. (A link
+            // stays an error: no write goes through it, and repair sets it aside.)
+            throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: "it is not a regular file")
+        }
         do {
             let stored = try StoredRecord.decode(data)
             guard stored.key == key else {

@@ -1,10 +1,12 @@
 // The one error type LikeKit throws; every description is a sentence a user can act on.
 
+import Foundation
+
 /// An error from a ``LikeRepository`` operation.
 ///
 /// Each case carries what went wrong, and ``description`` reads as a whole sentence that
 /// says what to do about it. A failed operation leaves the store as it was before the call.
-public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The photo id is empty, longer than 256 UTF-8 bytes, or holds a control character.
     case invalidID(String, reason: String)
     /// The data is not a complete JPEG image.
@@ -44,15 +46,15 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
         case .notJPEG(let reason):
             return "The image is not a usable JPEG: \(reason). Give a complete JPEG file."
         case .notLiked(let id):
-            return "Photo \(Self.quoted(id.rawValue)) is not liked. Check the id with `likes list`."
+            return "Photo \(Self.quoted(id.rawValue)) is not liked."
         case .imageRequired(let id):
             return "Photo \(Self.quoted(id.rawValue)) is not liked yet, so liking it needs its image. Give the JPEG to store."
         case .storeBusy(let directory, let waited):
             return "The store \(directory) stayed locked by another process for \(Self.seconds(waited)). Try again when it has finished."
         case .io(let action, let path, let code):
-            return "Could not \(action) \(path): \(Platform.message(for: code)). The store was left as it was; fix the cause and try again."
+            return "Could not \(action) \(path): \(Platform.message(for: code)). Fix the cause and try again."
         case .damagedRecord(let file, let reason):
-            return "The record file \(file) is damaged (\(reason)). Run `likes verify` to see every problem."
+            return "The record file \(file) is damaged (\(reason)). Repairing the store sets it aside, or rebuilds it from its image."
         case .idCollision(let id, let existing):
             return
                 "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)). Unlike that photo first."
@@ -64,14 +66,16 @@ public enum LikeRepositoryError: Error, Sendable, Hashable, CustomStringConverti
         case .invalidNote(let reason):
             return "Invalid note: \(reason). Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
         case .noSuchAlbum(let album):
-            return "There is no album \(Self.quoted(album.rawValue)). See the albums with `likes albums`."
+            return "There is no album \(Self.quoted(album.rawValue))."
         case .notInAlbum(let id, let album):
-            return
-                "Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)). See the album with `likes list --album NAME`."
+            return "Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue))."
         case .exportDestinationUnusable(let path, let reason):
             return "Cannot export to \(path): \(reason); nothing was written. Export into a new or empty folder whose parent exists."
         }
     }
+
+    /// The same sentence as ``description``, for `localizedDescription` and alerts.
+    public var errorDescription: String? { description }
 
     static func quoted(_ text: String) -> String {
         // Control characters are escaped so that a hostile id cannot rewrite the terminal.

@@ -25,6 +25,30 @@ public struct VerificationReport: Sendable, Hashable {
     public var isOK: Bool { problems.isEmpty }
 }
 
+/// What ``LikeRepository/repair(dryRun:)`` did, or would do.
+public struct RepairReport: Sendable, Hashable {
+    /// Something that could not stay in the store, moved under `damaged/`.
+    public struct SetAside: Sendable, Hashable {
+        /// The photo it belonged to, when known.
+        public var id: String?
+        /// The files moved, as paths inside the store (their place under `damaged/REPAIR/` is
+        /// the same path). Empty when the file was already missing.
+        public var files: [String]
+        /// What was wrong, as a sentence fragment: "the image of photo "x" is missing, so the
+        /// photo cannot be kept".
+        public var reason: String
+    }
+
+    /// Whether this was a dry run that changed nothing.
+    public var dryRun: Bool
+    /// Photos whose record was rebuilt from their images and the journal.
+    public var rebuilt: [PhotoID]
+    /// What was moved under `damaged/`, one item per photo or stray entry.
+    public var setAside: [SetAside]
+    /// Whether the store verifies now (for a dry run: as it is, unchanged).
+    public var isOK: Bool
+}
+
 /// How big a collection is and the span of dates it covers.
 public struct LikeStatistics: Sendable, Hashable {
     /// The number of liked photos.

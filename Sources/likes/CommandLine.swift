@@ -19,7 +19,8 @@ enum LikesCommandLine {
         LikeCommands.like, LikeCommands.unlike, LikeCommands.toggle,
         ReadCommands.list, ReadCommands.show, ReadCommands.stats, AlbumCommands.note, AlbumCommands.album, AlbumCommands.albums,
         ExportCommand.spec,
-        ImportCommand.spec, ImportUnsplashCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify, WatchCommand.spec,
+        ImportCommand.spec, ImportUnsplashCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify,
+        MaintenanceCommands.repair, WatchCommand.spec,
     ]
 
     static let overview: String = {
@@ -122,6 +123,16 @@ enum LikesCommandLine {
             directory: storeDirectory(parsed, environment: environment), durability: try durability(parsed, environment: environment, command: name),
             lockTimeout: Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10)
         let context = Context(arguments: parsed, repository: repository, output: output, environment: environment, command: name)
+        do {
+            try run(name, context)
+        } catch let error as LikeRepositoryError {
+            // A single change undoes itself whole when it fails; an import, an album change of
+            // several photos, a purge or an export may have done part of its work.
+            throw CommandFailure(error, leavesStoreAsItWas: ["like", "unlike", "toggle", "note"].contains(name))
+        }
+    }
+
+    private static func run(_ name: String, _ context: Context) throws {
         switch name {
         case "like": try LikeCommands.runLike(context)
         case "unlike": try LikeCommands.runUnlike(context)
@@ -137,6 +148,7 @@ enum LikesCommandLine {
         case "import-unsplash": try ImportUnsplashCommand.run(context)
         case "purge": try MaintenanceCommands.runPurge(context)
         case "verify": try MaintenanceCommands.runVerify(context)
+        case "repair": try MaintenanceCommands.runRepair(context)
         case "watch": try WatchCommand.run(context)
         default: throw UsageError(message: "unknown command \"\(name)\"", command: "")
         }

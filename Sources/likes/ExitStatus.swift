@@ -24,8 +24,18 @@ struct CommandFailure: Error {
         self.status = status
     }
 
-    init(_ error: LikeRepositoryError) {
+    /// The library's sentence, and the command line's own advice after it: which command helps.
+    /// `leavesStoreAsItWas`: the command makes one change, which an I/O error undoes whole.
+    init(_ error: LikeRepositoryError, leavesStoreAsItWas: Bool = false) {
         message = error.description
+        switch error {
+        case .notLiked: message += " Check the id with `likes list`."
+        case .damagedRecord: message += " Run `likes repair` (it deletes nothing)."
+        case .noSuchAlbum: message += " See the albums with `likes albums`."
+        case .notInAlbum: message += " See the album with `likes list --album NAME`."
+        case .io where leavesStoreAsItWas: message += " The store was left as it was."
+        default: break
+        }
         switch error {
         case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote: status = .badData
         case .notLiked, .damagedRecord, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable: status = .failure

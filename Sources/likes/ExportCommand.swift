@@ -51,7 +51,7 @@ enum ExportCommand {
         for damage in report.damage { context.output.printError("likes: \(damage)") }
         if !report.damage.isEmpty {
             throw CommandFailure(
-                "\(report.damage.count) problem\(report.damage.count == 1 ? "" : "s") with the store; the export holds the rest. Run `likes verify` for the full list.",
+                "\(report.damage.count) problem\(report.damage.count == 1 ? "" : "s") with the store; the export holds the rest. Run `likes verify` for the full list and `likes repair` to mend it.",
                 status: .failure)
         }
     }

@@ -1,4 +1,4 @@
-// purge and verify: keeping the store clean and proving it sound.
+// purge, verify and repair: keeping the store clean, proving it sound, and mending it.
 
 import Foundation
 import LikeKit
@@ -26,6 +26,59 @@ enum MaintenanceCommands {
         example: "likes verify",
         flags: ["--json": "Print {\"ok\", \"problems\", \"orphans\"} as JSON."],
         minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static let repair = CommandSpec(
+        name: "repair", summary: "Bring a damaged store back to one that verifies, deleting nothing.",
+        usage: "repair [--dry-run] [--json]",
+        details: """
+            What cannot stay (a damaged record file, a photo whose image is missing, cut short or changed,
+            a damaged journal, stray folders and special files) is moved under damaged/ in the store, one
+            line each saying what it was and why. A record whose file was lost but whose image is whole and
+            known to the journal is rebuilt (its note and metadata are not). Then the journal is written anew.
+            Exit 0 when the store verifies afterwards.
+            """,
+        example: "likes repair --dry-run",
+        flags: [
+            "--dry-run": "Only report what would be done.",
+            "--json": "Print {\"dryRun\", \"rebuilt\", \"setAside\": [{\"id\", \"files\", \"reason\"}], \"ok\"} as JSON.",
+        ],
+        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    static func runRepair(_ context: Context) throws {
+        let report = try context.repository.repair(dryRun: context.arguments.has("--dry-run"))
+        if context.arguments.has("--json") {
+            context.output.printJSON(
+                .object([
+                    ("dryRun", .bool(report.dryRun)), ("rebuilt", .strings(report.rebuilt.map(\.rawValue))),
+                    (
+                        "setAside",
+                        .array(
+                            report.setAside.map { item in
+                                .object([("id", .string(item.id)), ("files", .strings(item.files)), ("reason", .string(item.reason))])
+                            })
+                    ),
+                    ("ok", .bool(report.isOK)),
+                ]))
+        } else {
+            let verb = report.dryRun ? "would be" : "was"
+            for id in report.rebuilt {
+                context.output.print(
+                    "rebuilt: the record of \(LikeRepositoryError.quoted(id.rawValue)) \(verb) rebuilt from its image and the journal.")
+            }
+            for item in report.setAside {
+                let files = item.files.isEmpty ? "nothing to move" : item.files.joined(separator: ", ")
+                context.output.print("set aside: \(Format.oneLine(files)) (\(verb) moved to damaged/): \(Format.oneLine(item.reason)).")
+            }
+            if report.rebuilt.isEmpty && report.setAside.isEmpty { context.output.print("Nothing to repair.") }
+            if report.isOK { context.output.print("OK: the store verifies.") }
+        }
+        if !report.isOK {
+            throw CommandFailure(
+                report.dryRun
+                    ? "the store does not verify as it is; run `likes repair` without --dry-run."
+                    : "the store still does not verify after the repair; run `likes verify` to see what is left.", status: .failure)
+        }
+    }
 
     static func runPurge(_ context: Context) throws {
         let dryRun = context.arguments.has("--dry-run")
@@ -66,7 +119,8 @@ enum MaintenanceCommands {
         }
         if !report.isOK {
             throw CommandFailure(
-                "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store.", status: .failure)
+                "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store. Run `likes repair` to mend it (it deletes nothing).",
+                status: .failure)
         }
     }
 }

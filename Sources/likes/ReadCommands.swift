@@ -51,7 +51,7 @@ enum ReadCommands {
         for damage in listing.damage { context.output.printError("likes: \(damage)") }
         if !listing.damage.isEmpty {
             throw CommandFailure(
-                "\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list.",
+                "\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list and `likes repair` to mend it.",
                 status: .failure)
         }
     }

@@ -5,6 +5,12 @@ import Testing
 
 @testable import LikeKit
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 @Suite struct ConcurrencyTests {
     let folder = TemporaryDirectory()
 
@@ -41,6 +47,21 @@ import Testing
         }
         #expect(try first.statistics().count == 80)
         #expect(try second.verify().isOK)
+    }
+
+    @Test func anObserverWithoutAWakePipeStillHearsChangesAndLeavesStandardInputAlone() async throws {
+        // As if pipe(2) had failed: before the fix the follower used descriptor 0 as both ends,
+        // writing to and reading from standard input, and closed it twice.
+        let standardInput = fcntl(0, F_GETFD)
+        let repository = folder.repository(durability: .relaxed, faults: FaultInjector(withoutPipe: true))
+        let heard = Locked<[String]>([])
+        var token: LikeObservation? = repository.observe { change in heard.withLock { $0.append(change.id?.rawValue ?? "-") } }
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await waitUntil { heard.withLock { $0 } == ["a"] }
+        token?.cancel()
+        token = nil
+        try await Task.sleep(for: .milliseconds(1300))  // the follower ends on its next wake-up
+        #expect(fcntl(0, F_GETFD) == standardInput, "standard input was closed")
     }
 
     @Test func observerHearsEveryChangeInOrder() async throws {

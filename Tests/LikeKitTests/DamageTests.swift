@@ -32,12 +32,12 @@ import Testing
         #expect(listing.records.map(\.id.rawValue) == survivors)
         #expect(
             listing.damage == [
-                "The index likes.journal is damaged at line 2 (byte \(secondLine)); the records were read from their files instead. Run `likes purge` to rebuild the index."
+                "The index likes.journal is damaged at line 2 (byte \(secondLine)); the records were read from their files instead. Repairing the store rebuilds the index."
             ])
         #expect(try repository.statistics().count == 5)
         #expect(
             try repository.verify().problems == [
-                "The index likes.journal is damaged at line 2 (byte \(secondLine)). Run `likes purge` to rebuild it."
+                "The index likes.journal is damaged at line 2 (byte \(secondLine)). Repairing the store rebuilds it."
             ])
 
         try repository.purge()

@@ -193,6 +193,24 @@ import Testing
         #expect(report.damage.count == 1 && report.damage[0].contains("\"b\" is missing"))
     }
 
+    @Test func replacingAnExportThatHoldsAFolderRemovesItAndLaterExportsStillWork() throws {
+        let repository = folder.repository()
+        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try repository.export(to: destination)
+        // Someone put a folder (with a file) into the earlier export.
+        let inner = destination.appendingPathComponent("extras/more", isDirectory: true)
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: inner.appendingPathComponent("file.txt"))
+        try repository.like(PhotoID(valid: "b"), image: Samples.coffee)
+        // Before the fix the earlier export stayed beside the new one, its folder unremovable,
+        // and every export after it failed on that leftover.
+        for _ in 0..<3 {
+            try repository.export(to: destination)
+            #expect(try files(destination) == ["a.jpg", "b.jpg", "index.html", "index.json"])
+            #expect(try staging().isEmpty)
+        }
+    }
+
     @Test(arguments: [false, true], [FlushStrategy.wholeFileSystem, .eachFile])
     func aCrashAtAnyStepLeavesTheEarlierExportOrTheNewOne(withoutExchange: Bool, flushing: FlushStrategy) throws {
         let repository = folder.repository()

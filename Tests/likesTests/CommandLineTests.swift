@@ -264,7 +264,7 @@ import Testing
         #expect(problems.count == 1 && problems[0].contains("of photo \"c\" has 10 bytes"))
         let human = try box.run(["verify"])
         #expect(human.status == 1 && human.stdout.hasPrefix("problem: The image images/c~"))
-        #expect(human.stderr == "likes: verify found 1 problem in the store.\n")
+        #expect(human.stderr == "likes: verify found 1 problem in the store. Run `likes repair` to mend it (it deletes nothing).\n")
     }
 
     @Test func listOnADamagedStorePrintsWhatItCanNamesTheDamageAndExitsOne() throws {
@@ -358,8 +358,10 @@ import Testing
             '\(likes)' --store '\(store)' stats --json >/dev/null || exit 4
             '\(likes)' --store '\(store)' verify >/dev/null || exit 5
             '\(likes)' --store '\(store)' purge --dry-run >/dev/null || exit 6
-            '\(likes)' --store '\(store)' unlike r 2>/dev/null
+            '\(likes)' --store '\(store)' unlike r 2>'\(box.path("unlike.txt"))'
             [ $? -eq 74 ] || exit 7
+            '\(likes)' --store '\(store)' album add X r 2>'\(box.path("album.txt"))'
+            [ $? -eq 74 ] || exit 8
             """
         let run = Process()
         run.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
@@ -368,6 +370,12 @@ import Testing
         run.waitUntilExit()
         #expect(run.terminationStatus == 0, "step \(run.terminationStatus) failed on the read-only store")
         #expect(try box.run(["list", "--json"]).array().count == 3, "the unlike refused by the read-only store changed nothing")
+        // A single change says it left the store as it was; a command that may have done part of
+        // its work (albums of several photos, import, purge, export) does not claim it.
+        let unlike = try String(contentsOfFile: box.path("unlike.txt"), encoding: .utf8)
+        #expect(unlike.hasPrefix("likes: Could not ") && unlike.hasSuffix(" The store was left as it was.\n"), "\(unlike)")
+        let album = try String(contentsOfFile: box.path("album.txt"), encoding: .utf8)
+        #expect(album.hasPrefix("likes: Could not ") && !album.contains("left as it was"), "\(album)")
     }
 
     @Test func aFullDiskFailsTheLikeAndKeepsTheStoreAsItWas() throws {

@@ -127,14 +127,14 @@ extension LikeRepository {
             }
             guard let found else {
                 damage.append(
-                    "An image of photo \(LikeRepositoryError.quoted(record.id.rawValue)) is missing from the store, so the photo was left out. Run `likes verify`."
+                    "An image of photo \(LikeRepositoryError.quoted(record.id.rawValue)) is missing from the store, so the photo was left out. Repairing the store sets the photo aside."
                 )
                 continue
             }
             let copies = found.map { (name: names.claim(for: record.id.rawValue, user: $0.user), data: $0.data, info: $0.info) }
             if let changed = copies.first(where: { UInt32($0.info.crc32, radix: 16) != $0.data.withUnsafeBytes { CRC32.checksum($0) } }) {
                 damage.append(
-                    "The \(changed.info.generation == record.userImage?.generation && changed.name.hasSuffix(".photographer.jpg") ? "user image" : "image") of photo \(LikeRepositoryError.quoted(record.id.rawValue)) changed since it was liked (its checksum differs), so the photo was left out. Run `likes verify`."
+                    "The \(changed.info.generation == record.userImage?.generation && changed.name.hasSuffix(".photographer.jpg") ? "user image" : "image") of photo \(LikeRepositoryError.quoted(record.id.rawValue)) changed since it was liked (its checksum differs), so the photo was left out. Repairing the store sets the photo aside."
                 )
                 continue
             }
@@ -246,18 +246,17 @@ struct ExportStaging {
         try parent.rename(folder.name, to: targetName)
     }
 
-    /// Removes folders that exports which died left behind (those no export holds locked).
+    /// Removes folders that exports which died left behind (those no export holds locked). A
+    /// leftover that cannot be removed now stays for the next export; it keeps none from working.
     func removeAbandoned() throws {
         for name in try parent.names() where name.hasPrefix(prefix) {
             guard let directory = try? parent.subdirectory(name), flock(directory.descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
-            try remove(name)
+            try? remove(name)
         }
     }
 
-    /// Removes a staging folder and the files in it.
+    /// Removes a staging folder or an earlier export and everything in it, folders included.
     func remove(_ name: String) throws {
-        guard let directory = try parent.subdirectory(name) else { return }
-        for file in try directory.names() { try directory.remove(file) }
-        try parent.removeDirectory(name)
+        try parent.removeTree(name)
     }
 }

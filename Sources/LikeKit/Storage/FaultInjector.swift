@@ -38,11 +38,14 @@ final class FaultInjector: Sendable {
     /// Makes the store flush as on another file system, so that tests on one file system take
     /// every path of ``StoreDirectory/flushStrategy``.
     let flushStrategy: FlushStrategy?
+    /// Makes observers start as if `pipe(2)` had failed (no descriptors left).
+    let withoutPipe: Bool
 
-    init(_ plan: Plan = .none, withoutExchange: Bool = false, flushStrategy: FlushStrategy? = nil) {
+    init(_ plan: Plan = .none, withoutExchange: Bool = false, flushStrategy: FlushStrategy? = nil, withoutPipe: Bool = false) {
         state = Locked(State(plan: plan))
         self.withoutExchange = withoutExchange
         self.flushStrategy = flushStrategy
+        self.withoutPipe = withoutPipe
     }
 
     /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.

@@ -34,8 +34,10 @@ final class JournalFollower: Sendable {
     init(repository: LikeRepository, start: JournalPosition, deliver: @escaping @Sendable (LikeChange) -> Void) {
         self.repository = repository
         self.deliver = deliver
-        var ends: [Int32] = [0, 0]
-        if pipe(&ends) == 0 {
+        // Without a pipe (no descriptors left) the follower still wakes on its timer; -1 keeps it
+        // from writing to, polling and closing descriptor 0 in its place.
+        var ends: [Int32] = [-1, -1]
+        if repository.faults?.withoutPipe != true, pipe(&ends) == 0 {
             _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
             _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         }
@@ -50,6 +52,7 @@ final class JournalFollower: Sendable {
 
     /// Wakes the follower now: this process has just written.
     func kick() {
+        guard wakeWrite >= 0 else { return }
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
@@ -83,8 +86,8 @@ final class JournalFollower: Sendable {
         defer {
             reader.close()
             watcher.close()
-            close(wakeRead)
-            close(wakeWrite)
+            if wakeRead >= 0 { close(wakeRead) }
+            if wakeWrite >= 0 { close(wakeWrite) }
         }
         while !isStopped {
             for change in reader.readNewChanges() {
@@ -140,7 +143,7 @@ final class JournalFollower: Sendable {
         /// Opens the journal; a file other than the one `position` names is read from just after
         /// its snapshot (a rebuilt journal's snapshot describes the store, not changes).
         private mutating func open(in root: StoreDirectory) -> Bool {
-            let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | Platform.openFlagsCommon)
+            let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
             guard fd >= 0 else { return false }
             var info = stat()
             guard fstat(fd, &info) == 0 else {

@@ -205,6 +205,16 @@ final class StoreDirectory: Sendable {
         }
     }
 
+    /// Moves the entry `name` (a file, a directory or anything else) into `destination`, a
+    /// directory on the same file system, as `newName`, which must not exist.
+    func move(_ name: String, to destination: StoreDirectory, as newName: String) throws {
+        try Self.checkName(name)
+        try Self.checkName(newName)
+        try begin("move \(name) \(destination.displayPath.split(separator: "/").last ?? "")/\(newName)", failing: "move", path(name))
+        if let existing = try destination.entry(newName) { throw fail("move", name, existing.isDirectory ? EISDIR : EEXIST) }
+        if renameat(descriptor, name, destination.descriptor, newName) != 0 { throw fail("move", name, Platform.errno) }
+    }
+
     /// Swaps the entries `first` and `second` in one step where the system can (Linux
     /// `RENAME_EXCHANGE`); returns false where it cannot, having changed nothing.
     func exchange(_ first: String, _ second: String) throws -> Bool {
@@ -227,6 +237,21 @@ final class StoreDirectory: Sendable {
             let code = Platform.errno
             if code != ENOENT { throw fail("remove the directory", name, code) }
         }
+    }
+
+    /// Removes the directory `name` and everything below it (never following a link); a missing
+    /// one is not an error. For export folders, which hold nothing of the store.
+    func removeTree(_ name: String, depth: Int = 0) throws {
+        guard let directory = try subdirectory(name) else { return }
+        guard depth < 64 else { throw fail("remove the directory", name, ELOOP) }
+        for child in try directory.names() {
+            if try directory.entry(child)?.isDirectory == true {
+                try directory.removeTree(child, depth: depth + 1)
+            } else {
+                try directory.remove(child)
+            }
+        }
+        try removeDirectory(name)
     }
 
     /// Flushes the directory's entries (creations, renames, removals).
@@ -258,7 +283,9 @@ final class StoreDirectory: Sendable {
     /// The whole content of the regular file `name`, or `nil` if it does not exist.
     func read(_ name: String) throws -> Data? {
         try Self.checkName(name)
-        let fd = openat(descriptor, name, O_RDONLY | Platform.openFlagsCommon)
+        // O_NONBLOCK: opening a FIFO planted under the name must not wait for a writer (the
+        // regular-file check comes after the open); it changes nothing for a regular file.
+        let fd = openat(descriptor, name, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
         if fd < 0 {
             let code = Platform.errno
             if code == ENOENT { return nil }
@@ -289,9 +316,13 @@ final class StoreDirectory: Sendable {
 
     /// Up to `count` bytes of `name` ending at `end`, read with `pread`.
     func read(_ name: String, range: Range<Int>) throws -> [UInt8] {
-        let fd = openat(descriptor, name, O_RDONLY | Platform.openFlagsCommon)
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
         guard fd >= 0 else { throw fail("read", name, Platform.errno) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw fail("read", name, Platform.errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("read", name, EISDIR) }
         return try pread(fd, range: range, name: name)
     }
 
@@ -322,6 +353,7 @@ final class StoreDirectory: Sendable {
 
     /// The file's size and kind, without following a link; `nil` when it does not exist.
     func entry(_ name: String) throws -> Entry? {
+        try Self.checkName(name)
         var info = stat()
         if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) != 0 {
             let code = Platform.errno
@@ -335,8 +367,11 @@ final class StoreDirectory: Sendable {
     /// The names in this directory, except `.` and `..`.
     func names() throws -> [String] {
         let fd = dup(descriptor)
-        guard fd >= 0, let stream = fdopendir(fd) else {
-            throw LikeRepositoryError.io(action: "list", path: displayPath, code: Platform.errno)
+        guard fd >= 0 else { throw LikeRepositoryError.io(action: "list", path: displayPath, code: Platform.errno) }
+        guard let stream = fdopendir(fd) else {
+            let code = Platform.errno
+            close(fd)  // fdopendir takes the descriptor only when it succeeds
+            throw LikeRepositoryError.io(action: "list", path: displayPath, code: code)
         }
         defer { closedir(stream) }
         // fdopendir shares the offset with the descriptor it was given; start from the top.

@@ -9,6 +9,7 @@
 /// records/KEY~GEN.tmp                a record being written; an orphan if left behind
 /// images/KEY~GEN.jpg                 the main image of generation GEN
 /// images/KEY~GEN.user.jpg            the user image of generation GEN
+/// damaged/STAMP/…                    what a repair set aside, under its path in the store
 /// ```
 ///
 /// KEY is ``PhotoID/storageKey``; GEN is a fresh random token for every write, so no write ever
@@ -18,6 +19,9 @@ enum StoreLayout {
     static let imagesDirectory = "images"
     static let journalFileName = "likes.journal"
     static let journalTemporaryFileName = "likes.journal.new"
+    /// Where ``LikeRepository/repair(dryRun:)`` sets aside what cannot stay, one folder per
+    /// repair; purge and verify leave it alone.
+    static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName]
 
     static func recordFileName(_ key: String) -> String { key + ".json" }
