@@ -40,11 +40,11 @@ extension LikeRepository {
             report = try withExclusiveLock { root, lock in
                 var plan = RepairPlan(repository: self, root: root, apply: true)
                 try plan.run()
-                // The journal anew from the records as they are now (a session rebuilds a
-                // missing one as it opens).
-                var session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
-                if plan.changedRecords { try session.rebuildJournal() }
-                _ = session.tick()
+                // The journal anew from the records as they are now; a session opening on a
+                // store with no journal (set aside, or missing) has rebuilt it already.
+                let hasJournal = try root.entry(StoreLayout.journalFileName) != nil
+                let session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
+                if plan.journalNeedsRebuild, hasJournal { try session.rebuildJournal() }
                 observers.changed()
                 return plan.report
             }
@@ -62,7 +62,7 @@ private struct RepairPlan {
     let apply: Bool
     var report = RepairReport(dryRun: true, rebuilt: [], setAside: [], isOK: false)
     /// Whether the journal must be written anew: records changed, or it disagrees with them.
-    var changedRecords = false
+    var journalNeedsRebuild = false
     /// What the kept records say, to compare with the journal.
     private var kept: [String: LiveEntry] = [:]
     /// `damaged/STAMP`, made on the first item set aside.
@@ -87,17 +87,17 @@ private struct RepairPlan {
         if let records {
             try sortRecords(records, images: images, journal: journal)
             // A record edited by hand, or an index that missed a change: the journal is rebuilt.
-            if !changedRecords, let index = try? repository.loadIndex(root: root, records: records, locked: true), index.damage == nil,
+            if !journalNeedsRebuild, let index = try? repository.loadIndex(root: root, records: records, locked: true), index.damage == nil,
                 index.live != kept
             {
-                changedRecords = true
+                journalNeedsRebuild = true
             }
         }
         if journal.damage != nil, try root.entry(StoreLayout.journalFileName) != nil {
             try setAside(
                 [(root, StoreLayout.journalFileName)], id: nil,
                 reason: "\(journal.damage!); it is rebuilt from the record files")
-            changedRecords = true
+            journalNeedsRebuild = true
         }
     }
 
@@ -211,7 +211,7 @@ private struct RepairPlan {
             try setAside(
                 [(records, StoreLayout.recordFileName(stored.key))] + photoImages(of: stored.key, in: images), id: stored.id.rawValue,
                 reason: "the image of photo \(who) \(problem), so the photo cannot be kept")
-            changedRecords = true
+            journalNeedsRebuild = true
             return
         }
         guard let user = stored.userImage else { return }
@@ -254,7 +254,7 @@ private struct RepairPlan {
                 ? "the record of \(shown) is lost (\(lostBecause)) and the journal does not know the photo"
                 : "the record of \(shown) is lost (\(lostBecause)) and its image is not whole"
         try setAside((recordName.map { [(records, $0)] } ?? []) + photoImages(of: key, in: images), id: id?.rawValue, reason: why)
-        changedRecords = true
+        journalNeedsRebuild = true
     }
 
     /// The record the journal's line describes, if its images are there, whole JPEGs of the size
@@ -293,7 +293,7 @@ private struct RepairPlan {
     }
 
     private mutating func commit(_ temporary: String, of record: StoredRecord, in records: StoreDirectory) throws {
-        changedRecords = true
+        journalNeedsRebuild = true
         guard apply else { return }
         try records.rename(temporary, to: StoreLayout.recordFileName(record.key))
         if repository.isDurable { try records.sync(commit: true) }

@@ -63,7 +63,6 @@ enum Platform {
     ]
 
     /// Names of other file systems that stores are often kept on, for `likes stats`.
-    /// Names of other file systems that stores are often kept on, for `likes stats`.
     private static let otherFileSystems: [Int: String] = [
         0x6573_5546: "fuse", 0x6969: "nfs", 0xFF53_4D42: "cifs", 0xFE53_4D42: "smb2", 0x794C_7630: "overlay", 0x4D44: "vfat",
         0x5346_544E: "ntfs", 0x7366_746E: "ntfs3", 0x2011_BAB0: "exfat", 0x8584_58F6: "ramfs", 0x2FC1_2FC1: "zfs", 0x00C3_6400: "ceph",
