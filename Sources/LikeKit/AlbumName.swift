@@ -14,7 +14,8 @@ import Foundation
 ///
 /// A name is valid on the same terms as a ``PhotoID``: any non-empty string of at most 256 UTF-8
 /// bytes with no control characters. It is kept in its NFC form, so the two spellings of
-/// `Café` name one album. Names sort by their UTF-8 bytes, the order `likes albums` prints.
+/// `Café` name one album. Names compare by their UTF-8 bytes (the order a record keeps them in);
+/// ``LikeRepository/albums()`` lists them as people expect instead, ignoring case and accents.
 ///
 /// ```swift
 /// try repository.addPhotos([id], toAlbum: try AlbumName("Trip to Lisbon"))
@@ -64,6 +65,13 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
                 return order != 0 ? order < 0 : leftBytes.count < rightBytes.count
             }
         }
+    }
+
+    /// Whether `left` comes before `right` in a list for people: compared with case and accents
+    /// folded away (`apple`, `Été`, `Zoo`), the same in every locale, then by their bytes.
+    static func listedBefore(_ left: AlbumName, _ right: AlbumName) -> Bool {
+        let (leftKey, rightKey) = (TextFolding.fold(left.rawValue), TextFolding.fold(right.rawValue))
+        return leftKey != rightKey ? Array(leftKey.utf8).lexicographicallyPrecedes(Array(rightKey.utf8)) : left < right
     }
 
     /// The sorted, duplicate-free form in which records and the journal keep a photo's albums.

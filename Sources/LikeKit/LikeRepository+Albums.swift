@@ -96,7 +96,8 @@ extension LikeRepository {
         }
     }
 
-    /// The albums, sorted by name, each with its count, bytes and newest photo.
+    /// The albums, each with its count, bytes and newest photo, sorted by name as people expect:
+    /// ignoring case and accents (`apple`, `Été`, `Zoo`), the same in every locale.
     ///
     /// Counted from the index: only each album's cover record is decoded.
     ///
@@ -119,7 +120,7 @@ extension LikeRepository {
                 }
             }
         }
-        return groups.sorted { $0.key < $1.key }.map { album, group in
+        return groups.sorted { AlbumName.listedBefore($0.key, $1.key) }.map { album, group in
             let cover = try? readStoredRecord(key: group.newest.key, in: records).map(publicRecord)
             return AlbumSummary(name: album, count: group.count, bytes: Int(group.bytes), newest: Timestamp.date(group.newest.likedAt), cover: cover)
         }

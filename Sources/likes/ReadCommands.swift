@@ -43,8 +43,14 @@ enum ReadCommands {
         if arguments.has("--json") {
             context.output.printJSON(.array(listing.records.map(\.json)))
         } else if listing.records.isEmpty {
+            // Without a filter an empty page says the store is empty, whatever --limit or order.
+            let filtered = query.search != nil || query.color != nil || query.album != nil || query.since != nil
             context.output.print(
-                query == LikeQuery() ? "No liked photos yet. Like one with `likes like ID --image FILE`." : "No liked photo matches.")
+                filtered
+                    ? "No liked photo matches."
+                    : query.offset == 0
+                        ? "No liked photos yet. Like one with `likes like ID --image FILE`."
+                        : "Nothing past the first \(query.offset) liked photo\(query.offset == 1 ? "" : "s").")
         } else {
             printTable(listing.records, output: context.output)
         }

@@ -84,6 +84,19 @@ import Testing
         }
     }
 
+    @Test func albumsAreListedIgnoringCaseAndAccentsInEveryLocale() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let names = ["Zoo", "apple", "Été", "banana", "Apple", "eta", "Ünter", "über", "한국", "かな"]
+        try like(repository, names.indices.map { "p\($0)" })
+        for (index, name) in names.enumerated() { try repository.addPhotos([PhotoID(valid: "p\(index)")], toAlbum: AlbumName(name)) }
+        // Byte order would put "Zoo" before "apple" and "Été" after "Zoo"; people expect neither.
+        // (Hangul decomposes to jamo, U+1100…, which come before kana, U+3040…)
+        #expect(try repository.albums().map(\.name.rawValue) == ["Apple", "apple", "banana", "eta", "Été", "über", "Ünter", "Zoo", "한국", "かな"])
+        // A record keeps its albums in byte order still, which the journal's lines rely on.
+        try repository.addPhotos([PhotoID(valid: "p0")], toAlbum: AlbumName("apple"))
+        #expect(try repository.record(for: PhotoID(valid: "p0"))?.albums.map(\.rawValue) == ["Zoo", "apple"])
+    }
+
     @Test func namesAreValidatedLikeIdsAndKeptInNFC() throws {
         #expect(throws: LikeRepositoryError.self) { try AlbumName("") }
         #expect(throws: LikeRepositoryError.self) { try AlbumName("tab\there") }

@@ -20,6 +20,17 @@ import Testing
         }
     }
 
+    @Test func anEmptyStoreSaysSoWhateverTheLimitOrOrder() throws {
+        let box = Sandbox()
+        for arguments in [["list"], ["list", "--limit", "20"], ["list", "--oldest-first", "--limit", "5"]] {
+            let run = try box.run(arguments)
+            #expect(run.status == 0 && run.stdout == "No liked photos yet. Like one with `likes like ID --image FILE`.\n", "\(arguments)")
+        }
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        #expect(try box.run(["list", "--offset", "3"]).stdout == "Nothing past the first 3 liked photos.\n")
+        #expect(try box.run(["list", "--search", "zzz", "--limit", "20"]).stdout == "No liked photo matches.\n")
+    }
+
     @Test func likePrintsTheRecordAsJSONFieldByField() throws {
         let run = try box.run([
             "like", "vUGBY_MnSsg", "--image", Samples.photo("rocket.jpg").path, "--note", "checkered",
