@@ -28,6 +28,12 @@ extension LikeRepository {
         return LikeListing(records: selection.records.map(publicRecord), damage: selection.damage)
     }
 
+    /// The deepest offset served by walking the journal back: up to it, decoding the records
+    /// passed over costs less than reading the whole index. Measured at 100,000 (release,
+    /// `likes list --offset N --limit 20 --json`, warm): the walk 5.7 ms at 0 and 13.8 ms at
+    /// 500, about 0.016 ms a record; the index path 180–200 ms at any depth.
+    static let walkedOffsetLimit = 8_000
+
     /// The records a query lists, as stored, and the damage passed over.
     func select(_ query: LikeQuery) throws -> (records: [StoredRecord], damage: [String]) {
         if let limit = query.limit, limit < 0 { throw LikeRepositoryError.invalidArgument("The limit must not be negative; it was \(limit).") }
@@ -35,7 +41,9 @@ extension LikeRepository {
         guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else {
             return ([], [])
         }
-        if !query.hasFilters, query.order == .newestFirst, let limit = query.limit,
+        // The backward walk decodes every record it passes, so it serves pages near the newest;
+        // deeper ones read the whole index (no record decoded) and decode only the page.
+        if !query.hasFilters, query.order == .newestFirst, let limit = query.limit, query.offset <= Self.walkedOffsetLimit,
             let page = try newestPage(root: root, records: records, count: query.offset + limit, query: query)
         {
             return (Array(page.dropFirst(query.offset)), [])
