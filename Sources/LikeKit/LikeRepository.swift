@@ -200,7 +200,7 @@ public final class LikeRepository: Sendable {
 
     /// Checks that `data` is a complete JPEG, as a like would, and returns its size in pixels.
     ///
-    /// - Throws: ``LikeRepositoryError/notJPEG(reason:)`` saying what is wrong.
+    /// - Throws: ``LikeRepositoryError/notJPEG(image:reason:)`` saying what is wrong.
     public static func checkJPEG(_ data: Data) throws -> (width: Int, height: Int) {
         let header = try JPEGHeader(parsing: data)
         return (header.width, header.height)
@@ -324,7 +324,7 @@ struct LikeRequest {
                 let text = String(crc, radix: 16)
                 return Image(data: data, header: header, crc32: String(repeating: "0", count: 8 - text.count) + text)
             } catch {
-                if case .notJPEG(let reason) = error, what != "image" { throw LikeRepositoryError.notJPEG(reason: "the \(what): \(reason)") }
+                if case .notJPEG(_, let reason) = error, what != "image" { throw LikeRepositoryError.notJPEG(image: .userImage, reason: reason) }
                 throw error
             }
         }

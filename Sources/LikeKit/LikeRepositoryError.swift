@@ -9,8 +9,8 @@ import Foundation
 public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The photo id is empty, longer than 256 UTF-8 bytes, or holds a control character.
     case invalidID(String, reason: String)
-    /// The data is not a complete JPEG image.
-    case notJPEG(reason: String)
+    /// The data given as `image` is not a complete JPEG image.
+    case notJPEG(image: ImageKind, reason: String)
     /// The photo is not liked, so there is nothing to unlike or show.
     case notLiked(id: PhotoID)
     /// Liking a photo for the first time needs its image.
@@ -38,13 +38,21 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// export (which would be mixed or replaced), it is not a folder, or its parent is missing.
     case exportDestinationUnusable(path: String, reason: String)
 
+    /// Which of a like's images an error is about.
+    public enum ImageKind: String, Sendable, Hashable {
+        /// The photo itself.
+        case image
+        /// The photographer's picture (``LikeRecord/userImage``).
+        case userImage
+    }
+
     /// A sentence that says what went wrong and what to do about it.
     public var description: String {
         switch self {
         case .invalidID(let id, let reason):
             return "Invalid photo id \(Self.quoted(id)): \(reason). Use a non-empty id of at most 256 UTF-8 bytes without control characters."
-        case .notJPEG(let reason):
-            return "The image is not a usable JPEG: \(reason). Give a complete JPEG file."
+        case .notJPEG(let image, let reason):
+            return "The \(image == .userImage ? "user image" : "image") is not a usable JPEG: \(reason). Give a complete JPEG file."
         case .notLiked(let id):
             return "Photo \(Self.quoted(id.rawValue)) is not liked."
         case .imageRequired(let id):

@@ -57,7 +57,7 @@ enum Download {
         do {
             _ = try LikeRepository.checkJPEG(body)
         } catch let error as LikeRepositoryError {
-            guard case .notJPEG(let reason) = error else { throw CommandFailure(error) }
+            guard case .notJPEG(_, let reason) = error else { throw CommandFailure(error) }
             throw CommandFailure("The \(what) at \(url) is not a usable JPEG: \(reason). Nothing was stored.", status: .badData)
         }
         return body

@@ -67,7 +67,7 @@ enum ImportCommand {
                 switch result {
                 case .success(let change):
                     if change.kind == .liked { summary.liked.append(entry.item.id.rawValue) } else { summary.updated.append(entry.item.id.rawValue) }
-                case .failure(.notJPEG(let reason)):
+                case .failure(.notJPEG(_, let reason)):
                     summary.skipped.append(Skipped(file: entry.path, reason: "not a JPEG: \(reason)"))
                 case .failure(let error):
                     summary.skipped.append(Skipped(file: entry.path, reason: error.description))

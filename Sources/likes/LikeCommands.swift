@@ -81,13 +81,11 @@ enum LikeCommands {
     static func naming<Result>(_ arguments: ParsedArguments, _ body: () throws -> Result) throws -> Result {
         do {
             return try body()
-        } catch LikeRepositoryError.notJPEG(let reason) {
-            let userPrefix = "the user image: "
-            let isUser = reason.hasPrefix(userPrefix)
+        } catch LikeRepositoryError.notJPEG(let image, let reason) {
+            let isUser = image == .userImage
             let path = (isUser ? arguments.value("--user-image") : arguments.value("--image")) ?? "?"
             throw CommandFailure(
-                "The \(isUser ? "user image" : "image") \(path) is not a usable JPEG: \(isUser ? String(reason.dropFirst(userPrefix.count)) : reason). Give a complete JPEG file.",
-                status: .badData)
+                "The \(isUser ? "user image" : "image") \(path) is not a usable JPEG: \(reason). Give a complete JPEG file.", status: .badData)
         }
     }
 

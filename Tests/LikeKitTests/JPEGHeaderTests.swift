@@ -20,12 +20,14 @@ import Testing
     }
 
     @Test func emptyDataIsRefused() {
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "the data is empty")) { try JPEGHeader(parsing: Data()) }
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the data is empty")) { try JPEGHeader(parsing: Data()) }
     }
 
     @Test func pngIsRefusedForItsSignature() {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "it does not start with the JPEG SOI marker (FF D8)")) { try JPEGHeader(parsing: png) }
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "it does not start with the JPEG SOI marker (FF D8)")) {
+            try JPEGHeader(parsing: png)
+        }
     }
 
     @Test(arguments: [0.999, 0.9, 0.5, 0.01])
@@ -38,7 +40,9 @@ import Testing
     @Test func missingEndMarkerIsNamedInTheError() {
         var bytes = Samples.chelsea
         bytes.removeLast(2)
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")) {
+        #expect(
+            throws: LikeRepositoryError.notJPEG(image: .image, reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")
+        ) {
             try JPEGHeader(parsing: bytes)
         }
     }
@@ -52,7 +56,7 @@ import Testing
     @Test func garbageBetweenMarkersIsRefused() {
         var bytes = [UInt8](Samples.jpeg())
         bytes.insert(contentsOf: [0x12, 0x34], at: 2)
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "expected a marker at byte 2")) { try JPEGHeader(parsing: Data(bytes)) }
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "expected a marker at byte 2")) { try JPEGHeader(parsing: Data(bytes)) }
     }
 
     @Test(arguments: [UInt8(0xC4), 0xC8, 0xCC])
@@ -71,18 +75,20 @@ import Testing
     }
 
     @Test func zeroWidthIsRefused() {
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "the frame header gives a size of 0×48")) {
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the frame header gives a size of 0×48")) {
             try JPEGHeader(parsing: Samples.jpeg(width: 0, height: 48))
         }
     }
 
     @Test func segmentLengthPastTheEndIsRefused() {
         let bytes = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x40, 0x00, 0x01, 0x02, 0xFF, 0xD9])
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "the data ends inside the marker segment at byte 2")) { try JPEGHeader(parsing: bytes) }
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the data ends inside the marker segment at byte 2")) {
+            try JPEGHeader(parsing: bytes)
+        }
     }
 
     @Test func endMarkerBeforeAnyFrameIsRefused() {
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "unexpected marker FF D9 at byte 2 before the frame header")) {
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "unexpected marker FF D9 at byte 2 before the frame header")) {
             try JPEGHeader(parsing: Data([0xFF, 0xD8, 0xFF, 0xD9]))
         }
     }

@@ -71,8 +71,10 @@ import Testing
 
     @Test func notAJPEGIsRefusedAndNothingIsWritten() throws {
         let repository = folder.repository()
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "the data is empty")) { try repository.like(PhotoID(valid: "x"), image: Data()) }
-        #expect(throws: LikeRepositoryError.notJPEG(reason: "the user image: it does not start with the JPEG SOI marker (FF D8)")) {
+        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the data is empty")) {
+            try repository.like(PhotoID(valid: "x"), image: Data())
+        }
+        #expect(throws: LikeRepositoryError.notJPEG(image: .userImage, reason: "it does not start with the JPEG SOI marker (FF D8)")) {
             try repository.like(PhotoID(valid: "x"), image: Samples.rocket, userImage: Data("GIF89a".utf8))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.store.path))

@@ -325,6 +325,13 @@ import Testing
         #expect(control.status == 65 && control.stderr.contains("control character U+0001"))
         let notJPEG = try box.run(["like", "a", "--image", box.file("x.jpg", Data("plain text".utf8))])
         #expect(notJPEG.status == 65 && notJPEG.stderr.contains("x.jpg is not a usable JPEG"))
+        // The user image is named as such, from the error's field (no text parsed back).
+        let userNotJPEG = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--user-image", box.path("x.jpg")])
+        #expect(
+            userNotJPEG.status == 65
+                && userNotJPEG.stderr
+                    == "likes: The user image \(box.path("x.jpg")) is not a usable JPEG: it does not start with the JPEG SOI marker (FF D8). Give a complete JPEG file.\n",
+            "\(userNotJPEG.stderr)")
         let badMeta = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--meta", box.file("m.json", Data("{oops".utf8))])
         #expect(badMeta.status == 65 && badMeta.stderr.contains("is not valid JSON"))
         let notPhoto = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--meta", box.file("n.json", Data("[1,2]".utf8))])

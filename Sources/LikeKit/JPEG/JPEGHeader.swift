@@ -19,44 +19,50 @@ struct JPEGHeader: Sendable, Hashable {
     /// (FF D9) as its last two bytes. Fill bytes (FF) before a marker are skipped, as libjpeg
     /// does. The entropy-coded data between the frame header and EOI is not decoded.
     ///
-    /// - Throws: ``LikeRepositoryError/notJPEG(reason:)`` saying what is wrong.
+    /// - Throws: ``LikeRepositoryError/notJPEG(image:reason:)`` saying what is wrong.
     init(parsing bytes: UnsafeRawBufferPointer) throws(LikeRepositoryError) {
         let count = bytes.count
-        if count == 0 { throw .notJPEG(reason: "the data is empty") }
+        if count == 0 { throw .notJPEG(image: .image, reason: "the data is empty") }
         guard count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
-            throw .notJPEG(reason: "it does not start with the JPEG SOI marker (FF D8)")
+            throw .notJPEG(image: .image, reason: "it does not start with the JPEG SOI marker (FF D8)")
         }
         var offset = 2
         while true {
             guard offset < count, bytes[offset] == 0xFF else {
-                if offset >= count { throw .notJPEG(reason: "the data ends before a frame header") }
-                throw .notJPEG(reason: "expected a marker at byte \(offset)")
+                if offset >= count { throw .notJPEG(image: .image, reason: "the data ends before a frame header") }
+                throw .notJPEG(image: .image, reason: "expected a marker at byte \(offset)")
             }
             while offset < count, bytes[offset] == 0xFF { offset += 1 }
-            guard offset < count else { throw .notJPEG(reason: "the data ends before a frame header") }
+            guard offset < count else { throw .notJPEG(image: .image, reason: "the data ends before a frame header") }
             let marker = bytes[offset]
             let markerOffset = offset - 1
             offset += 1
             switch marker {
             case 0x00, 0x01, 0xD0...0xD9:
                 // Stuffed zero, TEM, RSTn, SOI or EOI cannot stand before the frame header.
-                throw .notJPEG(reason: "unexpected marker FF \(Self.hex(marker)) at byte \(markerOffset) before the frame header")
+                throw .notJPEG(image: .image, reason: "unexpected marker FF \(Self.hex(marker)) at byte \(markerOffset) before the frame header")
             default:
                 break
             }
-            guard offset + 2 <= count else { throw .notJPEG(reason: "the data ends inside the marker segment at byte \(markerOffset)") }
+            guard offset + 2 <= count else {
+                throw .notJPEG(image: .image, reason: "the data ends inside the marker segment at byte \(markerOffset)")
+            }
             let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
-            guard length >= 2 else { throw .notJPEG(reason: "the marker segment at byte \(markerOffset) has an invalid length \(length)") }
-            guard offset + length <= count else { throw .notJPEG(reason: "the data ends inside the marker segment at byte \(markerOffset)") }
+            guard length >= 2 else {
+                throw .notJPEG(image: .image, reason: "the marker segment at byte \(markerOffset) has an invalid length \(length)")
+            }
+            guard offset + length <= count else {
+                throw .notJPEG(image: .image, reason: "the data ends inside the marker segment at byte \(markerOffset)")
+            }
             if Self.isStartOfFrame(marker) {
-                guard length >= 8 else { throw .notJPEG(reason: "the frame header at byte \(markerOffset) is too short") }
+                guard length >= 8 else { throw .notJPEG(image: .image, reason: "the frame header at byte \(markerOffset) is too short") }
                 let height = Int(bytes[offset + 3]) << 8 | Int(bytes[offset + 4])
                 let width = Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6])
                 guard width > 0, height > 0 else {
-                    throw .notJPEG(reason: "the frame header gives a size of \(width)×\(height)")
+                    throw .notJPEG(image: .image, reason: "the frame header gives a size of \(width)×\(height)")
                 }
                 guard bytes[count - 2] == 0xFF, bytes[count - 1] == 0xD9, count >= offset + length + 2 else {
-                    throw .notJPEG(reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")
+                    throw .notJPEG(image: .image, reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")
                 }
                 self.width = width
                 self.height = height
