@@ -3,6 +3,8 @@
 import Foundation
 import Testing
 
+import LikeKit
+
 @Suite struct CommandLineTests {
     let box = Sandbox()
 
@@ -56,6 +58,28 @@ import Testing
         #expect(photo["width"] as? Int == 5000 && photo["height"] as? Int == 6438)
         #expect(photo["sourceURL"] as? String == "https://unsplash.com/photos/vUGBY_MnSsg")
         #expect(photo["createdAt"] as? String == "2021-02-02T08:10:25.000Z")
+    }
+
+    @Test func theCommandLinesRecordJSONIsLikeKitsEncodingOfTheRecord() throws {
+        // Two writers of one shape (the command line's, by hand, for speed; LikeKit's Codable
+        // one, for apps): every key and value must agree, for a record with every field set.
+        let meta = box.file("meta.json", try Data(contentsOf: Samples.fixtures.appendingPathComponent("photo.json")))
+        let liked = try box.run([
+            "like", "Dwu85P9SOIk", "--image", Samples.photo("rocket.jpg").path, "--user-image", Samples.photo("astronaut.jpg").path,
+            "--note", "Line one\n\t\"two\" é 📷", "--album", "Été", "--album", "Sky", "--meta", meta, "--json",
+        ])
+        #expect(liked.status == 0, "\(liked.stderr)")
+        let record = try #require(try LikeRepository(directory: box.store).record(for: PhotoID("Dwu85P9SOIk")))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let library = try #require(try JSONSerialization.jsonObject(with: encoder.encode(record)) as? NSDictionary)
+        for arguments in [["show", "Dwu85P9SOIk", "--json"], ["list", "--json"]] {
+            let run = try box.run(arguments)
+            let printed = try #require(
+                (try run.json() as? NSDictionary) ?? (try run.json() as? [NSDictionary])?.first, "\(arguments): \(run.stdout)")
+            #expect(printed == library, "\(arguments): the command line printed \(printed), LikeKit encodes \(library)")
+        }
+        #expect(try liked.json() as? NSDictionary == library)
     }
 
     @Test func jsonOutputEscapesEveryAwkwardCharacter() throws {
