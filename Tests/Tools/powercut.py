@@ -229,6 +229,29 @@ def not_all_there(before, after, now):
     return sorted(photo for photo in set(after) | set(now) if after.get(photo) != now.get(photo))
 
 
+def report(title, problems, limit=8):
+    """Prints a failure with its first problems; returns whether there was one."""
+    if problems:
+        print(f"FAIL {title}: {len(problems)} problems")
+        for problem in problems[:limit]:
+            print("   ", problem)
+    return bool(problems)
+
+
+def after_the_cut(before, after, now, status):
+    """What must hold of the photos after a cut: an acknowledged change is whole, and every photo
+    is as it was before the command or as the uncut run left it."""
+    problems = []
+    if status == 0:
+        missing = not_all_there(before, after, now)
+        if missing:
+            problems.append(f"exit 0, but the change is not all there: {missing}")
+    wrong = photos_between(before, after, now)
+    if wrong:
+        problems.append(f"photos neither before nor after: {[(photo, before.get(photo), now.get(photo)) for photo in wrong][:3]}")
+    return problems, len(wrong)
+
+
 def steps(rig, only=None):
     passed = failed = 0
     for scenario in scenarios(rig):
@@ -238,11 +261,8 @@ def steps(rig, only=None):
             problems = cut_at_every_step(rig, *scenario)
         except (AssertionError, RuntimeError, ValueError, OSError) as error:
             problems = [f"{scenario[0]}: {error}"]
-        if problems:
+        if report(scenario[0], problems):
             failed += 1
-            print(f"FAIL {scenario[0]}: {len(problems)} problems")
-            for problem in problems[:8]:
-                print("   ", problem)
         else:
             passed += 1
     return passed, failed
@@ -280,14 +300,9 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
         except (AssertionError, ValueError, OSError) as error:
             problems.append(f"{label}: {error}")
             continue
-        if result.returncode == 0:
-            acknowledged += 1
-            missing = not_all_there(before, after, now)
-            if missing:
-                problems.append(f"{label}: exit 0, but the change is not all there: {missing}")
-        wrong = photos_between(before, after, now)
-        if wrong:
-            problems.append(f"{label}: photos neither before nor after: {wrong}")
+        acknowledged += result.returncode == 0
+        found, _ = after_the_cut(before, after, now, result.returncode)
+        problems += [f"{label}: {problem}" for problem in found]
         if folder:
             shown = rig.folder_state(folder)
             if shown not in (folder_before, folder_after) or (result.returncode == 0 and shown != folder_after):
@@ -363,21 +378,13 @@ def stream(rig, rounds, seed):
             problems.append(f"after the cut: {error}")
             now = None
         if now is not None:
-            if result.returncode == 0:
-                acknowledged += 1
-                missing = not_all_there(before, after, now)
-                if missing:
-                    problems.append(f"exit 0, but the change is not all there: {missing}")
-            wrong = photos_between(before, after, now)
-            lost += len(wrong)
-            if wrong:
-                problems.append(f"photos neither before nor after: {[(photo, before.get(photo), now.get(photo)) for photo in wrong][:3]}")
+            acknowledged += result.returncode == 0
+            found, torn = after_the_cut(before, after, now, result.returncode)
+            problems += found
+            lost += torn
             problems += rig.check_store(f"round {round_number}")
-        if problems:
+        if report(f"round {round_number}, cut in {command} at step {rig.fs.cut_step}", problems, limit=6):
             failed += 1
-            print(f"FAIL round {round_number}: cut in {command} at step {rig.fs.cut_step}")
-            for problem in problems[:6]:
-                print("   ", problem)
         else:
             passed += 1
         if (round_number + 1) % 50 == 0:

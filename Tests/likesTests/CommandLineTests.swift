@@ -1,9 +1,8 @@
 // End-to-end: the real `likes` binary on a temporary store, stdout, stderr and exit status.
 
 import Foundation
-import Testing
-
 import LikeKit
+import Testing
 
 @Suite struct CommandLineTests {
     let box = Sandbox()
