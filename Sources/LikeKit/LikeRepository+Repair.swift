@@ -80,9 +80,15 @@ private struct RepairPlan {
 
     mutating func run() throws {
         try sortRoot()
-        let records = try root.subdirectory(StoreLayout.recordsDirectory)
+        var records = try root.subdirectory(StoreLayout.recordsDirectory)
         let images = try root.subdirectory(StoreLayout.imagesDirectory)
-        let journal = try readJournal(records: records)
+        // With records/ gone, every image would look orphaned: the photos the journal knows are
+        // rebuilt into a new one (a dry run only reports what the journal says).
+        let recordsLost = records == nil && images != nil
+        if recordsLost, apply {
+            records = try root.subdirectoryCreatingIfNeeded(StoreLayout.recordsDirectory, durable: repository.isDurable)
+        }
+        let journal = try readJournal(records: records, settleLastLine: !recordsLost)
         if let images { try sortImages(images) }
         if let records {
             try sortRecords(records, images: images, journal: journal)
@@ -140,7 +146,9 @@ private struct RepairPlan {
     }
 
     /// Reads what the journal knows, skipping lines it cannot read; notes whether it is damaged.
-    private func readJournal(records: StoreDirectory?) throws -> JournalKnowledge {
+    /// `settleLastLine`: judge the last line by its record file, as readers do (not when every
+    /// record file is gone, which would take back the newest like for no reason).
+    private func readJournal(records: StoreDirectory?, settleLastLine: Bool) throws -> JournalKnowledge {
         var knowledge = JournalKnowledge()
         guard let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile else { return knowledge }
         let data = [UInt8](try root.read(StoreLayout.journalFileName) ?? Data())
@@ -156,7 +164,9 @@ private struct RepairPlan {
             knowledge.damage = "the index \(StoreLayout.journalFileName) is damaged"
         }
         // A last line whose change never committed says nothing of the photo.
-        if index.lastLineIsUncertain, let last = index.lastLine, let records, (try? repository.hasCommitted(last, records: records)) == false {
+        if settleLastLine, index.lastLineIsUncertain, let last = index.lastLine, let records,
+            (try? repository.hasCommitted(last, records: records)) == false
+        {
             index.revertLastLine()
         }
         knowledge.live = index.live

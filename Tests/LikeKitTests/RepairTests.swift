@@ -187,6 +187,19 @@ import Testing
         #expect(inventory().filter { $0.key.hasPrefix("damaged/") } == now.filter { $0.key.hasPrefix("damaged/") })
     }
 
+    @Test func aLostRecordsFolderIsRebuiltFromTheJournalAndTheImages() throws {
+        let repository = try prepare()
+        let before = try repository.list().records
+        try FileManager.default.removeItem(atPath: path("records"))
+        let report = try repository.repair()
+        #expect(report.isOK && Set(report.rebuilt.map(\.rawValue)) == ["Keep", "Hurt", "Last"], "\(report)")
+        let after = try repository.list().records
+        #expect(after.map(\.id) == before.map(\.id))
+        #expect(after.map(\.likedAt) == before.map(\.likedAt) && after.map(\.albums) == before.map(\.albums))
+        for (old, new) in zip(before, after) { #expect(try Data(contentsOf: old.image.file) == Data(contentsOf: new.image.file)) }
+        #expect(try repository.purge(dryRun: true).count == 0, "no image was left to look orphaned")
+    }
+
     @Test func aStoreWithNoDamageIsLeftAsItIs() throws {
         let repository = try prepare()
         let before = inventory()
