@@ -115,28 +115,8 @@ extension LikeRepository {
                 if let other = owners.updateValue(record.id, forKey: name), other != record.id {
                     problems.append("The file \(shown) belongs to both \(who) and \(LikeRepositoryError.quoted(other.rawValue)).")
                 }
-                guard let images, let entry = try images.entry(name) else {
-                    problems.append("The \(what) \(shown) of photo \(who) is missing.")
-                    continue
-                }
-                guard entry.isRegularFile else {
-                    problems.append("The \(what) \(shown) of photo \(who) is not a regular file.")
-                    continue
-                }
-                guard entry.size == info.bytes else {
-                    problems.append(
-                        "The \(what) \(shown) of photo \(who) has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed.")
-                    continue
-                }
-                guard let data = try images.read(name) else {
-                    problems.append("The \(what) \(shown) of photo \(who) is missing.")
-                    continue
-                }
-                let crc = data.withUnsafeBytes { CRC32.checksum($0) }
-                if UInt32(info.crc32, radix: 16) != crc {
-                    problems.append("The \(what) \(shown) of photo \(who) changed since it was liked (its checksum differs).")
-                } else if (try? JPEGHeader(parsing: data)) == nil {
-                    problems.append("The \(what) \(shown) of photo \(who) is not a valid JPEG.")
+                if let problem = try imageProblem(name, info, in: images) {
+                    problems.append("The \(what) \(shown) of photo \(who) \(problem).")
                 }
             }
         }
@@ -159,6 +139,20 @@ extension LikeRepository {
             }
         }
         return VerificationReport(problems: problems, orphans: inventory.orphans.map(\.path))
+    }
+
+    /// What is wrong with an image a record names, as the end of a sentence ("is missing"), or
+    /// `nil` when it is whole: there, of the size and checksum it had when liked, a JPEG.
+    func imageProblem(_ name: String, _ info: StoredRecord.Image, in images: StoreDirectory?) throws -> String? {
+        guard let images, let entry = try images.entry(name) else { return "is missing" }
+        guard entry.isRegularFile else { return "is not a regular file" }
+        guard entry.size == info.bytes else { return "has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed" }
+        guard let data = try images.read(name) else { return "is missing" }
+        guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else {
+            return "changed since it was liked (its checksum differs)"
+        }
+        guard (try? JPEGHeader(parsing: data)) != nil else { return "is not a valid JPEG" }
+        return nil
     }
 
     struct Inventory {

@@ -93,9 +93,7 @@ private struct RepairPlan {
         if let records {
             try sortRecords(records, images: images, journal: journal)
             // A record edited by hand, or an index that missed a change: the journal is rebuilt.
-            if !journalNeedsRebuild, let index = try? repository.loadIndex(root: root, records: records, locked: true), index.damage == nil,
-                index.live != kept
-            {
+            if !journalNeedsRebuild, let index = journal.official, index.damage == nil, index.live != kept {
                 journalNeedsRebuild = true
             }
         }
@@ -142,6 +140,8 @@ private struct RepairPlan {
     struct JournalKnowledge {
         /// What every readable line says of the live photos, past any damage.
         var live: [String: LiveEntry] = [:]
+        /// The index as readers load it (nothing past damage), when there is a records folder.
+        var official: JournalIndex?
         var damage: String?
     }
 
@@ -159,6 +159,7 @@ private struct RepairPlan {
             start = end + 1
         }
         if let records, let official = try? repository.loadIndex(root: root, records: records, locked: true) {
+            knowledge.official = official
             knowledge.damage = official.damage
         } else if records == nil, !data.isEmpty, JournalIndex(parsing: data).damage != nil {
             knowledge.damage = "the index \(StoreLayout.journalFileName) is damaged"
@@ -217,7 +218,7 @@ private struct RepairPlan {
     private mutating func check(_ stored: StoredRecord, records: StoreDirectory, images: StoreDirectory?) throws {
         let who = LikeRepositoryError.quoted(stored.id.rawValue)
         let mainName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
-        if let problem = try imageProblem(mainName, stored.image, in: images) {
+        if let problem = try repository.imageProblem(mainName, stored.image, in: images) {
             try setAside(
                 [(records, StoreLayout.recordFileName(stored.key))] + photoImages(of: stored.key, in: images), id: stored.id.rawValue,
                 reason: "the image of photo \(who) \(problem), so the photo cannot be kept")
@@ -226,7 +227,7 @@ private struct RepairPlan {
         }
         guard let user = stored.userImage else { return }
         let userName = StoreLayout.imageFileName(stored.key, user.generation, user: true)
-        guard let problem = try imageProblem(userName, user, in: images) else { return }
+        guard let problem = try repository.imageProblem(userName, user, in: images) else { return }
         // The record without its user image, written first; the record as it was goes aside
         // with the image, and the new one takes its place.
         var kept = stored
@@ -310,16 +311,6 @@ private struct RepairPlan {
     }
 
     // MARK: Helpers
-
-    /// What is wrong with an image a record names, or `nil` when it is whole.
-    private func imageProblem(_ name: String, _ info: StoredRecord.Image, in images: StoreDirectory?) throws -> String? {
-        guard let images, let entry = try images.entry(name) else { return "is missing" }
-        guard entry.isRegularFile else { return "is not a regular file" }
-        guard entry.size == info.bytes else { return "has \(entry.size) bytes where \(info.bytes) were liked" }
-        guard let data = try images.read(name) else { return "is missing" }
-        guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else { return "changed since it was liked" }
-        return nil
-    }
 
     /// Every file of images/ that belongs to the photo with `key`.
     private func photoImages(of key: String, in images: StoreDirectory?) throws -> [(StoreDirectory, String)] {
