@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check and the journal readers.
+# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check and the journal reader.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
 set -euo pipefail

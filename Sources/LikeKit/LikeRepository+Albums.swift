@@ -36,7 +36,7 @@ extension LikeRepository {
     @discardableResult
     public func setNote(_ note: String?, for id: PhotoID) throws -> LikeChange? {
         let request = try LikeRequest(id: id, note: note.map(LikeRequest.NoteEdit.set) ?? .clear)
-        return try withWriteAccess { session in try session.edit(request, over: session.existingRecord(id)).map(publishing) }
+        return try store.withWriteSession { session in try session.edit(request, over: session.existingRecord(id)).map(publishing) }
     }
 
     /// Puts liked photos in an album, which exists from then on.
@@ -82,7 +82,7 @@ extension LikeRepository {
         var seen: Set<String> = []
         let unique = ids.filter { seen.insert($0.storageKey).inserted }
         guard !unique.isEmpty else { return [] }
-        return try withWriteAccess { session in
+        return try store.withWriteSession { session in
             let edits = try unique.map { id in
                 let existing = try session.existingRecord(id)
                 return (request: try request(existing, id), existing: existing)
@@ -90,7 +90,7 @@ extension LikeRepository {
             var changes: [LikeChange] = []
             defer { if !changes.isEmpty { observers.changed() } }
             for edit in edits {
-                if let change = try session.edit(edit.request, over: edit.existing) { changes.append(change) }
+                if let change = try session.edit(edit.request, over: edit.existing) { changes.append(publicChange(change)) }
             }
             return changes
         }
@@ -103,10 +103,10 @@ extension LikeRepository {
     ///
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func albums() throws -> [AlbumSummary] {
-        guard let root = try openRoot(), let records = try root.subdirectory(StoreLayout.recordsDirectory) else { return [] }
+        guard let opened = try store.open(), let records = opened.records else { return [] }
         var damage: [String] = []
         var groups: [AlbumName: (count: Int, bytes: Int64, newest: LiveEntry)] = [:]
-        for entry in try liveEntries(root: root, records: records, damage: &damage) {
+        for entry in try opened.liveEntries(damage: &damage) {
             for album in entry.albums {
                 if var group = groups[album] {
                     group.count += 1
@@ -121,7 +121,7 @@ extension LikeRepository {
             }
         }
         return groups.sorted { AlbumName.listedBefore($0.key, $1.key) }.map { album, group in
-            let cover = try? readStoredRecord(key: group.newest.key, in: records).map(publicRecord)
+            let cover = try? records.read(key: group.newest.key).map(publicRecord)
             return AlbumSummary(name: album, count: group.count, bytes: Int(group.bytes), newest: Timestamp.date(group.newest.likedAt), cover: cover)
         }
     }

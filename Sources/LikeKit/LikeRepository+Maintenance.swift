@@ -21,24 +21,21 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func purge(dryRun: Bool = false) throws -> PurgeReport {
-        guard let root = try openRoot() else { return PurgeReport(dryRun: dryRun, files: [], bytes: 0) }
         if dryRun {
-            let lock = try FileLock.shared(in: root, timeout: lockTimeout)
-            let inventory = try takeInventory(
-                root: root, records: try root.subdirectory(StoreLayout.recordsDirectory), images: try root.subdirectory(StoreLayout.imagesDirectory),
-                trustIndex: true, locked: lock != nil)
+            guard let opened = try store.open() else { return PurgeReport(dryRun: true, files: [], bytes: 0) }
+            let lock = try opened.sharedLock()
+            let inventory = try takeInventory(of: opened, trustIndex: true, locked: lock != nil)
             _ = consume lock
             return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
         }
-        let report = try withWriteAccess { session in
-            let inventory = try takeInventory(root: session.root, records: session.records, images: session.images, trustIndex: true, locked: true)
+        guard try store.openRoot() != nil else { return PurgeReport(dryRun: false, files: [], bytes: 0) }
+        return try store.withWriteSession { session in
+            let inventory = try takeInventory(of: session.openStore(lockTimeout: lockTimeout), trustIndex: true, locked: true)
             var removed: [(path: String, size: Int)] = []
             var firstError: (any Error)?
             for orphan in inventory.orphans {
-                let parts = orphan.path.split(separator: "/", maxSplits: 1).map(String.init)
-                let directory = parts.count == 2 ? (parts[0] == StoreLayout.recordsDirectory ? session.records : session.images) : session.root
                 do {
-                    try directory.remove(parts.last!)
+                    try remove(orphan.path, in: session)
                     removed.append(orphan)
                 } catch {
                     firstError = firstError ?? error
@@ -46,27 +43,29 @@ extension LikeRepository {
             }
             if session.durable, !removed.isEmpty {
                 try session.root.sync()
-                try session.records.sync()
-                try session.images.sync(commit: true)
+                try session.records.directory.sync()
+                try session.images.directory.sync(commit: true)
             }
             // Rebuild an index that disagrees with the records; compact one mostly superseded.
             if !inventory.indexIsSound || inventory.journalLines > 2 * inventory.entries.count + 64 {
                 try session.rebuildJournal(from: inventory.entries)
             }
             let at = session.tick()
-            try session.appendJournal(
-                removed.map {
-                    JournalLine(
-                        operation: .purged, at: at, generation: "-", bytes: Int64($0.size), imageGeneration: "-", userImageGeneration: nil,
-                        key: JournalLine.escapePath($0.path))
-                })
+            try session.journal.append(removed.map { JournalLine.purged(path: $0.path, bytes: $0.size, at: at) }, durable: session.durable)
             if !removed.isEmpty {
-                _ = publishing(LikeChange(kind: .purged, id: nil, date: Timestamp.date(at), record: nil, files: removed.map(\.path)))
+                _ = publishing(StoredChange(kind: .purged, id: nil, at: at, record: nil, files: removed.map(\.path)))
             }
             if let firstError { throw firstError }
             return PurgeReport(dryRun: false, files: removed.map(\.path), bytes: removed.reduce(0) { $0 + $1.size })
         }
-        return report
+    }
+
+    /// Removes an orphan by its path in the store (`name`, `records/name` or `images/name`).
+    private func remove(_ path: String, in session: WriteSession) throws {
+        let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
+        let directory =
+            parts.count == 1 ? session.root : parts[0] == RecordFiles.directoryName ? session.records.directory : session.images.directory
+        try directory.remove(parts[parts.count - 1])
     }
 
     /// Writes the index anew from the record files: the repair for an index that ``verify()``
@@ -80,8 +79,8 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func rebuildIndex() throws -> Int {
-        try withWriteAccess { session in
-            let decoded = try decodeAllRecords(in: session.records)
+        try store.withWriteSession { session in
+            let decoded = try session.records.decodeAll()
             try session.rebuildJournal(from: decoded.entries)
             observers.changed()
             return decoded.entries.count
@@ -96,63 +95,52 @@ extension LikeRepository {
     ///   are harmless and removed by ``purge(dryRun:)``.
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
     public func verify() throws -> VerificationReport {
-        guard let root = try openRoot() else { return VerificationReport(problems: [], orphans: []) }
-        let lock = try FileLock.shared(in: root, timeout: lockTimeout)
+        guard let opened = try store.open() else { return VerificationReport(problems: [], orphans: []) }
+        let lock = try opened.sharedLock()
         defer { _ = lock }
-        let records = try root.subdirectory(StoreLayout.recordsDirectory)
-        let images = try root.subdirectory(StoreLayout.imagesDirectory)
-        let inventory = try takeInventory(root: root, records: records, images: images, trustIndex: false, locked: lock != nil)
-        var problems = inventory.damage
-
-        var owners: [String: PhotoID] = [:]
-        for record in inventory.records {
-            let who = LikeRepositoryError.quoted(record.id.rawValue)
-            let pairs = [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? [])
-            for (info, user) in pairs {
-                let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
-                let shown = StoreLayout.imagesDirectory + "/" + name
-                let what = user ? "user image" : "image"
-                if let other = owners.updateValue(record.id, forKey: name), other != record.id {
-                    problems.append("The file \(shown) belongs to both \(who) and \(LikeRepositoryError.quoted(other.rawValue)).")
-                }
-                if let problem = try imageProblem(name, info, in: images) {
-                    problems.append("The \(what) \(shown) of photo \(who) \(problem).")
-                }
-            }
-        }
-        if let records {
-            let index = try loadIndex(root: root, records: records, locked: lock != nil)
-            if let damage = index.damage {
-                problems.append("\(damage.prefix(1).uppercased() + damage.dropFirst()). Repairing the store rebuilds it.")
-            } else {
-                let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-                let missing = expected.keys.filter { index.live[$0] == nil }.count
-                let stale = index.live.filter { key, entry in
-                    guard let truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
-                    return truth != entry
-                }.count
-                if missing + stale > 0 {
-                    problems.append(
-                        "The index \(StoreLayout.journalFileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
-                    )
-                }
-            }
+        let inventory = try takeInventory(of: opened, trustIndex: false, locked: lock != nil)
+        var problems = inventory.damage + (try imageProblems(of: inventory.records, images: opened.images))
+        if opened.records != nil, let problem = try indexProblem(opened.index(locked: lock != nil), inventory: inventory) {
+            problems.append(problem)
         }
         return VerificationReport(problems: problems, orphans: inventory.orphans.map(\.path))
     }
 
-    /// What is wrong with an image a record names, as the end of a sentence ("is missing"), or
-    /// `nil` when it is whole: there, of the size and checksum it had when liked, a JPEG.
-    func imageProblem(_ name: String, _ info: StoredRecord.Image, in images: StoreDirectory?) throws -> String? {
-        guard let images, let entry = try images.entry(name) else { return "is missing" }
-        guard entry.isRegularFile else { return "is not a regular file" }
-        guard entry.size == info.bytes else { return "has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed" }
-        guard let data = try images.read(name) else { return "is missing" }
-        guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else {
-            return "changed since it was liked (its checksum differs)"
+    /// A sentence for each image of `records` that is not whole, and each file two records name.
+    private func imageProblems(of records: [StoredRecord], images: ImageFiles?) throws -> [String] {
+        var problems: [String] = []
+        var owners: [String: PhotoID] = [:]
+        for record in records {
+            let who = LikeRepositoryError.quoted(record.id.rawValue)
+            let pairs = [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? [])
+            for (info, user) in pairs {
+                let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
+                let shown = ImageFiles.directoryName + "/" + name
+                if let other = owners.updateValue(record.id, forKey: name), other != record.id {
+                    problems.append("The file \(shown) belongs to both \(who) and \(LikeRepositoryError.quoted(other.rawValue)).")
+                }
+                if let problem = try images.map({ try $0.problem(name, info) }) ?? "is missing" {
+                    problems.append("The \(user ? "user image" : "image") \(shown) of photo \(who) \(problem).")
+                }
+            }
         }
-        guard (try? JPEGHeader(parsing: data)) != nil else { return "is not a valid JPEG" }
-        return nil
+        return problems
+    }
+
+    /// A sentence when the index is damaged or disagrees with the decoded records.
+    private func indexProblem(_ index: JournalIndex, inventory: Inventory) -> String? {
+        if let damage = index.damage {
+            return "\(damage.prefix(1).uppercased() + damage.dropFirst()). Repairing the store rebuilds it."
+        }
+        let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let missing = expected.keys.filter { index.live[$0] == nil }.count
+        let stale = index.live.filter { key, entry in
+            guard let truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
+            return truth != entry
+        }.count
+        guard missing + stale > 0 else { return nil }
+        return
+            "The index \(Journal.fileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
     }
 
     struct Inventory {
@@ -173,77 +161,84 @@ extension LikeRepository {
     /// files present (no record is decoded: purge stays close to the cost of listing the files);
     /// before an image of a live photo is called an orphan, that photo's record is read to make
     /// sure. Otherwise, and whenever the journal disagrees, every record is decoded.
-    func takeInventory(root: StoreDirectory, records: StoreDirectory?, images: StoreDirectory?, trustIndex: Bool, locked: Bool) throws -> Inventory {
+    func takeInventory(of opened: OpenStore, trustIndex: Bool, locked: Bool) throws -> Inventory {
         var inventory = Inventory()
-        let recordNames = try records?.names() ?? []
-        let imageNames = try images?.names() ?? []
+        let recordNames = try opened.records?.directory.names() ?? []
+        let imageNames = try opened.images?.directory.names() ?? []
         var useIndex = trustIndex
-        if let records {
-            let index = try loadIndex(root: root, records: records, locked: locked)
+        if opened.records != nil {
+            let index = try opened.index(locked: locked)
             inventory.journalLines = index.lineCount
             let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
             inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }
             useIndex = useIndex && inventory.indexIsSound
             if useIndex { inventory.entries = Array(index.live.values) }
         }
-
         while true {
-            if !useIndex, let records {
-                let decoded = try decodeAllRecords(in: records)
+            if !useIndex, let records = opened.records {
+                let decoded = try records.decodeAll()
                 inventory.entries = decoded.entries
                 inventory.records = decoded.records
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
             }
-            // The live names of each directory; paths are made only for orphans (a store of 100,000
-            // favorites has 200,000 names to sort).
-            var liveRecords = Set<String>(minimumCapacity: inventory.entries.count)
-            var liveImages = Set<String>(minimumCapacity: inventory.entries.count * 2)
-            for entry in inventory.entries {
-                liveRecords.insert(StoreLayout.recordFileName(entry.key))
-                liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
-                if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
-            }
-            var orphans: [(path: String, size: Int)] = []
-            func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
-                guard !(key.map(inventory.damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
-                orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
-            }
-            for name in try root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
-                if name == StoreLayout.recordsDirectory || name == StoreLayout.imagesDirectory { continue }
-                try consider(root, name, prefix: "", key: nil)
-            }
-            if let records {
-                for name in recordNames where !liveRecords.contains(name) {
-                    try consider(records, name, prefix: StoreLayout.recordsDirectory, key: StoreLayout.key(ofRecordFile: name))
-                }
-            }
-            if let images {
-                for name in imageNames where !liveImages.contains(name) {
-                    try consider(images, name, prefix: StoreLayout.imagesDirectory, key: StoreLayout.key(ofImageFile: name))
-                }
-            }
+            let orphans = try findOrphans(opened, recordNames: recordNames, imageNames: imageNames, inventory: inventory)
             // Before trusting the index to call a live photo's image an orphan, ask its record.
-            if useIndex, let records {
-                let liveKeys = Set(inventory.entries.map(\.key))
-                var contradicted = false
-                for orphan in orphans where orphan.path.hasPrefix(StoreLayout.imagesDirectory + "/") {
-                    let name = String(orphan.path.dropFirst(StoreLayout.imagesDirectory.count + 1))
-                    guard let key = StoreLayout.key(ofImageFile: name), liveKeys.contains(key) else { continue }
-                    let stored = try? readStoredRecord(key: key, in: records)
-                    if stored == nil || stored!.imageFileNames.contains(name) {
-                        contradicted = true
-                        break
-                    }
-                }
-                if contradicted {
-                    useIndex = false
-                    inventory.indexIsSound = false
-                    continue
-                }
+            if useIndex, let records = opened.records, try recordContradicts(orphans, live: inventory.entries, records: records) {
+                useIndex = false
+                inventory.indexIsSound = false
+                continue
             }
             inventory.orphans = orphans.sorted { $0.path < $1.path }
             return inventory
         }
+    }
+
+    /// The files that belong to no entry of `inventory` (nor to a damaged record's photo).
+    private func findOrphans(_ opened: OpenStore, recordNames: [String], imageNames: [String], inventory: Inventory) throws -> [(
+        path: String, size: Int
+    )] {
+        // The live names of each directory; paths are made only for orphans (a store of 100,000
+        // favorites has 200,000 names to sort).
+        var liveRecords = Set<String>(minimumCapacity: inventory.entries.count)
+        var liveImages = Set<String>(minimumCapacity: inventory.entries.count * 2)
+        for entry in inventory.entries {
+            liveRecords.insert(StoreLayout.recordFileName(entry.key))
+            liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
+            if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
+        }
+        var orphans: [(path: String, size: Int)] = []
+        func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
+            guard !(key.map(inventory.damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
+            orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
+        }
+        for name in try opened.root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
+            if name == RecordFiles.directoryName || name == ImageFiles.directoryName { continue }
+            try consider(opened.root, name, prefix: "", key: nil)
+        }
+        if let records = opened.records {
+            for name in recordNames where !liveRecords.contains(name) {
+                try consider(records.directory, name, prefix: RecordFiles.directoryName, key: StoreLayout.key(ofRecordFile: name))
+            }
+        }
+        if let images = opened.images {
+            for name in imageNames where !liveImages.contains(name) {
+                try consider(images.directory, name, prefix: ImageFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+            }
+        }
+        return orphans
+    }
+
+    /// Whether the record of a live photo still names an image the index calls an orphan (or
+    /// is gone): then the index is not to be trusted.
+    private func recordContradicts(_ orphans: [(path: String, size: Int)], live: [LiveEntry], records: RecordFiles) throws -> Bool {
+        let liveKeys = Set(live.map(\.key))
+        for orphan in orphans where orphan.path.hasPrefix(ImageFiles.directoryName + "/") {
+            let name = String(orphan.path.dropFirst(ImageFiles.directoryName.count + 1))
+            guard let key = StoreLayout.key(ofImageFile: name), liveKeys.contains(key) else { continue }
+            let stored = try? records.read(key: key)
+            if stored == nil || stored!.imageFileNames.contains(name) { return true }
+        }
+        return false
     }
 }

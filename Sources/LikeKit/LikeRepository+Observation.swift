@@ -21,7 +21,10 @@ extension LikeRepository {
     /// - Parameter handler: Called with each change.
     /// - Returns: A token; delivery stops when it is cancelled or deinitialized.
     public func observe(_ handler: @escaping @Sendable (LikeChange) -> Void) -> LikeObservation {
-        let follower = JournalFollower(repository: self, start: JournalFollower.currentPosition(of: self), deliver: handler)
+        let directory = self.directory
+        let follower = JournalFollower(store: store, start: JournalFollower.currentPosition(of: store)) { change in
+            handler(LikeRepository.publicChange(change, in: directory))
+        }
         return LikeObservation(registry: observers, identifier: observers.add(follower))
     }
 

@@ -28,22 +28,22 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func repair(dryRun: Bool = false) throws -> RepairReport {
-        guard let root = try openRoot() else { return RepairReport(dryRun: dryRun, rebuilt: [], setAside: [], isOK: true) }
+        guard let opened = try store.open() else { return RepairReport(dryRun: dryRun, rebuilt: [], setAside: [], isOK: true) }
         var report: RepairReport
         if dryRun {
-            let lock = try FileLock.shared(in: root, timeout: lockTimeout)
-            var plan = RepairPlan(repository: self, root: root, apply: false)
+            let lock = try opened.sharedLock()
+            var plan = RepairPlan(root: opened.root, durable: isDurable, apply: false)
             try plan.run()
             _ = consume lock
             report = plan.report
         } else {
-            report = try withExclusiveLock { root, lock in
-                var plan = RepairPlan(repository: self, root: root, apply: true)
+            report = try store.withExclusiveLock { root, lock in
+                var plan = RepairPlan(root: root, durable: isDurable, apply: true)
                 try plan.run()
                 // The journal anew from the records as they are now; a session opening on a
                 // store with no journal (set aside, or missing) has rebuilt it already.
-                let hasJournal = try root.entry(StoreLayout.journalFileName) != nil
-                let session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
+                let hasJournal = try root.entry(Journal.fileName) != nil
+                let session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: isDurable)
                 if plan.journalNeedsRebuild, hasJournal { try session.rebuildJournal() }
                 observers.changed()
                 return plan.report
@@ -57,8 +57,8 @@ extension LikeRepository {
 /// One repair: walks the store, decides what stays, what is rebuilt and what is set aside, and
 /// (unless a dry run) does it.
 private struct RepairPlan {
-    let repository: LikeRepository
     let root: StoreDirectory
+    let durable: Bool
     let apply: Bool
     var report = RepairReport(dryRun: true, rebuilt: [], setAside: [], isOK: false)
     /// Whether the journal must be written anew: records changed, or it disagrees with them.
@@ -69,9 +69,9 @@ private struct RepairPlan {
     private var shelf: StoreDirectory?
     private let stamp: String
 
-    init(repository: LikeRepository, root: StoreDirectory, apply: Bool) {
-        self.repository = repository
+    init(root: StoreDirectory, durable: Bool, apply: Bool) {
         self.root = root
+        self.durable = durable
         self.apply = apply
         report.dryRun = !apply
         let time = Timestamp.string(Timestamp.now()).filter { $0.isNumber || $0 == "T" }
@@ -80,16 +80,16 @@ private struct RepairPlan {
 
     mutating func run() throws {
         try sortRoot()
-        var records = try root.subdirectory(StoreLayout.recordsDirectory)
-        let images = try root.subdirectory(StoreLayout.imagesDirectory)
+        var records = try root.subdirectory(RecordFiles.directoryName).map(RecordFiles.init)
+        let images = try root.subdirectory(ImageFiles.directoryName).map(ImageFiles.init)
         // With records/ gone, every image would look orphaned: the photos the journal knows are
         // rebuilt into a new one (a dry run only reports what the journal says).
         let recordsLost = records == nil && images != nil
         if recordsLost, apply {
-            records = try root.subdirectoryCreatingIfNeeded(StoreLayout.recordsDirectory, durable: repository.isDurable)
+            records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
         }
         let journal = try readJournal(records: records, settleLastLine: !recordsLost)
-        if let images { try sortImages(images) }
+        if let images { try sortImages(images.directory) }
         if let records {
             try sortRecords(records, images: images, journal: journal)
             // A record edited by hand, or an index that missed a change: the journal is rebuilt.
@@ -148,41 +148,30 @@ private struct RepairPlan {
     /// Reads what the journal knows, skipping lines it cannot read; notes whether it is damaged.
     /// `settleLastLine`: judge the last line by its record file, as readers do (not when every
     /// record file is gone, which would take back the newest like for no reason).
-    private func readJournal(records: StoreDirectory?, settleLastLine: Bool) throws -> JournalKnowledge {
+    private func readJournal(records: RecordFiles?, settleLastLine: Bool) throws -> JournalKnowledge {
         var knowledge = JournalKnowledge()
-        guard let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile else { return knowledge }
-        let data = [UInt8](try root.read(StoreLayout.journalFileName) ?? Data())
-        var index = JournalIndex()
-        var start = 0
-        while let end = data[start...].firstIndex(of: 0x0A) {
-            if let line = JournalLine.parse(data[start..<end]) { index.apply(line) }
-            start = end + 1
-        }
-        if let records, let official = try? repository.loadIndex(root: root, records: records, locked: true) {
+        guard let entry = try root.entry(Journal.fileName), entry.isRegularFile else { return knowledge }
+        let journal = Journal(root: root)
+        knowledge.live = try journal.index(records: settleLastLine ? records : nil, skippingDamage: true).live
+        if let records {
+            let official = try? journal.index(records: records)
             knowledge.official = official
-            knowledge.damage = official.damage
-        } else if records == nil, !data.isEmpty, JournalIndex(parsing: data).damage != nil {
-            knowledge.damage = "the index \(StoreLayout.journalFileName) is damaged"
+            knowledge.damage = official?.damage
+        } else if entry.size > 0, let damage = try journal.index(records: nil).damage {
+            knowledge.damage = damage
         }
-        // A last line whose change never committed says nothing of the photo.
-        if settleLastLine, index.lastLineIsUncertain, let last = index.lastLine, let records,
-            (try? repository.hasCommitted(last, records: records)) == false
-        {
-            index.revertLastLine()
-        }
-        knowledge.live = index.live
         return knowledge
     }
 
     // MARK: Records
 
-    private mutating func sortRecords(_ records: StoreDirectory, images: StoreDirectory?, journal: JournalKnowledge) throws {
+    private mutating func sortRecords(_ records: RecordFiles, images: ImageFiles?, journal: JournalKnowledge) throws {
         var keysWithRecord: Set<String> = []
-        for name in try records.names().sorted() {
-            guard let entry = try records.entry(name) else { continue }
+        for name in try records.directory.names().sorted() {
+            guard let entry = try records.directory.entry(name) else { continue }
             guard let key = StoreLayout.key(ofRecordFile: name) else {
                 if !entry.isRegularFile {
-                    try setAside([(records, name)], id: nil, reason: "records/ holds only record files, and this is not a regular file")
+                    try setAside([(records.directory, name)], id: nil, reason: "records/ holds only record files, and this is not a regular file")
                 }
                 continue  // a regular file that is no record: an orphan, for purge
             }
@@ -192,7 +181,7 @@ private struct RepairPlan {
                 lostBecause = "it is not a regular file"
             } else {
                 do {
-                    if let stored = try repository.readStoredRecord(key: key, in: records) {
+                    if let stored = try records.read(key: key) {
                         kept[key] = stored.liveEntry
                         try check(stored, records: records, images: images)
                     }
@@ -205,7 +194,8 @@ private struct RepairPlan {
         }
         // Photos the journal says are liked, whose record file is gone but whose images are not.
         for (key, _) in journal.live where !keysWithRecord.contains(key) && journal.damage == nil {
-            guard let images, try images.entry(StoreLayout.imageFileName(key, journal.live[key]!.imageGeneration, user: false)) != nil else {
+            guard let images, try images.directory.entry(StoreLayout.imageFileName(key, journal.live[key]!.imageGeneration, user: false)) != nil
+            else {
                 continue
             }
             try rebuildOrSetAside(
@@ -215,28 +205,28 @@ private struct RepairPlan {
 
     /// Keeps a record whose images are whole; sets aside the photo when its image is not, and
     /// only the user image when that alone is damaged.
-    private mutating func check(_ stored: StoredRecord, records: StoreDirectory, images: StoreDirectory?) throws {
+    private mutating func check(_ stored: StoredRecord, records: RecordFiles, images: ImageFiles?) throws {
         let who = LikeRepositoryError.quoted(stored.id.rawValue)
         let mainName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
-        if let problem = try repository.imageProblem(mainName, stored.image, in: images) {
+        if let problem = try images.map({ try $0.problem(mainName, stored.image) }) ?? "is missing" {
             try setAside(
-                [(records, StoreLayout.recordFileName(stored.key))] + photoImages(of: stored.key, in: images), id: stored.id.rawValue,
+                [(records.directory, StoreLayout.recordFileName(stored.key))] + photoImages(of: stored.key, in: images), id: stored.id.rawValue,
                 reason: "the image of photo \(who) \(problem), so the photo cannot be kept")
             journalNeedsRebuild = true
             return
         }
         guard let user = stored.userImage else { return }
         let userName = StoreLayout.imageFileName(stored.key, user.generation, user: true)
-        guard let problem = try repository.imageProblem(userName, user, in: images) else { return }
+        guard let problem = try images.map({ try $0.problem(userName, user) }) ?? "is missing" else { return }
         // The record without its user image, written first; the record as it was goes aside
         // with the image, and the new one takes its place.
         var kept = stored
         kept.userImage = nil
         kept.generation = Generation.make()
         let temporary = try writeTemporary(kept, in: records)
-        let present = try images?.entry(userName) != nil
+        let present = try images?.directory.entry(userName) != nil
         try setAside(
-            (present ? [(images!, userName)] : []) + [(records, StoreLayout.recordFileName(stored.key))], id: stored.id.rawValue,
+            (present ? [(images!.directory, userName)] : []) + [(records.directory, StoreLayout.recordFileName(stored.key))], id: stored.id.rawValue,
             reason: "the user image of photo \(who) \(problem); the photo is kept without it")
         try commit(temporary, of: kept, in: records)
     }
@@ -244,14 +234,14 @@ private struct RepairPlan {
     /// Rebuilds a photo whose record is lost from its image and the journal, or sets aside what
     /// is left of it.
     private mutating func rebuildOrSetAside(
-        key: String, recordName: String?, lostBecause: String, records: StoreDirectory, images: StoreDirectory?, journal: JournalKnowledge
+        key: String, recordName: String?, lostBecause: String, records: RecordFiles, images: ImageFiles?, journal: JournalKnowledge
     ) throws {
         let id = StorageKey.decode(key).flatMap { try? PhotoID($0) }
         let shown = id.map { "photo \(LikeRepositoryError.quoted($0.rawValue))" } ?? "the photo with key \(key)"
         if let id, let images, let entry = journal.live[key], let rebuilt = try rebuild(id, from: entry, images: images) {
             if let recordName {
                 try setAside(
-                    [(records, recordName)], id: id.rawValue,
+                    [(records.directory, recordName)], id: id.rawValue,
                     reason: "the record of \(shown) is lost (\(lostBecause)); it is rebuilt from its image and the journal")
             }
             try replaceRecord(with: rebuilt, in: records)
@@ -264,16 +254,17 @@ private struct RepairPlan {
             : journal.live[key] == nil
                 ? "the record of \(shown) is lost (\(lostBecause)) and the journal does not know the photo"
                 : "the record of \(shown) is lost (\(lostBecause)) and its image is not whole"
-        try setAside((recordName.map { [(records, $0)] } ?? []) + photoImages(of: key, in: images), id: id?.rawValue, reason: why)
+        try setAside((recordName.map { [(records.directory, $0)] } ?? []) + photoImages(of: key, in: images), id: id?.rawValue, reason: why)
         journalNeedsRebuild = true
     }
 
     /// The record the journal's line describes, if its images are there, whole JPEGs of the size
     /// the line gives.
-    private func rebuild(_ id: PhotoID, from entry: LiveEntry, images: StoreDirectory) throws -> StoredRecord? {
+    private func rebuild(_ id: PhotoID, from entry: LiveEntry, images: ImageFiles) throws -> StoredRecord? {
         func image(_ generation: String, user: Bool) throws -> StoredRecord.Image? {
             let name = StoreLayout.imageFileName(entry.key, generation, user: user)
-            guard try images.entry(name)?.isRegularFile == true, let data = try images.read(name), let header = try? JPEGHeader(parsing: data)
+            guard try images.directory.entry(name)?.isRegularFile == true, let data = try images.directory.read(name),
+                let header = try? JPEGHeader(parsing: data)
             else { return nil }
             let crc = String(data.withUnsafeBytes { CRC32.checksum($0) }, radix: 16)
             return StoredRecord.Image(
@@ -293,29 +284,27 @@ private struct RepairPlan {
     }
 
     /// Writes `record` as its photo's record file: temporary name, flushed, renamed into place.
-    private mutating func replaceRecord(with record: StoredRecord, in records: StoreDirectory) throws {
+    private mutating func replaceRecord(with record: StoredRecord, in records: RecordFiles) throws {
         try commit(try writeTemporary(record, in: records), of: record, in: records)
     }
 
-    private func writeTemporary(_ record: StoredRecord, in records: StoreDirectory) throws -> String {
-        let temporary = StoreLayout.temporaryRecordFileName(record.key, record.generation)
-        if apply { try records.createFile(temporary, data: try record.encoded(), durable: repository.isDurable) }
-        return temporary
+    private func writeTemporary(_ record: StoredRecord, in records: RecordFiles) throws -> String {
+        guard apply else { return StoreLayout.temporaryRecordFileName(record.key, record.generation) }
+        return try records.writeTemporary(record, durable: durable)
     }
 
-    private mutating func commit(_ temporary: String, of record: StoredRecord, in records: StoreDirectory) throws {
+    private mutating func commit(_ temporary: String, of record: StoredRecord, in records: RecordFiles) throws {
         journalNeedsRebuild = true
         guard apply else { return }
-        try records.rename(temporary, to: StoreLayout.recordFileName(record.key))
-        if repository.isDurable { try records.sync(commit: true) }
+        try records.commit(temporary, of: record, durable: durable)
     }
 
     // MARK: Helpers
 
     /// Every file of images/ that belongs to the photo with `key`.
-    private func photoImages(of key: String, in images: StoreDirectory?) throws -> [(StoreDirectory, String)] {
+    private func photoImages(of key: String, in images: ImageFiles?) throws -> [(StoreDirectory, String)] {
         guard let images else { return [] }
-        return try images.names().filter { StoreLayout.key(ofImageFile: $0) == key }.sorted().map { (images, $0) }
+        return try images.names(of: key).map { (images.directory, $0) }
     }
 
     /// Moves `items` under `damaged/STAMP/`, keeping their paths inside the store, and reports
@@ -334,7 +323,7 @@ private struct RepairPlan {
             try directory.move(name, to: destination, as: name)
             for changed in [destination, directory] where !touched.contains(where: { $0 === changed }) { touched.append(changed) }
         }
-        if repository.isDurable {
+        if durable {
             for directory in touched { try directory.sync(commit: directory === touched.last) }
         }
     }
@@ -345,7 +334,6 @@ private struct RepairPlan {
 
     /// `damaged/STAMP/` for the root's entries, `damaged/STAMP/records/` and `…/images/` for theirs.
     private mutating func shelfFolder(for directory: StoreDirectory) throws -> StoreDirectory {
-        let durable = repository.isDurable
         if shelf == nil {
             let damaged = try root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: durable)
             shelf = try damaged.subdirectoryCreatingIfNeeded(stamp, durable: durable)

@@ -29,11 +29,8 @@ public final class LikeRepository: Sendable {
     /// ``LikeRepositoryError/storeBusy(directory:waitedSeconds:)``; 10 seconds by default.
     public let lockTimeout: Double
 
-    let faults: FaultInjector?
-    let path: String
-    /// Serializes this repository's own changes; the file lock serializes them with other
-    /// repositories and processes.
-    private let writer = Locked(())
+    /// The store below this façade: its directories, locks, journal and records.
+    let store: Store
     let observers = ObserverRegistry()
 
     /// Opens the store in `directory`; nothing is created until the first change.
@@ -48,13 +45,13 @@ public final class LikeRepository: Sendable {
 
     init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
         self.directory = directory.standardizedFileURL
-        self.path = self.directory.path
         self.durability = durability
         self.lockTimeout = lockTimeout
-        self.faults = faults
+        store = Store(path: self.directory.path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
     }
 
-    var isDurable: Bool { durability == .full }
+    var isDurable: Bool { store.durable }
+    var faults: FaultInjector? { store.faults }
 
     // MARK: Changes
 
@@ -86,7 +83,7 @@ public final class LikeRepository: Sendable {
         _ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
     ) throws -> LikeChange {
         let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
-        return try withWriteAccess { session in try publishing(session.like(request)) }
+        return try store.withWriteSession { session in try publishing(session.like(request)) }
     }
 
     /// Likes many photos: each as ``like(_:image:userImage:note:photo:albums:)`` would, with one flush
@@ -126,11 +123,11 @@ public final class LikeRepository: Sendable {
         while start < prepared.endIndex {
             let chunk = prepared[start..<min(start + 32, prepared.endIndex)]
             start = chunk.endIndex
-            try withWriteAccess { session in
+            try store.withWriteSession { session in
                 var storeFailure: LikeRepositoryError?
                 for (index, request) in chunk {
                     do {
-                        results[index] = .success(try session.like(request, flushCommit: false))
+                        results[index] = .success(publicChange(try session.like(request, flushCommit: false)))
                     } catch let error as LikeRepositoryError {
                         switch error {
                         case .io, .storeBusy:
@@ -144,7 +141,7 @@ public final class LikeRepository: Sendable {
                 }
                 observers.changed()
                 // The chunk's commits, flushed together, also when a like failed on the way.
-                if isDurable { try session.records.sync(commit: true) }
+                if isDurable { try session.records.directory.sync(commit: true) }
                 if let storeFailure { throw storeFailure }
             }
         }
@@ -157,7 +154,7 @@ public final class LikeRepository: Sendable {
     /// - Throws: ``LikeRepositoryError/notLiked(id:)`` when the photo is not liked; `storeBusy`, `io`.
     @discardableResult
     public func unlike(_ id: PhotoID) throws -> LikeChange {
-        return try withWriteAccess { session in try publishing(session.unlike(id)) }
+        return try store.withWriteSession { session in try publishing(session.unlike(id)) }
     }
 
     /// The heart button: unlikes a liked photo, else likes it.
@@ -172,7 +169,7 @@ public final class LikeRepository: Sendable {
         _ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
     ) throws -> LikeChange {
         let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
-        return try withWriteAccess { session in
+        return try store.withWriteSession { session in
             try publishing(session.isLiked(id) ? try session.unlike(id) : try session.like(request))
         }
     }
@@ -183,8 +180,7 @@ public final class LikeRepository: Sendable {
     ///
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func isLiked(_ id: PhotoID) throws -> Bool {
-        guard let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory) else { return false }
-        return try records.entry(StoreLayout.recordFileName(id.storageKey)) != nil
+        try store.open()?.records?.exists(key: id.storageKey) ?? false
     }
 
     /// The record of a liked photo, or `nil` when it is not liked.
@@ -192,10 +188,7 @@ public final class LikeRepository: Sendable {
     /// - Throws: ``LikeRepositoryError/damagedRecord(file:reason:)`` when its record file cannot
     ///   be decoded; `io`.
     public func record(for id: PhotoID) throws -> LikeRecord? {
-        guard let records = try openRoot()?.subdirectory(StoreLayout.recordsDirectory),
-            let stored = try readStoredRecord(key: id.storageKey, in: records)
-        else { return nil }
-        return publicRecord(stored)
+        try store.open()?.records?.read(key: id.storageKey).map(publicRecord)
     }
 
     /// Checks that `data` is a complete JPEG, as a like would, and returns its size in pixels.
@@ -208,63 +201,30 @@ public final class LikeRepository: Sendable {
 
     // MARK: Plumbing shared by the extensions
 
-    /// Wakes this repository's observers, which read the change from the journal.
-    func publishing(_ change: LikeChange) -> LikeChange {
+    /// Wakes this repository's observers, which read the change from the journal, and returns
+    /// the change made public.
+    func publishing(_ change: StoredChange) -> LikeChange {
         observers.changed()
-        return change
+        return publicChange(change)
     }
 
-    func openRoot() throws -> StoreDirectory? {
-        try StoreDirectory.open(path: path, faults: faults)
-    }
-
-    /// Runs `body` holding this repository's lock and the store's file lock, after recovering
-    /// from whatever a crashed writer left at the end of the journal.
-    func withWriteAccess<Result>(_ body: (inout WriteSession) throws -> Result) throws -> Result {
-        try withExclusiveLock { root, lock in
-            var session = try WriteSession(repository: self, root: root, lockDescriptor: lock.descriptor)
-            return try body(&session)
-        }
-    }
-
-    /// Runs `body` holding this repository's lock and the store's file lock, with nothing
-    /// recovered first (repair looks at the journal before a session would settle it).
-    func withExclusiveLock<Result>(_ body: (StoreDirectory, borrowing FileLock) throws -> Result) throws -> Result {
-        try writer.withLock { _ in
-            let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
-            let lock = try FileLock(in: root, timeout: lockTimeout)
-            let result = try body(root, lock)
-            _ = consume lock
-            return result
-        }
-    }
-
-    func readStoredRecord(key: String, in records: StoreDirectory) throws -> StoredRecord? {
-        let name = StoreLayout.recordFileName(key)
-        let data: Data
-        do {
-            guard let read = try records.read(name) else { return nil }
-            data = read
-        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR {
-            // A folder or a FIFO where the record should be: damage, not an I/O failure. (A link
-            // stays an error: no write goes through it, and repair sets it aside.)
-            throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: "it is not a regular file")
-        }
-        do {
-            let stored = try StoredRecord.decode(data)
-            guard stored.key == key else {
-                throw LikeRepositoryError.damagedRecord(
-                    file: records.path(name), reason: "it holds the record of \(LikeRepositoryError.quoted(stored.id.rawValue))")
-            }
-            return stored
-        } catch let error as LikeRepositoryError {
-            throw error
-        } catch {
-            throw LikeRepositoryError.damagedRecord(file: records.path(name), reason: Self.describe(error))
-        }
+    func publicChange(_ change: StoredChange) -> LikeChange {
+        Self.publicChange(change, in: directory)
     }
 
     func publicRecord(_ stored: StoredRecord) -> LikeRecord {
+        Self.publicRecord(stored, in: directory)
+    }
+
+    /// A change as the storage layer reported it, for the store in `directory`.
+    static func publicChange(_ change: StoredChange, in directory: URL) -> LikeChange {
+        LikeChange(
+            kind: change.kind, id: change.id, date: Timestamp.date(change.at), record: change.record.map { publicRecord($0, in: directory) },
+            files: change.files)
+    }
+
+    /// A record as stored, with its images' places in the store in `directory`.
+    static func publicRecord(_ stored: StoredRecord, in directory: URL) -> LikeRecord {
         let images = directory.appendingPathComponent(StoreLayout.imagesDirectory, isDirectory: true)
         func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
             let name = StoreLayout.imageFileName(stored.key, info.generation, user: user)
@@ -275,19 +235,6 @@ public final class LikeRepository: Sendable {
         return LikeRecord(
             id: stored.id, likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
             userImage: stored.userImage.map { image($0, user: true) }, note: stored.note, photo: stored.photo, albums: stored.albums)
-    }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context):
-            return context.debugDescription.isEmpty ? "its JSON is malformed" : "its JSON is malformed: \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, _):
-            return "it has no \(key.stringValue)"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
-        default:
-            return "\(error)"
-        }
     }
 }
 

@@ -88,46 +88,16 @@ enum StorageKey {
         let normalized = id.precomposedStringWithCanonicalMapping
         var stem: [UInt8] = []
         stem.reserveCapacity(normalized.utf8.count)
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in normalized.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"):
-                stem.append(byte)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                stem.append(UInt8(ascii: "^"))
-                stem.append(byte + 32)
-            default:
-                stem.append(UInt8(ascii: "%"))
-                stem.append(hex[Int(byte >> 4)])
-                stem.append(hex[Int(byte & 0x0F)])
-            }
-        }
+        PercentEscaping.storageKey.escape(normalized.utf8, into: &stem)
         if stem.count > maximumReadableLength {
             return "#" + SHA256.hexDigest(of: Array(normalized.utf8))
         }
         return String(decoding: stem, as: UTF8.self)
     }
 
-    /// The (NFC) id a readable key was made from; `nil` for a hashed key.
+    /// The (NFC) id a readable key was made from; `nil` for a hashed or malformed key.
     static func decode(_ key: String) -> String? {
-        guard !key.hasPrefix("#") else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = Array(key.utf8).makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "^"):
-                guard let letter = iterator.next(), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) else { return nil }
-                bytes.append(letter - 32)
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-                else { return nil }
-                bytes.append(value)
-            default:
-                bytes.append(byte)
-            }
-        }
+        guard !key.hasPrefix("#"), let bytes = PercentEscaping.storageKey.unescape(key) else { return nil }
         return String(bytes: bytes, encoding: .utf8)
     }
 
@@ -142,24 +112,7 @@ enum StorageKey {
         if first == UInt8(ascii: "#") {
             return bytes.count == 65 && bytes.dropFirst().allSatisfy(isLowerHex)
         }
-        guard bytes.count <= maximumReadableLength else { return false }
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                index += 1
-            case UInt8(ascii: "^"):
-                guard index + 1 < bytes.count, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[index + 1]) else { return false }
-                index += 2
-            case UInt8(ascii: "%"):
-                guard index + 2 < bytes.count, isLowerHex(bytes[index + 1]), isLowerHex(bytes[index + 2]) else { return false }
-                index += 3
-            default:
-                return false
-            }
-        }
-        return true
+        return bytes.count <= maximumReadableLength && PercentEscaping.storageKey.isCanonical(bytes)
     }
 
     static func isLowerHex(_ byte: UInt8) -> Bool {

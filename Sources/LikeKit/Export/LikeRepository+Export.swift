@@ -49,11 +49,11 @@ extension LikeRepository {
         guard !name.isEmpty, name != "/", name != ".", name != ".." else {
             throw LikeRepositoryError.invalidArgument("Export into a folder of its own, not \(target.path).")
         }
-        if target.path == path || target.path.hasPrefix(path + "/") {
+        if target.path == store.path || target.path.hasPrefix(store.path + "/") {
             throw LikeRepositoryError.exportDestinationUnusable(path: target.path, reason: "it is inside the store")
         }
         let parentPath = target.deletingLastPathComponent().path
-        guard let parent = try StoreDirectory.open(path: parentPath, faults: faults) else {
+        guard let parent = try ExportDirectory.open(path: parentPath, faults: faults) else {
             throw LikeRepositoryError.exportDestinationUnusable(path: target.path, reason: "the folder \(parentPath) does not exist")
         }
         let replacing = try checkExportDestination(name, in: parent)
@@ -77,7 +77,7 @@ extension LikeRepository {
 
     /// Whether the destination holds an earlier export to replace; throws unless it is missing,
     /// empty or such an export.
-    private func checkExportDestination(_ name: String, in parent: StoreDirectory) throws -> Bool {
+    private func checkExportDestination(_ name: String, in parent: ExportDirectory) throws -> Bool {
         guard let entry = try parent.entry(name) else { return false }
         guard entry.isDirectory, let existing = try parent.subdirectory(name) else {
             throw LikeRepositoryError.exportDestinationUnusable(path: parent.path(name), reason: "it is not a folder")
@@ -93,12 +93,12 @@ extension LikeRepository {
     }
 
     /// Copies the images and writes the two index files; returns what it exported.
-    private func writeExport(_ stored: [StoredRecord], into folder: StoreDirectory, query: LikeQuery) throws -> (
+    private func writeExport(_ stored: [StoredRecord], into folder: ExportDirectory, query: LikeQuery) throws -> (
         [ExportIndex.Photo], [String]
     ) {
-        let root = try openRoot()
-        let images = try root?.subdirectory(StoreLayout.imagesDirectory)
-        let records = try root?.subdirectory(StoreLayout.recordsDirectory)
+        let opened = try store.open()
+        let images = opened?.images?.directory
+        let records = opened?.records
         var names = ExportFileNames()
         var photos: [ExportIndex.Photo] = []
         var damage: [String] = []
@@ -119,7 +119,7 @@ extension LikeRepository {
             var found = try read(record)
             if found == nil, let records {
                 // Unliked since it was listed: left out. Updated: its new images, once.
-                guard let again = try? readStoredRecord(key: record.key, in: records) else { continue }
+                guard let again = try? records.read(key: record.key) else { continue }
                 if again.generation != record.generation {
                     record = again
                     found = try read(record)
@@ -138,14 +138,14 @@ extension LikeRepository {
                 )
                 continue
             }
-            for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach, mode: 0o666) }
+            for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach) }
             photos.append(ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil))
         }
         let index = ExportIndex(
             format: Self.exportFormat, exportedAt: Timestamp.string(Timestamp.now()), album: query.album?.rawValue,
             since: query.since.map(Timestamp.string), count: photos.count, bytes: photos.reduce(0) { $0 + $1.report.byteCount }, photos: photos)
-        try folder.createFile("index.json", data: try index.encoded(), durable: flushEach, mode: 0o666)
-        try folder.createFile("index.html", data: Data(ContactSheet(index: index).html.utf8), durable: flushEach, mode: 0o666)
+        try folder.createFile("index.json", data: try index.encoded(), durable: flushEach)
+        try folder.createFile("index.html", data: Data(ContactSheet(index: index).html.utf8), durable: flushEach)
         if flushEach { try folder.sync() }
         return (photos, damage)
     }
@@ -196,10 +196,10 @@ struct ExportFileNames {
 struct ExportStaging {
     struct Folder {
         var name: String
-        var directory: StoreDirectory
+        var directory: ExportDirectory
     }
 
-    let parent: StoreDirectory
+    let parent: ExportDirectory
     let targetName: String
 
     private var prefix: String {
@@ -210,14 +210,11 @@ struct ExportStaging {
 
     func create() throws -> Folder {
         let name = prefix + Generation.make()
-        try parent.makeDirectory(name, mode: 0o777)
-        guard let directory = try parent.subdirectory(name) else {
-            throw LikeRepositoryError.io(action: "create the folder", path: parent.path(name), code: ENOENT)
-        }
+        let directory = try parent.makeFolder(name)
         // Held until the folder's descriptor closes: at the end of this export, or its death. A
         // file system without flock leaves it unlocked: then only exports run at the same time
         // could take each other's folder for abandoned.
-        _ = flock(directory.descriptor, LOCK_EX | LOCK_NB)
+        _ = directory.tryLock()
         return Folder(name: name, directory: directory)
     }
 
@@ -250,7 +247,7 @@ struct ExportStaging {
     /// leftover that cannot be removed now stays for the next export; it keeps none from working.
     func removeAbandoned() throws {
         for name in try parent.names() where name.hasPrefix(prefix) {
-            guard let directory = try? parent.subdirectory(name), flock(directory.descriptor, LOCK_EX | LOCK_NB) == 0 else { continue }
+            guard let directory = try? parent.subdirectory(name), directory.tryLock() else { continue }
             try? remove(name)
         }
     }

@@ -1,4 +1,5 @@
-// The store's lock between processes: flock on a lock file that is never deleted.
+// Owns likes.lock: the store's lock between processes (flock on a file that is never deleted),
+// and the journal length noted in it. Called by Store (taking locks) and Journal (the length).
 
 import Foundation
 
@@ -22,9 +23,8 @@ struct FileLock: ~Copyable {
 
     /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause.
     init(in directory: StoreDirectory, timeout: Double) throws {
-        let fd = openat(directory.descriptor, Self.fileName, O_RDWR | O_CREAT | Platform.openFlagsCommon, 0o600)
-        guard fd >= 0 else {
-            throw LikeRepositoryError.io(action: "open the lock file", path: directory.path(Self.fileName), code: Platform.errno)
+        guard let fd = try directory.openLockFile(Self.fileName, create: true) else {
+            throw LikeRepositoryError.io(action: "open the lock file", path: directory.path(Self.fileName), code: ENOENT)
         }
         try self.init(descriptor: fd, operation: LOCK_EX, directory: directory, timeout: timeout)
     }
@@ -32,8 +32,7 @@ struct FileLock: ~Copyable {
     /// Takes a shared lock, so that readers see no change half done; `nil` where the store has
     /// no lock file yet or it cannot be opened (a read-only store).
     static func shared(in directory: StoreDirectory, timeout: Double) throws -> FileLock? {
-        let fd = openat(directory.descriptor, Self.fileName, O_RDONLY | Platform.openFlagsCommon)
-        guard fd >= 0 else { return nil }
+        guard let fd = try? directory.openLockFile(Self.fileName, create: false) else { return nil }
         return try FileLock(descriptor: fd, operation: LOCK_SH, directory: directory, timeout: timeout)
     }
 

@@ -1,5 +1,6 @@
-// Follows the journal as it grows, so that an observer hears every change to the store, made by
-// this process or any other, in the order the changes were committed.
+// Owns following the journal as it grows, so that an observer hears every change to the store,
+// made by this process or any other, in the order the changes were committed. Made by the
+// façade's observe; reads through Journal and hands StoredChanges to the façade's closure.
 
 import Foundation
 
@@ -25,19 +26,19 @@ struct JournalPosition: Sendable {
 /// and at least once a second anyway. Each time it takes the store's shared lock, so that no write
 /// is half done, reads the new lines and hands the changes to `deliver`, one at a time, in order.
 final class JournalFollower: Sendable {
-    private let repository: LikeRepository
-    private let deliver: @Sendable (LikeChange) -> Void
+    private let store: Store
+    private let deliver: @Sendable (StoredChange) -> Void
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let stopped = Locked(false)
 
-    init(repository: LikeRepository, start: JournalPosition, deliver: @escaping @Sendable (LikeChange) -> Void) {
-        self.repository = repository
+    init(store: Store, start: JournalPosition, deliver: @escaping @Sendable (StoredChange) -> Void) {
+        self.store = store
         self.deliver = deliver
         // Without a pipe (no descriptors left) the follower still wakes on its timer; -1 keeps it
         // from writing to, polling and closing descriptor 0 in its place.
         var ends: [Int32] = [-1, -1]
-        if repository.faults?.withoutPipe != true, pipe(&ends) == 0 {
+        if store.faults?.withoutPipe != true, pipe(&ends) == 0 {
             _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
             _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
         }
@@ -67,22 +68,19 @@ final class JournalFollower: Sendable {
     }
 
     /// The journal's current end: where a new observer starts.
-    static func currentPosition(of repository: LikeRepository) -> JournalPosition {
-        guard let root = try? repository.openRoot() else { return JournalPosition(inode: nil, offset: 0) }
-        let lock = try? FileLock.shared(in: root, timeout: repository.lockTimeout)
+    static func currentPosition(of store: Store) -> JournalPosition {
+        guard let opened = try? store.open() else { return JournalPosition(inode: nil, offset: 0) }
+        let lock = try? opened.sharedLock()
         defer { _ = lock }
-        var info = stat()
-        guard fstatat(root.descriptor, StoreLayout.journalFileName, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-            return JournalPosition(inode: nil, offset: 0)
-        }
-        return JournalPosition(inode: UInt64(info.st_ino), offset: Int(info.st_size))
+        guard let entry = try? opened.root.entry(Journal.fileName) else { return JournalPosition(inode: nil, offset: 0) }
+        return JournalPosition(inode: entry.inode, offset: entry.size)
     }
 
     // MARK: The thread
 
     private func run(from start: JournalPosition) {
-        var reader = Reader(repository: repository, position: start)
-        var watcher = DirectoryWatcher(path: repository.path)
+        var reader = Reader(store: store, position: start)
+        var watcher = DirectoryWatcher(path: store.path)
         defer {
             reader.close()
             watcher.close()
@@ -100,39 +98,56 @@ final class JournalFollower: Sendable {
 
     /// Reads the journal from a position onwards; owned by the follower's thread.
     private struct Reader {
-        let repository: LikeRepository
+        let store: Store
         var position: JournalPosition
-        var descriptor: Int32 = -1
-        var descriptorInode: UInt64?
+        /// The journal file being followed, kept open: a compaction puts another in its place.
+        var journal: JournalReader?
+        var journalInode: UInt64?
 
-        init(repository: LikeRepository, position: JournalPosition) {
-            self.repository = repository
+        init(store: Store, position: JournalPosition) {
+            self.store = store
             self.position = position
         }
 
         mutating func close() {
-            if descriptor >= 0 { _ = SystemCall.close(descriptor) }
-            descriptor = -1
+            journal = nil
         }
 
-        mutating func readNewChanges() -> [LikeChange] {
-            guard let root = try? repository.openRoot(), let records = try? root.subdirectory(StoreLayout.recordsDirectory) else { return [] }
-            guard let lock = try? FileLock.shared(in: root, timeout: 0.5) else { return [] }
-            let changes = readNewChanges(root: root, records: records)
+        mutating func readNewChanges() -> [StoredChange] {
+            guard let opened = try? store.open(), let records = opened.records else { return [] }
+            guard let lock = try? FileLock.shared(in: opened.root, timeout: 0.5) else { return [] }
+            let changes = (try? readNewChanges(opened.journal, records: records)) ?? []
             _ = consume lock
             return changes
         }
 
-        private mutating func readNewChanges(root: StoreDirectory, records: StoreDirectory) -> [LikeChange] {
-            var changes: [LikeChange] = []
+        private mutating func readNewChanges(_ current: Journal, records: RecordFiles) throws -> [StoredChange] {
+            var changes: [StoredChange] = []
             while true {
-                if descriptor < 0, !open(in: root) { return changes }
-                let (lines, consumed) = readLines(records: records)
-                changes += lines
-                position.offset += consumed
+                if journal == nil, try !open(current, records: records) { return changes }
+                guard let journal else { return changes }
+                var purge: StoredChange?  // `P` lines of one purge share their time
+                let end = try journal.forward(from: position.offset) { item in
+                    guard let line = item.line else { return true }  // a damaged line tells nothing; pass over it
+                    if let group = purge, line.operation != .purged || line.at != group.at {
+                        changes.append(group)
+                        purge = nil
+                    }
+                    switch line.operation {
+                    case .liked, .updated, .unliked:
+                        changes.append(change(for: line, records: records))
+                    case .purged:
+                        if purge == nil { purge = StoredChange(kind: .purged, id: nil, at: line.at, record: nil) }
+                        purge!.files.append(line.purgedPath ?? line.key)
+                    case .header, .aborted:
+                        break
+                    }
+                    return true
+                }
+                if let purge { changes.append(purge) }
+                position.offset = end.end
                 // A journal rebuilt by purge replaced ours: finish the old file, then go on in the new.
-                var info = stat()
-                if fstatat(root.descriptor, StoreLayout.journalFileName, &info, AT_SYMLINK_NOFOLLOW) == 0, UInt64(info.st_ino) != descriptorInode {
+                if let inode = try current.currentInode(), inode != journalInode {
                     close()
                     continue
                 }
@@ -142,118 +157,33 @@ final class JournalFollower: Sendable {
 
         /// Opens the journal; a file other than the one `position` names is read from just after
         /// its snapshot (a rebuilt journal's snapshot describes the store, not changes).
-        private mutating func open(in root: StoreDirectory) -> Bool {
-            let fd = openat(root.descriptor, StoreLayout.journalFileName, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
-            guard fd >= 0 else { return false }
-            var info = stat()
-            guard fstat(fd, &info) == 0 else {
-                _ = SystemCall.close(fd)
-                return false
-            }
-            descriptor = fd
-            descriptorInode = UInt64(info.st_ino)
-            if position.inode != descriptorInode {
-                position = JournalPosition(inode: descriptorInode, offset: snapshotEnd(fd: fd, size: Int(info.st_size)))
+        private mutating func open(_ current: Journal, records: RecordFiles) throws -> Bool {
+            guard let reader = try current.reader(records: records) else { return false }
+            journal = reader
+            journalInode = reader.source.identity
+            if position.inode != journalInode {
+                position = JournalPosition(inode: journalInode, offset: try reader.snapshotEnd())
             }
             return true
         }
 
-        /// The offset after the header and the snapshot lines it announces.
-        private func snapshotEnd(fd: Int32, size: Int) -> Int {
-            var offset = 0
-            var linesToSkip = 1
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            var carried: [UInt8] = []
-            while linesToSkip > 0, offset + carried.count < size {
-                let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset + carried.count)) }
-                guard count > 0 else { break }
-                var chunk = carried + buffer[0..<count]
-                while linesToSkip > 0, let newline = chunk.firstIndex(of: 0x0A) {
-                    if offset == 0, let header = JournalLine.parse(chunk[..<newline]), header.operation == .header {
-                        linesToSkip += Int(header.bytes)
-                    }
-                    offset += newline + 1
-                    chunk.removeSubrange(...newline)
-                    linesToSkip -= 1
-                }
-                carried = chunk
-            }
-            return offset
-        }
-
-        /// Reads the complete lines after `position` and turns them into changes. Returns the
-        /// bytes consumed: never past a last line whose change has not committed.
-        private func readLines(records: StoreDirectory) -> ([LikeChange], Int) {
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(position.offset + bytes.count)) }
-                guard count > 0 else { break }
-                bytes += buffer[0..<count]
-            }
-            var lines: [(line: JournalLine?, end: Int)] = []
-            var start = 0
-            while let newline = bytes[start...].firstIndex(of: 0x0A) {
-                lines.append((JournalLine.parse(bytes[start..<newline]), newline + 1))
-                start = newline + 1
-            }
-
-            var changes: [LikeChange] = []
-            var consumed = 0
-            var index = 0
-            while index < lines.count {
-                guard let line = lines[index].line else {
-                    consumed = lines[index].end  // a damaged line tells nothing; pass over it
-                    index += 1
-                    continue
-                }
-                switch line.operation {
-                case .liked, .updated, .unliked:
-                    if index + 1 < lines.count, let next = lines[index + 1].line, next.operation == .aborted, next.key == line.key,
-                        next.generation == line.generation
-                    {
-                        consumed = lines[index + 1].end  // it never happened
-                        index += 2
-                        continue
-                    }
-                    if index == lines.count - 1, (try? repository.hasCommitted(line, records: records)) == false {
-                        return (changes, consumed)  // its writer died; an `A` line will follow
-                    }
-                    changes.append(change(for: line, records: records))
-                case .purged:
-                    var files = [JournalLine.unescapePath(line.key)]
-                    while index + 1 < lines.count, let next = lines[index + 1].line, next.operation == .purged, next.at == line.at {
-                        files.append(JournalLine.unescapePath(next.key))
-                        index += 1
-                    }
-                    changes.append(LikeChange(kind: .purged, id: nil, date: Timestamp.date(line.at), record: nil, files: files))
-                case .header, .aborted:
-                    break
-                }
-                consumed = lines[index].end
-                index += 1
-            }
-            return (changes, consumed)
-        }
-
-        private func change(for line: JournalLine, records: StoreDirectory) -> LikeChange {
-            let date = Timestamp.date(line.at)
+        private func change(for line: JournalLine, records: RecordFiles) -> StoredChange {
             if line.operation == .unliked {
-                var files = [StoreLayout.recordsDirectory + "/" + StoreLayout.recordFileName(line.key)]
+                var files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(line.key)]
                 if line.imageGeneration != "-" {
-                    files.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(line.key, line.imageGeneration, user: false))
+                    files.append(ImageFiles.directoryName + "/" + StoreLayout.imageFileName(line.key, line.imageGeneration, user: false))
                 }
                 if let user = line.userImageGeneration {
-                    files.append(StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(line.key, user, user: true))
+                    files.append(ImageFiles.directoryName + "/" + StoreLayout.imageFileName(line.key, user, user: true))
                 }
                 let id = (line.id ?? StorageKey.decode(line.key)).flatMap { try? PhotoID($0) }
-                return LikeChange(kind: .unliked, id: id, date: date, record: nil, files: files)
+                return StoredChange(kind: .unliked, id: id, at: line.at, record: nil, files: files)
             }
-            let stored = try? repository.readStoredRecord(key: line.key, in: records)
+            let stored = try? records.read(key: line.key)
             // A later change may have replaced the record already; then only the id is known.
-            let record = stored.flatMap { $0.generation == line.generation ? repository.publicRecord($0) : nil }
+            let record = stored.flatMap { $0.generation == line.generation ? $0 : nil }
             let id = stored?.id ?? StorageKey.decode(line.key).flatMap { try? PhotoID($0) }
-            return LikeChange(kind: line.operation == .liked ? .liked : .updated, id: id, date: date, record: record)
+            return StoredChange(kind: line.operation == .liked ? .liked : .updated, id: id, at: line.at, record: record)
         }
     }
 }

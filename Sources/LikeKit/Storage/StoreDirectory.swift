@@ -17,7 +17,7 @@ import Foundation
 /// opened with `O_NOFOLLOW` relative to the directory's descriptor: nothing a photo id or a
 /// planted link says can make the store write outside its directory.
 final class StoreDirectory: Sendable {
-    let descriptor: Int32
+    private let descriptor: Int32
     /// The path shown in error messages.
     let displayPath: String
     let faults: FaultInjector?
@@ -114,7 +114,7 @@ final class StoreDirectory: Sendable {
         }
     }
 
-    private func fail(_ action: String, _ name: String, _ code: Int32) -> LikeRepositoryError {
+    fileprivate func fail(_ action: String, _ name: String, _ code: Int32) -> LikeRepositoryError {
         .io(action: action, path: path(name), code: code)
     }
 
@@ -239,19 +239,10 @@ final class StoreDirectory: Sendable {
         }
     }
 
-    /// Removes the directory `name` and everything below it (never following a link); a missing
-    /// one is not an error. For export folders, which hold nothing of the store.
-    func removeTree(_ name: String, depth: Int = 0) throws {
-        guard let directory = try subdirectory(name) else { return }
-        guard depth < 64 else { throw fail("remove the directory", name, ELOOP) }
-        for child in try directory.names() {
-            if try directory.entry(child)?.isDirectory == true {
-                try directory.removeTree(child, depth: depth + 1)
-            } else {
-                try directory.remove(child)
-            }
-        }
-        try removeDirectory(name)
+    /// Takes an exclusive `flock` on this directory without waiting, held until it is closed;
+    /// false when another holder has it or the file system has no `flock`.
+    func tryLock() -> Bool {
+        flock(descriptor, LOCK_EX | LOCK_NB) == 0
     }
 
     /// Flushes the directory's entries (creations, renames, removals).
@@ -280,8 +271,69 @@ final class StoreDirectory: Sendable {
 
     // MARK: Reading
 
-    /// The whole content of the regular file `name`, or `nil` if it does not exist.
-    func read(_ name: String) throws -> Data? {
+    /// A regular file of this directory opened for reading; closed when released.
+    final class OpenFile: JournalBytes {
+        let descriptor: Int32
+        let name: String
+        /// The file's identity: a file put in its place under the same name has another.
+        let inode: UInt64
+        let sizeWhenOpened: Int
+        private let directory: StoreDirectory
+
+        fileprivate init(descriptor: Int32, name: String, info: stat, directory: StoreDirectory) {
+            self.descriptor = descriptor
+            self.name = name
+            self.inode = UInt64(info.st_ino)
+            self.sizeWhenOpened = Int(info.st_size)
+            self.directory = directory
+        }
+
+        deinit { close(descriptor) }
+
+        var identity: UInt64? { inode }
+
+        func currentSize() throws -> Int {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw directory.fail("read", name, Platform.errno) }
+            return Int(info.st_size)
+        }
+
+        /// The bytes in `range`, read with `pread`; fewer when the file ends sooner.
+        func read(_ range: Range<Int>) throws -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: range.count)
+            let total = try bytes.withUnsafeMutableBytes { try read(into: $0, at: range.lowerBound) }
+            if total < bytes.count { bytes.removeSubrange(total...) }
+            return bytes
+        }
+
+        /// The whole file, as long as it was when opened (a record, an image).
+        func readAll() throws -> Data {
+            var data = Data(count: sizeWhenOpened)
+            let total = try data.withUnsafeMutableBytes { try read(into: $0, at: 0) }
+            if total < data.count { data.removeSubrange(total...) }
+            return data
+        }
+
+        private func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+            var total = 0
+            while total < buffer.count {
+                let count = Platform.sysPread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))
+                if count < 0 {
+                    if Platform.errno == EINTR { continue }
+                    throw directory.fail("read", name, Platform.errno)
+                }
+                if count == 0 { break }
+                total += count
+            }
+            return total
+        }
+    }
+
+    /// Opens the regular file `name` for reading, or returns `nil` if it does not exist.
+    ///
+    /// - Throws: `io` with `EISDIR` when `name` is not a regular file (a folder, a FIFO), and
+    ///   for any other failure; a link is never followed.
+    func openForReading(_ name: String) throws -> OpenFile? {
         try Self.checkName(name)
         // O_NONBLOCK: opening a FIFO planted under the name must not wait for a writer (the
         // regular-file check comes after the open); it changes nothing for a regular file.
@@ -291,57 +343,32 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw fail("read", name, code)
         }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw fail("read", name, Platform.errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("read", name, EISDIR) }
-        var data = Data(count: Int(info.st_size))
-        var total = 0
-        let failure: Int32 = data.withUnsafeMutableBytes { buffer in
-            while total < buffer.count {
-                let count = Platform.sysRead(fd, buffer.baseAddress! + total, buffer.count - total)
-                if count < 0 {
-                    if Platform.errno == EINTR { continue }
-                    return Platform.errno
-                }
-                if count == 0 { break }
-                total += count
-            }
-            return 0
+        guard fstat(fd, &info) == 0 else {
+            let code = Platform.errno
+            close(fd)
+            throw fail("read", name, code)
         }
-        if failure != 0 { throw fail("read", name, failure) }
-        if total < data.count { data.removeSubrange(total...) }
-        return data
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw fail("read", name, EISDIR)
+        }
+        return OpenFile(descriptor: fd, name: name, info: info, directory: self)
     }
 
-    /// Up to `count` bytes of `name` ending at `end`, read with `pread`.
-    func read(_ name: String, range: Range<Int>) throws -> [UInt8] {
+    /// The whole content of the regular file `name`, or `nil` if it does not exist.
+    func read(_ name: String) throws -> Data? {
+        try openForReading(name)?.readAll()
+    }
+
+    /// Opens (creating it with mode 0600 when `create`) the file `name` for the store's lock,
+    /// returning its descriptor, which the caller owns; `nil` when it cannot be opened.
+    func openLockFile(_ name: String, create: Bool) throws -> Int32? {
         try Self.checkName(name)
-        let fd = openat(descriptor, name, O_RDONLY | O_NONBLOCK | Platform.openFlagsCommon)
-        guard fd >= 0 else { throw fail("read", name, Platform.errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw fail("read", name, Platform.errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw fail("read", name, EISDIR) }
-        return try pread(fd, range: range, name: name)
-    }
-
-    func pread(_ fd: Int32, range: Range<Int>, name: String) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: range.count)
-        var total = 0
-        while total < range.count {
-            let count = bytes.withUnsafeMutableBytes {
-                Platform.sysPread(fd, $0.baseAddress! + total, range.count - total, off_t(range.lowerBound + total))
-            }
-            if count < 0 {
-                if Platform.errno == EINTR { continue }
-                throw fail("read", name, Platform.errno)
-            }
-            if count == 0 { break }
-            total += count
-        }
-        if total < bytes.count { bytes.removeSubrange(total...) }
-        return bytes
+        let fd = openat(descriptor, name, (create ? O_RDWR | O_CREAT : O_RDONLY) | Platform.openFlagsCommon, 0o600)
+        if fd >= 0 { return fd }
+        if create { throw fail("open the lock file", name, Platform.errno) }
+        return nil
     }
 
     struct Entry {
@@ -349,6 +376,7 @@ final class StoreDirectory: Sendable {
         var isRegularFile: Bool
         var isDirectory: Bool
         var size: Int
+        var inode: UInt64
     }
 
     /// The file's size and kind, without following a link; `nil` when it does not exist.
@@ -361,7 +389,8 @@ final class StoreDirectory: Sendable {
             throw fail("inspect", name, code)
         }
         return Entry(
-            name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size))
+            name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size),
+            inode: UInt64(info.st_ino))
     }
 
     /// The names in this directory, except `.` and `..`.

@@ -44,3 +44,24 @@ enum StoreLayout {
         return StorageKey.isWellFormed(key) ? String(key) : nil
     }
 }
+
+/// The random tokens that make every write's file names new.
+enum Generation {
+    static let length = 12
+
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() & 0xFFFF_FFFF_FFFF
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: length - text.count) + text
+    }
+
+    static func isValid(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isValid($0) }
+    }
+
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count == length && bytes.allSatisfy(StorageKey.isLowerHex)
+    }
+}

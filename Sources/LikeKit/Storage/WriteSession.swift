@@ -1,4 +1,6 @@
-// One change to the store under its lock: the order of writes that makes every crash harmless.
+// Owns one change to the store under its exclusive lock: the order of writes that makes every
+// crash harmless, and the recovery of a dead writer's end of the journal first. Made by
+// Store.withWriteSession; returns StoredChanges, which the façade makes public.
 
 import Foundation
 
@@ -15,25 +17,27 @@ import Foundation
 /// writers: the next session checks it against the record file and, if it never took effect,
 /// appends an `A` line that takes it back.
 struct WriteSession {
-    let repository: LikeRepository
     let root: StoreDirectory
-    let records: StoreDirectory
-    let images: StoreDirectory
+    let records: RecordFiles
+    let images: ImageFiles
+    let journal: Journal
     let durable: Bool
-    let lockDescriptor: Int32
     /// The newest time in the journal: new times never go back past it, so `L` lines stay in
     /// `likedAt` order even when the system clock steps back.
-    private(set) var clock: Int64
+    private(set) var clock: Int64 = 0
 
-    init(repository: LikeRepository, root: StoreDirectory, lockDescriptor: Int32) throws {
-        self.repository = repository
+    init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool) throws {
         self.root = root
-        self.lockDescriptor = lockDescriptor
-        self.durable = repository.isDurable
-        records = try root.subdirectoryCreatingIfNeeded(StoreLayout.recordsDirectory, durable: durable)
-        images = try root.subdirectoryCreatingIfNeeded(StoreLayout.imagesDirectory, durable: durable)
-        clock = 0
-        clock = try recoverJournal()
+        self.durable = durable
+        records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
+        images = ImageFiles(directory: try root.subdirectoryCreatingIfNeeded(ImageFiles.directoryName, durable: durable))
+        journal = Journal(root: root, lockDescriptor: lockDescriptor)
+        clock = try journal.recoverEnd(records: records, durable: durable) ?? rebuildJournal()
+    }
+
+    /// The store as this session sees it, for reading under its lock.
+    func openStore(lockTimeout: Double) -> OpenStore {
+        OpenStore(root: root, records: records, images: images, lockTimeout: lockTimeout)
     }
 
     mutating func tick() -> Int64 {
@@ -44,7 +48,7 @@ struct WriteSession {
     // MARK: Like and unlike
 
     func isLiked(_ id: PhotoID) throws -> Bool {
-        try records.entry(StoreLayout.recordFileName(id.storageKey)) != nil
+        try records.exists(key: id.storageKey)
     }
 
     /// Likes or updates one photo.
@@ -55,11 +59,10 @@ struct WriteSession {
     /// be lost to a power cut, and its journal line is then the journal's last line, which
     /// recovery settles. Where files are flushed one by one, every commit is flushed anyway (on
     /// Apple platforms with a barrier, which the run's last full flush makes durable).
-    mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> LikeChange {
-        let key = request.id.storageKey
+    mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> StoredChange {
         var existing: StoredRecord?
         do {
-            existing = try repository.readStoredRecord(key: key, in: records)
+            existing = try records.read(key: request.id.storageKey)
         } catch LikeRepositoryError.damagedRecord where request.image != nil {
             existing = nil  // a new like with a new image replaces a damaged record
         }
@@ -70,233 +73,156 @@ struct WriteSession {
         return try commit(request, over: existing, flushCommit: flushCommit)
     }
 
-    /// Writes the record `request` makes of `existing` (read under this lock), with its new
-    /// images, and commits it.
-    private mutating func commit(_ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool) throws -> LikeChange {
-        let key = request.id.storageKey
-        let generation = Generation.make()
-        let now = tick()
-        var created: [(StoreDirectory, String)] = []
-        var lineWritten: JournalLine?
-        var committed = false
-        // Before the commit, everything must be durable: with one file-system flush where that
-        // flushes every file (ext4, xfs, btrfs on Linux), else file by file.
-        let flushEach = durable && root.flushStrategy != .wholeFileSystem
-        do {
-            func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
-                guard let image else { return nil }
-                let name = StoreLayout.imageFileName(key, generation, user: user)
-                try images.createFile(name, data: image.data, durable: flushEach)
-                created.append((images, name))
-                return StoredRecord.Image(
-                    generation: generation, bytes: image.data.count, width: image.header.width, height: image.header.height, crc32: image.crc32)
-            }
-            let newImage = try store(request.image, user: false)
-            let newUserImage = try store(request.userImage, user: true)
-            if flushEach, !created.isEmpty { try images.sync() }
-
-            let photo: PhotoMetadata? =
-                switch (existing?.photo, request.photo) {
-                case (let old?, let new?): old.merging(new)
-                case (let old, let new): new ?? old
-                }
-            guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
-            let record = StoredRecord(
-                id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
-                userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
-                albums: request.albums(after: existing?.albums ?? []))
-            let temporary = StoreLayout.temporaryRecordFileName(key, generation)
-            try records.createFile(temporary, data: try record.encoded(), durable: flushEach)
-            created.append((records, temporary))
-
-            let line = JournalLine(
-                operation: existing == nil ? .liked : .updated, at: now, generation: generation, bytes: Int64(record.totalBytes),
-                imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: key,
-                albums: record.albums)
-            try appendJournal([line], durable: flushEach)
-            lineWritten = line
-            if durable, !flushEach { try root.syncFileSystem() }
-            try records.rename(temporary, to: StoreLayout.recordFileName(key))
-            created.removeLast()
-            committed = true
-            // File by file (no syncfs), the next like would not flush this commit: flush it now,
-            // fully unless a batch's last flush will (on Apple platforms, where that differs).
-            if durable, flushCommit || flushEach { try records.sync(commit: flushCommit) }
-
-            // Committed: the replaced images are orphans now; a crash here leaves them to purge.
-            if let existing {
-                for name in existing.imageFileNames where !record.imageFileNames.contains(name) {
-                    try? images.remove(name)
-                }
-            }
-            return LikeChange(
-                kind: existing == nil ? .liked : .updated, id: record.id, date: Timestamp.date(now), record: repository.publicRecord(record))
-        } catch {
-            if committed {
-                // The rename may not be durable; put the previous state back so that the failure
-                // the caller sees is also what the store shows.
-                if let existing {
-                    try? restore(existing)
-                } else {
-                    try? records.remove(StoreLayout.recordFileName(key))
-                    if durable { try? records.sync(commit: true) }
-                }
-            }
-            for (directory, name) in created { try? directory.remove(name) }
-            if let lineWritten { try? abort(lineWritten) }
-            throw error
-        }
-    }
-
     /// The liked photo's record, which a change to its note or albums needs.
     func existingRecord(_ id: PhotoID) throws -> StoredRecord {
-        guard let existing = try repository.readStoredRecord(key: id.storageKey, in: records) else {
-            throw LikeRepositoryError.notLiked(id: id)
-        }
+        guard let existing = try records.read(key: id.storageKey) else { throw LikeRepositoryError.notLiked(id: id) }
         guard existing.id == id else { throw LikeRepositoryError.idCollision(id: id, existing: existing.id) }
         return existing
     }
 
     /// Changes a liked photo's note or albums, given its record as ``existingRecord(_:)`` read it
     /// under this lock; `nil` when the record has them already, so that nothing is written.
-    mutating func edit(_ request: LikeRequest, over existing: StoredRecord) throws -> LikeChange? {
+    mutating func edit(_ request: LikeRequest, over existing: StoredRecord) throws -> StoredChange? {
         guard request.note(after: existing.note) != existing.note || request.albums(after: existing.albums) != existing.albums else {
             return nil
         }
         return try commit(request, over: existing, flushCommit: true)
     }
 
-    mutating func unlike(_ id: PhotoID) throws -> LikeChange {
+    /// What a like has written so far, to take back if a later step fails.
+    private struct Progress {
+        var created: [(StoreDirectory, String)] = []
+        var lineWritten: JournalLine?
+        var committed = false
+    }
+
+    /// Writes the record `request` makes of `existing` (read under this lock), with its new
+    /// images, and commits it: images, temporary record, journal line, flush, rename.
+    private mutating func commit(_ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool) throws -> StoredChange {
+        let generation = Generation.make()
+        let now = tick()
+        var progress = Progress()
+        // Before the commit, everything must be durable: with one file-system flush where that
+        // flushes every file (ext4, xfs, btrfs on Linux), else file by file.
+        let flushEach = durable && root.flushStrategy != .wholeFileSystem
+        do {
+            let record = try writeImagesAndRecord(request, over: existing, generation: generation, now: now, flushEach: flushEach, &progress)
+            let line = JournalLine(
+                operation: existing == nil ? .liked : .updated, at: now, generation: generation, bytes: Int64(record.totalBytes),
+                imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: record.key,
+                albums: record.albums)
+            try journal.append([line], durable: flushEach)
+            progress.lineWritten = line
+            if durable, !flushEach { try root.syncFileSystem() }
+            try records.directory.rename(progress.created[progress.created.count - 1].1, to: StoreLayout.recordFileName(record.key))
+            progress.created.removeLast()
+            progress.committed = true
+            // File by file (no syncfs), the next like would not flush this commit: flush it now,
+            // fully unless a batch's last flush will (on Apple platforms, where that differs).
+            if durable, flushCommit || flushEach { try records.directory.sync(commit: flushCommit) }
+
+            // Committed: the replaced images are orphans now; a crash here leaves them to purge.
+            for name in existing?.imageFileNames ?? [] where !record.imageFileNames.contains(name) {
+                try? images.directory.remove(name)
+            }
+            return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
+        } catch {
+            rollBack(progress, to: existing, key: request.id.storageKey)
+            throw error
+        }
+    }
+
+    /// Writes the request's new images under fresh names, then the record under a temporary name
+    /// (the last of `progress.created`); flushes them when `flushEach`.
+    private func writeImagesAndRecord(
+        _ request: LikeRequest, over existing: StoredRecord?, generation: String, now: Int64, flushEach: Bool, _ progress: inout Progress
+    ) throws -> StoredRecord {
+        let key = request.id.storageKey
+        func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
+            guard let image else { return nil }
+            let name = StoreLayout.imageFileName(key, generation, user: user)
+            try images.directory.createFile(name, data: image.data, durable: flushEach)
+            progress.created.append((images.directory, name))
+            return StoredRecord.Image(
+                generation: generation, bytes: image.data.count, width: image.header.width, height: image.header.height, crc32: image.crc32)
+        }
+        let newImage = try store(request.image, user: false)
+        let newUserImage = try store(request.userImage, user: true)
+        if flushEach, !progress.created.isEmpty { try images.directory.sync() }
+
+        let photo: PhotoMetadata? =
+            switch (existing?.photo, request.photo) {
+            case (let old?, let new?): old.merging(new)
+            case (let old, let new): new ?? old
+            }
+        guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
+        let record = StoredRecord(
+            id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
+            userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
+            albums: request.albums(after: existing?.albums ?? []))
+        progress.created.append((records.directory, try records.writeTemporary(record, durable: flushEach)))
+        return record
+    }
+
+    /// Takes back a like that failed part way, so that the failure the caller sees is also what
+    /// the store shows: the previous record back if the rename happened (it may not be durable),
+    /// the files written removed, the journal line taken back.
+    private func rollBack(_ progress: Progress, to existing: StoredRecord?, key: String) {
+        if progress.committed {
+            if let existing {
+                try? restore(existing)
+            } else {
+                try? records.remove(key: key)
+                if durable { try? records.directory.sync(commit: true) }
+            }
+        }
+        for (directory, name) in progress.created { try? directory.remove(name) }
+        if let line = progress.lineWritten { try? journal.append([.aborting(line)], durable: durable) }
+    }
+
+    mutating func unlike(_ id: PhotoID) throws -> StoredChange {
         let key = id.storageKey
-        let recordName = StoreLayout.recordFileName(key)
         let existing: StoredRecord?
         do {
-            existing = try repository.readStoredRecord(key: key, in: records)
+            existing = try records.read(key: key)
         } catch LikeRepositoryError.damagedRecord {
             existing = nil  // unliking a damaged record still removes it and its images
         }
-        if existing == nil, try records.entry(recordName) == nil { throw LikeRepositoryError.notLiked(id: id) }
+        if existing == nil, try !records.exists(key: key) { throw LikeRepositoryError.notLiked(id: id) }
         let now = tick()
         let line = JournalLine(
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
             bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
             id: existing?.id.rawValue ?? id.rawValue)
-        try appendJournal(line)
+        try journal.append([line], durable: durable)
         var removed = false
         do {
-            try records.remove(recordName)
+            try records.remove(key: key)
             removed = true
-            if durable { try records.sync(commit: true) }
+            if durable { try records.directory.sync(commit: true) }
         } catch {
             if removed, let existing { try? restore(existing) }
-            try? abort(line)
+            try? journal.append([.aborting(line)], durable: durable)
             throw error
         }
-        let imageNames: [String]
-        if let existing {
-            imageNames = existing.imageFileNames
-        } else {
-            imageNames = (try? images.names().filter { StoreLayout.key(ofImageFile: $0) == key }) ?? []
-        }
-        for name in imageNames { try? images.remove(name) }
-        let files = [StoreLayout.recordsDirectory + "/" + recordName] + imageNames.map { StoreLayout.imagesDirectory + "/" + $0 }
-        return LikeChange(kind: .unliked, id: existing?.id ?? id, date: Timestamp.date(now), record: nil, files: files)
+        let imageNames = existing?.imageFileNames ?? ((try? images.names(of: key)) ?? [])
+        for name in imageNames { try? images.directory.remove(name) }
+        let files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(key)] + imageNames.map { ImageFiles.directoryName + "/" + $0 }
+        return StoredChange(kind: .unliked, id: existing?.id ?? id, at: now, record: nil, files: files)
     }
 
     /// Writes `record` back as the current record file.
     private func restore(_ record: StoredRecord) throws {
-        let temporary = StoreLayout.temporaryRecordFileName(record.key, Generation.make())
-        try records.createFile(temporary, data: try record.encoded(), durable: durable)
-        try records.rename(temporary, to: StoreLayout.recordFileName(record.key))
-        if durable { try records.sync(commit: true) }
+        try records.replace(with: record, durable: durable)
     }
 
     // MARK: Journal
 
-    /// Appends one line; if the append fails, cuts the journal back so no partial line remains.
-    func appendJournal(_ line: JournalLine) throws {
-        try appendJournal([line])
-    }
-
-    func appendJournal(_ lines: [JournalLine], durable: Bool? = nil) throws {
-        guard !lines.isEmpty else { return }
-        let durable = durable ?? self.durable
-        let sizeBefore = try root.entry(StoreLayout.journalFileName)?.size
-        do {
-            try root.append(StoreLayout.journalFileName, bytes: lines.flatMap(\.encoded), durable: durable)
-            if let size = try? root.entry(StoreLayout.journalFileName)?.size {
-                FileLock.noteJournalLength(size, lockDescriptor: lockDescriptor)
-            }
-        } catch let error as LikeRepositoryError {
-            if let sizeBefore { try? root.truncate(StoreLayout.journalFileName, to: sizeBefore, durable: durable) }
-            throw error
-        }
-    }
-
-    /// Appends the `A` line that takes back `line`, whose change did not happen.
-    func abort(_ line: JournalLine) throws {
-        try appendJournal(
-            JournalLine(
-                operation: .aborted, at: line.at, generation: line.generation, bytes: 0, imageGeneration: "-", userImageGeneration: nil, key: line.key
-            ))
-    }
-
-    /// Makes the journal's end sound before a change: cuts a torn last line, takes back a last
-    /// line whose change never committed, and rebuilds a missing or unreadable journal from the
-    /// record files. Returns the journal's clock.
-    private func recoverJournal() throws -> Int64 {
-        guard let entry = try root.entry(StoreLayout.journalFileName), entry.size > 0,
-            entry.size >= FileLock.notedJournalLength(in: root) ?? 0
-        else {
-            return try rebuildJournal()
-        }
-        // Lines are short: 4 KiB nearly always holds the last one whole (with the newline before
-        // it); a photo in many albums makes a longer one, so read more until it does.
-        var tailLength = min(entry.size, 4 * 1024)
-        var tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
-        // Needed before the last byte: the newline ending the line before, and (when a crash tore
-        // the end off) the one ending the last whole line.
-        while tailLength < entry.size, tail.dropLast().filter({ $0 == 0x0A }).count < (tail.last == 0x0A ? 1 : 2) {
-            tailLength = min(entry.size, tailLength * 4)
-            tail = try root.read(StoreLayout.journalFileName, range: (entry.size - tailLength)..<entry.size)
-        }
-        guard let lastNewline = tail.lastIndex(of: 0x0A) else { return try rebuildJournal() }
-        if lastNewline != tail.count - 1 {
-            // An append cut short by a crash: its change never committed.
-            try root.truncate(StoreLayout.journalFileName, to: entry.size - (tail.count - 1 - lastNewline), durable: durable)
-        }
-        let lineStart = tail[..<lastNewline].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
-        guard lineStart > 0 || tailLength == entry.size, let last = JournalLine.parse(tail[lineStart..<lastNewline]) else {
-            return try rebuildJournal()
-        }
-        if [.liked, .updated, .unliked].contains(last.operation), try !repository.hasCommitted(last, records: records) {
-            try abort(last)
-        }
-        return last.at
-    }
-
-    /// Writes a new journal from the record files (a header and one `L` line per record in
-    /// `likedAt` order) and puts it in place atomically. Returns the newest time in it.
+    /// Writes a new journal from `entries`, or from the record files, decoded (a header and one
+    /// `L` line per record in `likedAt` order), and puts it in place atomically. Returns the
+    /// newest time in it.
     @discardableResult
     func rebuildJournal(from entries: [LiveEntry]? = nil) throws -> Int64 {
-        let live = try entries ?? repository.decodeAllRecords(in: records).entries
-        let sorted = live.sorted { ($0.likedAt, $0.key) < ($1.likedAt, $1.key) }
-        let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0)
-        var bytes = JournalLine.header(at: now, snapshotLines: sorted.count).encoded
-        bytes.reserveCapacity(sorted.count * 64)
-        for entry in sorted {
-            bytes +=
-                JournalLine(
-                    operation: .liked, at: entry.likedAt, generation: entry.generation, bytes: entry.bytes,
-                    imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key,
-                    albums: entry.albums
-                ).encoded
-        }
-        try? root.remove(StoreLayout.journalTemporaryFileName)
-        try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }
-        try root.rename(StoreLayout.journalTemporaryFileName, to: StoreLayout.journalFileName)
-        if durable { try root.sync(commit: true) }
-        FileLock.noteJournalLength(bytes.count, lockDescriptor: lockDescriptor)
-        return max(now, sorted.last?.likedAt ?? 0)
+        try journal.rewrite(try entries ?? records.decodeAll().entries, durable: durable)
     }
 }

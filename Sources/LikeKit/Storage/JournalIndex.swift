@@ -1,0 +1,78 @@
+// Owns what the journal says is liked: the live photos after every settled line, read from start
+// to end. Built by Journal.index (readers, verify, purge, repair) from JournalReader's lines;
+// it reads no file itself.
+
+/// What a liked photo's newest committed journal line says about it.
+struct LiveEntry: Hashable, Sendable {
+    var key: String
+    var generation: String
+    var likedAt: Int64
+    var bytes: Int64
+    var imageGeneration: String
+    var userImageGeneration: String?
+    /// The albums the photo is in, in canonical order.
+    var albums: [AlbumName] = []
+    /// The line number of the `L` line that liked it, which orders likes of one millisecond; 0
+    /// when read from a record file. Not part of equality: it says where, not what.
+    var sequence = 0
+
+    static func == (left: LiveEntry, right: LiveEntry) -> Bool {
+        (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
+            == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
+            && left.albums == right.albums
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(generation)
+    }
+}
+
+/// The journal read from start to end: the live photos it describes, and where it is damaged.
+struct JournalIndex: Sendable {
+    var live: [String: LiveEntry] = [:]
+    /// The number of lines, the header included.
+    var lineCount = 0
+    /// A sentence naming the first malformed line, or another reason not to trust the index (it
+    /// is missing, cut short, has no header); lines after a malformed one are not read.
+    var damage: String?
+
+    init() {}
+
+    /// Applies a settled line (see ``JournalReader``); `sequence` orders likes of one millisecond.
+    mutating func apply(_ line: JournalLine, sequence: Int) {
+        switch line.operation {
+        case .liked:
+            live[line.key] = LiveEntry(
+                key: line.key, generation: line.generation, likedAt: line.at, bytes: line.bytes,
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
+                sequence: sequence)
+        case .updated:
+            let previous = live[line.key]
+            live[line.key] = LiveEntry(
+                key: line.key, generation: line.generation, likedAt: previous?.likedAt ?? line.at, bytes: line.bytes,
+                imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
+                sequence: previous?.sequence ?? sequence)
+        case .unliked:
+            live.removeValue(forKey: line.key)
+        case .header, .aborted, .purged:
+            break
+        }
+    }
+
+    /// Reads every line with `reader`: stops at the first malformed line unless `skippingDamage`
+    /// (repair reads what every readable line says).
+    init(reading reader: JournalReader, skippingDamage: Bool = false) throws {
+        let end = try reader.forward { item in
+            guard let line = item.line else {
+                if damage == nil {
+                    damage = "the index \(StoreLayout.journalFileName) is damaged at line \(item.number) (byte \(item.start))"
+                }
+                return skippingDamage
+            }
+            apply(line, sequence: item.number)
+            return true
+        }
+        lineCount = end.lineCount
+    }
+}

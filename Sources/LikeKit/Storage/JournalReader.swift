@@ -1,0 +1,229 @@
+// Owns reading likes.journal: splitting it into lines, forward from an offset or backward from
+// the end; a torn last line; the rule that an `A` line takes back the line before it; and the
+// check of whether the last line's change committed. Called only through Journal, by its four
+// clients: the index (JournalIndex), a writer's recovery (Journal.recoverEnd), the newest-page
+// walk (OpenStore.newestPage) and observers (JournalFollower).
+
+/// Bytes a journal is read from: an open file, or an array (for tests and the fuzzer).
+protocol JournalBytes {
+    /// Which file: another file put in place under the journal's name has another identity.
+    /// `nil` for bytes in memory.
+    var identity: UInt64? { get }
+    /// The length now; a file may grow between two reads.
+    func currentSize() throws -> Int
+    /// The bytes in `range`; fewer when the source ends sooner.
+    func read(_ range: Range<Int>) throws -> [UInt8]
+}
+
+extension Array: JournalBytes where Element == UInt8 {
+    var identity: UInt64? { nil }
+    func currentSize() throws -> Int { count }
+    func read(_ range: Range<Int>) throws -> [UInt8] { Array(self[range.clamped(to: 0..<count)]) }
+}
+
+/// Reads a journal's lines as they stand once settled.
+///
+/// Settled means: a line that an `A` line takes back is not handed on, and neither is the `A`
+/// line; a last line (the last one ending in a newline) that describes a photo's change is
+/// checked with `isCommitted`, and not handed on when its change did not take effect (its writer
+/// died before the commit, and the next writer will append the `A` line). Bytes after the last
+/// newline are a torn append, never handed on. The first line must be the header, and no other
+/// line may be; a line breaking that rule counts as malformed.
+struct JournalReader {
+    let source: any JournalBytes
+    /// Whether the change a last line describes took effect, judged by the record file.
+    let isCommitted: (JournalLine) throws -> Bool
+
+    // MARK: Forward
+
+    /// One line read forward: `line` is `nil` when it is malformed. `number` counts the lines
+    /// from the offset read from, starting at 1; `start` and `end` are offsets in the file,
+    /// `end` just after the newline.
+    struct Item {
+        var line: JournalLine?
+        var number: Int
+        var start: Int
+        var end: Int
+    }
+
+    /// Where a forward read ended.
+    struct ForwardEnd {
+        /// The offset after the last line dealt with: handed on, taken back or passed over. It
+        /// stops before a last line whose change did not commit, and before a torn append.
+        var end: Int
+        /// Every line read, malformed and taken back ones included.
+        var lineCount = 0
+        /// Bytes after the last newline.
+        var tornTailBytes = 0
+    }
+
+    /// Reads the lines from `offset` (the start of a line) to the end, settled, handing each
+    /// one (or each malformed one) to `body`, which returns false to stop.
+    @discardableResult
+    func forward(from offset: Int = 0, _ body: (Item) throws -> Bool) throws -> ForwardEnd {
+        let bytes = try source.read(offset..<max(offset, try source.currentSize()))
+        var result = ForwardEnd(end: offset)
+        // A change line waits here until the next line says whether an `A` line takes it back.
+        var pending: Item?
+        var stopped = false
+        func handOn(_ item: Item) throws {
+            result.end = item.end
+            if try !body(item) { stopped = true }
+        }
+        try bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while !stopped, start < buffer.count {
+                guard let newline = buffer[start...].firstIndex(of: 0x0A) else {
+                    result.tornTailBytes = buffer.count - start
+                    break
+                }
+                result.lineCount += 1
+                let line = JournalLine.parse(UnsafeBufferPointer(rebasing: buffer[start..<newline])).flatMap {
+                    ($0.operation == .header) == (offset + start == 0) ? $0 : nil
+                }
+                let item = Item(line: line, number: result.lineCount, start: offset + start, end: offset + newline + 1)
+                start = newline + 1
+                if let waiting = pending {
+                    pending = nil
+                    if let line, let changed = waiting.line, line.takesBack(changed) {
+                        result.end = item.end  // it never happened
+                        continue
+                    }
+                    try handOn(waiting)
+                    if stopped { break }
+                }
+                if line?.operation == .aborted {
+                    result.end = item.end  // an `A` line with nothing to take back says nothing
+                } else if line?.operation.changesPhoto == true {
+                    pending = item
+                } else {
+                    try handOn(item)
+                }
+            }
+        }
+        if !stopped, let last = pending, let line = last.line, try isCommitted(line) {
+            try handOn(last)
+        }
+        return result
+    }
+
+    /// The offset just after the header and the snapshot lines it announces: where the changes
+    /// of a rebuilt journal begin (its snapshot describes the store, not changes).
+    func snapshotEnd() throws -> Int {
+        var linesToSkip = 1
+        var end = 0
+        try forwardLines { bytes, lineEnd in
+            if end == 0, let header = JournalLine.parse(bytes), header.operation == .header {
+                linesToSkip += Int(header.bytes)
+            }
+            end = lineEnd
+            linesToSkip -= 1
+            return linesToSkip > 0
+        }
+        return end
+    }
+
+    /// Every complete line from the start, as bytes, unsettled; `visit` returns false to stop.
+    private func forwardLines(_ visit: (UnsafeBufferPointer<UInt8>, _ end: Int) throws -> Bool) throws {
+        let bytes = try source.read(0..<(try source.currentSize()))
+        try bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while let newline = buffer[start...].firstIndex(of: 0x0A) {
+                guard try visit(UnsafeBufferPointer(rebasing: buffer[start..<newline]), newline + 1) else { return }
+                start = newline + 1
+            }
+        }
+    }
+
+    // MARK: Backward
+
+    /// How a backward walk ended.
+    enum BackwardEnd: Equatable {
+        /// It reached the header: every line was read.
+        case header
+        /// `body` asked to stop.
+        case stopped
+        /// It met a malformed line, or the start of the file without a header.
+        case damaged
+    }
+
+    /// Walks the lines from the end back to the header, newest first, settled as ``forward(from:_:)``
+    /// settles them, handing each to `body`, which returns false to stop. Reads 64 KiB at a time:
+    /// the cost is that of the lines walked, whatever the length of the journal.
+    func backward(_ body: (JournalLine) throws -> Bool) throws -> BackwardEnd {
+        var takingBack: JournalLine?  // an `A` line met, which may take back the line before it
+        var isLastLine = true
+        return try backwardLines { bytes, start in
+            guard let line = JournalLine.parse(bytes), (line.operation == .header) == (start == 0) else { return .damaged }
+            let wasLastLine = isLastLine
+            isLastLine = false
+            if line.operation == .header { return .header }
+            if let aborted = takingBack {
+                takingBack = nil
+                if aborted.takesBack(line) { return nil }
+            }
+            if line.operation == .aborted {
+                takingBack = line
+                return nil
+            }
+            if wasLastLine, line.operation.changesPhoto, try !isCommitted(line) { return nil }
+            return try body(line) ? nil : .stopped
+        }.end
+    }
+
+    /// The journal's end, for a writer about to append: its last complete line (`nil` when there
+    /// is none or it is malformed), whether that line's change committed, and the torn bytes
+    /// after it.
+    func end() throws -> (lastLine: JournalLine?, committed: Bool, tornTailBytes: Int) {
+        var last: JournalLine?
+        let walk = try backwardLines { bytes, start in
+            last = JournalLine.parse(bytes).flatMap { ($0.operation == .header) == (start == 0) ? $0 : nil }
+            return .stopped
+        }
+        guard let last else { return (nil, false, walk.tornTailBytes) }
+        return (last, try !last.operation.changesPhoto || isCommitted(last), walk.tornTailBytes)
+    }
+
+    private static let chunkSize = 64 * 1024
+
+    /// Every complete line from the end back, as bytes with its offset; `visit` returns how the
+    /// walk ends, or `nil` to go on. Bytes after the last newline are left out and counted.
+    private func backwardLines(
+        _ visit: (UnsafeBufferPointer<UInt8>, _ start: Int) throws -> BackwardEnd?
+    ) throws -> (end: BackwardEnd, tornTailBytes: Int) {
+        var end = try source.currentSize()
+        var tornTailBytes = 0
+        var seekingLastNewline = true
+        var carried: [UInt8] = []  // the end of a line whose start is in the next chunk back
+        while end > 0 {
+            let start = max(0, end - Self.chunkSize)
+            var chunk = try source.read(start..<end)
+            guard chunk.count == end - start else { return (.damaged, tornTailBytes) }  // cut while read
+            chunk += carried
+            end = start
+            var lineEnd = chunk.count  // lines end before here; everything after was visited
+            if seekingLastNewline {
+                guard let newline = chunk.lastIndex(of: 0x0A) else {
+                    if start == 0 { return (.damaged, chunk.count) }
+                    carried = chunk
+                    continue
+                }
+                tornTailBytes = chunk.count - newline - 1
+                lineEnd = newline + 1
+                seekingLastNewline = false
+            }
+            while lineEnd > 0 {
+                let newline = chunk[..<(lineEnd - 1)].lastIndex(of: 0x0A)
+                if newline == nil, start > 0 { break }  // its start is in the next chunk back
+                let lineStart = newline.map { $0 + 1 } ?? 0
+                let outcome = try chunk.withUnsafeBufferPointer { buffer in
+                    try visit(UnsafeBufferPointer(rebasing: buffer[lineStart..<(lineEnd - 1)]), start + lineStart)
+                }
+                if let outcome { return (outcome, tornTailBytes) }
+                lineEnd = lineStart
+            }
+            carried = Array(chunk[..<lineEnd])
+        }
+        return (.damaged, tornTailBytes)
+    }
+}

@@ -1,0 +1,141 @@
+// Owns records/: reading and decoding record files, judging a journal line by its record file,
+// and writing a record in place (temporary name, flushed, renamed). Called by OpenStore,
+// WriteSession, Journal (through the commit check) and the façade's repair.
+
+import Foundation
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The record files of a store, one per liked photo: the truth the journal indexes.
+struct RecordFiles {
+    static let directoryName = StoreLayout.recordsDirectory
+
+    let directory: StoreDirectory
+
+    /// Every record file, decoded: the slow, sure path used where the index cannot be trusted.
+    struct Decoded {
+        var entries: [LiveEntry] = []
+        var records: [StoredRecord] = []
+        /// A sentence per damaged record file.
+        var damage: [String] = []
+        var damagedKeys: Set<String> = []
+    }
+
+    /// The record of the photo with `key`, or `nil` when it has none.
+    ///
+    /// - Throws: ``LikeRepositoryError/damagedRecord(file:reason:)`` when the file is no record
+    ///   of that photo (malformed, another photo's, a folder or FIFO in its place); `io`.
+    func read(key: String) throws -> StoredRecord? {
+        let name = StoreLayout.recordFileName(key)
+        let data: Data
+        do {
+            guard let read = try directory.read(name) else { return nil }
+            data = read
+        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR {
+            // A folder or a FIFO where the record should be: damage, not an I/O failure. (A link
+            // stays an error: no write goes through it, and repair sets it aside.)
+            throw LikeRepositoryError.damagedRecord(file: directory.path(name), reason: "it is not a regular file")
+        }
+        do {
+            let stored = try StoredRecord.decode(data)
+            guard stored.key == key else {
+                throw LikeRepositoryError.damagedRecord(
+                    file: directory.path(name), reason: "it holds the record of \(LikeRepositoryError.quoted(stored.id.rawValue))")
+            }
+            return stored
+        } catch let error as LikeRepositoryError {
+            throw error
+        } catch {
+            throw LikeRepositoryError.damagedRecord(file: directory.path(name), reason: Self.describe(error))
+        }
+    }
+
+    /// Whether the photo with `key` has a record file (of any kind), without reading it.
+    func exists(key: String) throws -> Bool {
+        try directory.entry(StoreLayout.recordFileName(key)) != nil
+    }
+
+    /// Whether any record file is present.
+    func hasAny() throws -> Bool {
+        try directory.names().contains { StoreLayout.key(ofRecordFile: $0) != nil }
+    }
+
+    /// Whether the change a journal line describes took effect, judged by the record file.
+    func hasCommitted(_ line: JournalLine) throws -> Bool {
+        let stored: StoredRecord?
+        do {
+            stored = try read(key: line.key)
+        } catch LikeRepositoryError.damagedRecord {
+            return true  // damage is for verify to report, not a reason to drop the line
+        }
+        switch line.operation {
+        case .liked, .updated: return stored?.generation == line.generation
+        case .unliked: return stored?.generation != line.generation
+        default: return true
+        }
+    }
+
+    /// Decodes every record file.
+    func decodeAll() throws -> Decoded {
+        var decoded = Decoded()
+        for name in try directory.names() {
+            // A link or directory with a record's name is no record; purge removes it.
+            guard let key = StoreLayout.key(ofRecordFile: name), try directory.entry(name)?.isRegularFile == true else { continue }
+            do {
+                guard let record = try read(key: key) else { continue }
+                decoded.entries.append(record.liveEntry)
+                decoded.records.append(record)
+            } catch LikeRepositoryError.damagedRecord(let file, let reason) {
+                decoded.damage.append("The record file \(file) is damaged (\(reason)).")
+                decoded.damagedKeys.insert(key)
+            }
+        }
+        return decoded
+    }
+
+    /// Writes `record` under a temporary name (by its generation, or `token`); returns that
+    /// name. `durable`: flushed.
+    func writeTemporary(_ record: StoredRecord, token: String? = nil, durable: Bool) throws -> String {
+        let temporary = StoreLayout.temporaryRecordFileName(record.key, token ?? record.generation)
+        try directory.createFile(temporary, data: try record.encoded(), durable: durable)
+        return temporary
+    }
+
+    /// Renames a temporary record into place: the commit of its change. `durable`: the rename is
+    /// flushed fully before this returns.
+    func commit(_ temporary: String, of record: StoredRecord, durable: Bool) throws {
+        try directory.rename(temporary, to: StoreLayout.recordFileName(record.key))
+        if durable { try directory.sync(commit: true) }
+    }
+
+    /// Writes `record` back as its photo's current record file, unchanged (its generation is the
+    /// one the journal names): a temporary file of a fresh name, flushed, renamed into place.
+    func replace(with record: StoredRecord, durable: Bool) throws {
+        try commit(try writeTemporary(record, token: Generation.make(), durable: durable), of: record, durable: durable)
+    }
+
+    /// Removes the photo's record file: the commit of an unlike.
+    func remove(key: String) throws {
+        try directory.remove(StoreLayout.recordFileName(key))
+    }
+
+    /// Why a record file did not decode, as the end of a sentence.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription.isEmpty ? "its JSON is malformed" : "its JSON is malformed: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _):
+            return "it has no \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,147 @@
+// The one reader of the journal: settling by `A` lines, the last line's commit check and torn
+// ends, read forward and backward, on journals written line by line here.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct JournalReaderTests {
+    private static func generation(_ number: Int) -> String {
+        let text = String(number, radix: 16)
+        return String(repeating: "0", count: Generation.length - text.count) + text
+    }
+
+    private static func line(_ operation: JournalLine.Operation, _ key: String, _ generation: Int, at: Int64) -> JournalLine {
+        JournalLine(
+            operation: operation, at: at, generation: Self.generation(generation), bytes: operation == .unliked ? 0 : 10,
+            imageGeneration: Self.generation(generation), userImageGeneration: nil, key: key, id: operation == .unliked ? key : nil)
+    }
+
+    private static func journal(_ lines: [JournalLine]) -> [UInt8] {
+        ([JournalLine.header(at: 1, snapshotLines: 0)] + lines).flatMap(\.encoded)
+    }
+
+    /// Every line handed on, read forward and backward.
+    private static func read(_ bytes: [UInt8], committed: @escaping (JournalLine) -> Bool = { _ in true }) throws -> (
+        forward: [JournalLine], backward: [JournalLine], end: JournalReader.ForwardEnd, walk: JournalReader.BackwardEnd
+    ) {
+        let reader = JournalReader(source: bytes, isCommitted: committed)
+        var forward: [JournalLine] = []
+        let end = try reader.forward { item in
+            if let line = item.line, line.operation != .header { forward.append(line) }
+            return true
+        }
+        var backward: [JournalLine] = []
+        let walk = try reader.backward { line in
+            backward.append(line)
+            return true
+        }
+        return (forward, backward, end, walk)
+    }
+
+    @Test func anALineTakesBackTheLineBeforeItAndOnlyThatLine() throws {
+        let a = Self.line(.liked, "a", 1, at: 10)
+        let b = Self.line(.liked, "b", 2, at: 11)
+        let c = Self.line(.updated, "a", 3, at: 12)
+        // `A` for b, then an `A` naming a's first generation, which is not the line before it.
+        let bytes = Self.journal([a, b, .aborting(b), c, .aborting(a)])
+        let read = try Self.read(bytes)
+        #expect(read.forward == [a, c])
+        #expect(read.backward == [c, a])
+        #expect(read.walk == .header)
+        #expect(read.end.end == bytes.count)
+        #expect(read.end.lineCount == 6)
+    }
+
+    @Test func anUncommittedLastLineIsNotHandedOnAndReadingStopsBeforeIt() throws {
+        let a = Self.line(.liked, "a", 1, at: 10)
+        let b = Self.line(.unliked, "a", 1, at: 11)
+        let bytes = Self.journal([a, b])
+        let read = try Self.read(bytes, committed: { $0 != b })
+        #expect(read.forward == [a])
+        #expect(read.backward == [a])
+        #expect(read.end.end == bytes.count - b.encoded.count)
+        // Only the last line is judged: the same line earlier is taken as written.
+        let later = Self.journal([a, b, Self.line(.liked, "c", 3, at: 12)])
+        #expect(try Self.read(later, committed: { $0 != b }).forward.count == 3)
+    }
+
+    @Test func aTornAppendIsLeftOutAndCounted() throws {
+        let a = Self.line(.liked, "a", 1, at: 10)
+        let b = Self.line(.liked, "b", 2, at: 11)
+        let whole = Self.journal([a])
+        let torn = whole + b.encoded.prefix(9)
+        let read = try Self.read(torn)
+        #expect(read.forward == [a])
+        #expect(read.backward == [a])
+        #expect(read.end.tornTailBytes == 9)
+        #expect(read.end.end == whole.count)
+        let end = try JournalReader(source: torn, isCommitted: { _ in true }).end()
+        #expect(end.lastLine == a)
+        #expect(end.tornTailBytes == 9)
+    }
+
+    @Test func aHeaderAnywhereButFirstIsDamage() throws {
+        let a = Self.line(.liked, "a", 1, at: 10)
+        let bytes = Self.journal([a]) + JournalLine.header(at: 2, snapshotLines: 0).encoded + Self.line(.liked, "b", 2, at: 11).encoded
+        let reader = JournalReader(source: bytes, isCommitted: { _ in true })
+        let index = try JournalIndex(reading: reader)
+        #expect(index.damage?.contains("line 3") == true)
+        #expect(try reader.backward { _ in true } == .damaged)
+        // Without a header at all, the walk back reaches the start and says so.
+        let headless = JournalReader(source: a.encoded, isCommitted: { _ in true })
+        #expect(try headless.backward { _ in true } == .damaged)
+    }
+
+    @Test func aSnapshotIsSkippedByItsHeadersCount() throws {
+        let snapshot = [Self.line(.liked, "a", 1, at: 10), Self.line(.liked, "b", 2, at: 11)]
+        let change = Self.line(.unliked, "a", 1, at: 12)
+        let bytes = (([JournalLine.header(at: 12, snapshotLines: 2)] + snapshot).flatMap(\.encoded)) + change.encoded
+        let reader = JournalReader(source: bytes, isCommitted: { _ in true })
+        let start = try reader.snapshotEnd()
+        #expect(start == bytes.count - change.encoded.count)
+        var after: [JournalLine] = []
+        try reader.forward(from: start) { item in
+            after.append(try #require(item.line))
+            return true
+        }
+        #expect(after == [change])
+    }
+
+    /// Random journals of likes, updates, unlikes, `A` lines and purges, some lines longer than a
+    /// 64 KiB chunk: the backward walk hands on exactly the forward lines, reversed.
+    @Test func backwardIsForwardReversedOnRandomJournals() throws {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            var lines: [JournalLine] = []
+            var at: Int64 = 100
+            for step in 0..<Int.random(in: 1..<400, using: &generator) {
+                at += Int64.random(in: 0..<2, using: &generator)
+                let key = "k\(Int.random(in: 0..<12, using: &generator))"
+                switch Int.random(in: 0..<6, using: &generator) {
+                case 0: lines.append(Self.line(.unliked, key, step, at: at))
+                case 1: if let last = lines.last, last.operation.changesPhoto { lines.append(.aborting(last)) }
+                case 2: lines.append(.purged(path: "images/\(key) x.jpg", bytes: step, at: at))
+                case 3:
+                    var updated = Self.line(.updated, key, step, at: at)
+                    if round % 20 == 0 {
+                        updated.albums = AlbumName.canonical((0..<300).map { try! AlbumName("album \($0) " + String(repeating: "x", count: 220)) })
+                    }
+                    lines.append(updated)
+                default: lines.append(Self.line(.liked, key, step, at: at))
+                }
+            }
+            let bytes = Self.journal(lines)
+            let read = try Self.read(bytes, committed: { $0.at % 2 == 0 })
+            #expect(read.walk == .header, "round \(round)")
+            // Compared line by line, so that a failure names one line, not the whole journal.
+            #expect(read.backward.count == read.forward.count, "round \(round)")
+            for (index, (back, forth)) in zip(read.backward, read.forward.reversed()).enumerated() where back != forth {
+                Issue.record("round \(round): line \(index) from the end differs: \(back.operation) \(back.key) vs \(forth.operation) \(forth.key)")
+                break
+            }
+            #expect(!read.forward.contains { $0.operation == .aborted })
+        }
+    }
+}
