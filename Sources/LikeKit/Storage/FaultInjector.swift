@@ -1,4 +1,5 @@
-// The test seam: stops or fails a write at any of its steps, as a crash or a failing disk would.
+// Owns the test seam: stops or fails a write at any of its steps, as a crash or a failing disk
+// would. Consulted by StoreDirectory at every step; made only by tests.
 
 #if canImport(Darwin)
     import Darwin

@@ -1,4 +1,5 @@
-// A value behind an NSLock: Synchronization.Mutex would need iOS 18 and macOS 15.
+// A value behind an NSLock: Synchronization.Mutex would need iOS 18 and macOS 15. Used by Store,
+// the fault injector, JournalFollower and the observers' registry.
 
 import Foundation
 

@@ -1,4 +1,6 @@
-// The few C library calls the store needs, with the platform differences in one place.
+// Owns the few C library calls whose form differs between platforms (flushes, syncfs, the swap
+// of two entries, the file system's type, errno and its message). Called by StoreDirectory, and
+// for errno by FileLock and the error messages.
 
 #if canImport(Darwin)
     import Darwin

@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4), used only to name the files of ids too long for a readable name.
+// SHA-256 (FIPS 180-4), used only by StorageKey to name the files of ids too long for a readable
+// name.
 // Foundation on Linux has no digest API and the package takes no dependencies.
 
 enum SHA256 {

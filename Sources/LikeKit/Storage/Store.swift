@@ -1,5 +1,5 @@
-// Owns a store below the façade: where it is, how it is flushed, and its locks. Every read and
-// write of LikeRepository goes through it: reads through an OpenStore, changes through a
+// Owns a store below the public façade: where it is, how it is flushed, and its locks. Every read
+// and write of the façade goes through it: reads through an OpenStore, changes through a
 // WriteSession under the exclusive lock. Nothing in Storage/ calls up into the façade.
 
 import Foundation
@@ -7,7 +7,7 @@ import Foundation
 /// One store directory, as the storage layer sees it.
 ///
 /// ```
-/// LikeRepository (+ extensions)      the public façade: requests in, public values out
+/// the façade (+ extensions)          public requests in, public values out
 ///   └─ Store                         locks; opens OpenStore (read) and WriteSession (write)
 ///        ├─ Journal ─ JournalReader  likes.journal: the index and change log
 ///        ├─ RecordFiles              records/: the truth

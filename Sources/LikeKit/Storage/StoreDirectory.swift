@@ -1,5 +1,6 @@
-// One directory of the store, reached only through its descriptor: single path components,
-// no symbolic links followed, every write durable on request.
+// Owns every system call on a store file: one directory reached only through its descriptor,
+// single path components, no symbolic links followed, every write durable on request, each step
+// a place the fault injector may break. Called by the storage types and ExportDirectory.
 
 import Foundation
 

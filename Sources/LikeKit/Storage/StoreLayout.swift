@@ -1,4 +1,5 @@
-// Where each file of a store lives, and which names are ours.
+// Owns the names of a store's files: where each lives, which names are ours, and the generation
+// tokens that make every write's names new. Called by every storage type that names a file.
 
 /// The files of a store:
 ///
@@ -19,8 +20,8 @@ enum StoreLayout {
     static let imagesDirectory = "images"
     static let journalFileName = "likes.journal"
     static let journalTemporaryFileName = "likes.journal.new"
-    /// Where ``LikeRepository/repair(dryRun:)`` sets aside what cannot stay, one folder per
-    /// repair; purge and verify leave it alone.
+    /// Where a repair sets aside what cannot stay, one folder per repair; purge and verify leave
+    /// it alone.
     static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName]
 

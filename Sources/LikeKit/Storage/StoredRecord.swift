@@ -1,4 +1,5 @@
-// The record file as written to disk: no absolute paths, only generations and checksums.
+// Owns the content of a record file as written to disk: no absolute paths, only generations and
+// checksums. Read and written by RecordFiles; the façade turns it into a public LikeRecord.
 
 import Foundation
 
