@@ -3,16 +3,50 @@
 import Foundation
 import LikeKit
 
-enum AlbumCommands {
-    static let note = CommandSpec(
+struct NoteCommand: Command {
+    static let clear = Option.flag("--clear", "Remove the note.")
+    static let json = Option.json("Print the record as JSON.")
+    static let spec = CommandSpec(
         name: "note", summary: "Set or replace a liked photo's note, or clear it.",
         usage: "note ID (TEXT | --clear) [--json]",
         details: "A note may have several lines; it is at most 10,000 UTF-8 bytes. `list --search` finds it.",
         example: "likes note Dwu85P9SOIk \"Lisbon, the first evening\"",
-        flags: ["--clear": "Remove the note.", "--json": "Print the record as JSON."],
-        minimumPositionals: 1, maximumPositionals: 2, positionalName: "a photo ID and the note's TEXT")
+        options: [clear, json], minimumPositionals: 1, maximumPositionals: 2, positionalName: "a photo ID and the note's TEXT")
+    static let failureLeavesStoreAsItWas = true
 
-    static let album = CommandSpec(
+    let id: PhotoID
+    /// The new note; `nil` to clear it.
+    let text: String?
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        id = try Input.photoID(arguments[positional: 0])
+        let clear = arguments.has(Self.clear)
+        text = arguments.positionals.count > 1 ? arguments[positional: 1] : nil
+        if clear, text != nil { throw UsageError(message: "give the note's TEXT or --clear, not both", command: "note") }
+        if !clear, text == nil { throw UsageError(message: "`likes note` needs the note's TEXT, or --clear to remove it", command: "note") }
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let change = try context.repository.setNote(text, for: id)
+        guard let record = try change?.record ?? context.repository.record(for: id) else {
+            throw CommandFailure(LikeRepositoryError.notLiked(id: id))
+        }
+        let name = Format.oneLine(id.rawValue)
+        if printsJSON {
+            context.output.printJSON(record.json)
+        } else if change == nil {
+            context.output.print(text == nil ? "\(name) has no note." : "\(name) has that note already.")
+        } else {
+            context.output.print(text == nil ? "Cleared the note of \(name)." : "Noted \(name).")
+        }
+    }
+}
+
+struct AlbumCommand: Command {
+    static let json = Option.json("Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON.")
+    static let spec = CommandSpec(
         name: "album", summary: "Put liked photos in an album, or take them out of it.",
         usage: "album (add | remove) NAME ID... [--json]",
         details: """
@@ -21,69 +55,63 @@ enum AlbumCommands {
             if one is not, nothing changes. Unliking a photo takes it out of all its albums.
             """,
         example: "likes album add \"Trip to Lisbon\" Dwu85P9SOIk rocket",
-        flags: ["--json": "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON."],
-        minimumPositionals: 3, maximumPositionals: nil, positionalName: "add or remove, an album NAME and at least one photo ID")
+        options: [json], minimumPositionals: 3, maximumPositionals: nil, positionalName: "add or remove, an album NAME and at least one photo ID")
 
-    static let albums = CommandSpec(
-        name: "albums", summary: "List the albums: photos, size and newest photo (the cover) of each.",
-        usage: "albums [--json]", example: "likes albums",
-        flags: ["--json": "Print an array of {\"name\", \"count\", \"bytes\", \"newest\", \"cover\": record} as JSON."],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    let adding: Bool
+    let album: AlbumName
+    let ids: [PhotoID]
+    let printsJSON: Bool
 
-    static func runNote(_ context: Context) throws {
-        let arguments = context.arguments
-        let id = try Input.photoID(arguments.positionals[0])
-        let clear = arguments.has("--clear")
-        let text = arguments.positionals.count > 1 ? arguments.positionals[1] : nil
-        if clear, text != nil { throw UsageError(message: "give the note's TEXT or --clear, not both", command: "note") }
-        if !clear, text == nil { throw UsageError(message: "`likes note` needs the note's TEXT, or --clear to remove it", command: "note") }
-        let change = try context.repository.setNote(text, for: id)
-        guard let record = try change?.record ?? context.repository.record(for: id) else {
-            throw CommandFailure(LikeRepositoryError.notLiked(id: id))
-        }
-        if arguments.has("--json") {
-            context.output.printJSON(record.json)
-        } else if change == nil {
-            context.output.print(clear ? "\(Format.oneLine(id.rawValue)) has no note." : "\(Format.oneLine(id.rawValue)) has that note already.")
-        } else {
-            context.output.print(clear ? "Cleared the note of \(Format.oneLine(id.rawValue))." : "Noted \(Format.oneLine(id.rawValue)).")
-        }
-    }
-
-    static func runAlbum(_ context: Context) throws {
-        let arguments = context.arguments
-        let action = arguments.positionals[0]
+    init(_ arguments: ParsedArguments) throws {
+        let action = arguments[positional: 0]
         guard action == "add" || action == "remove" else {
             throw UsageError(message: "`likes album` takes add or remove, not \"\(Format.oneLine(action))\"", command: "album")
         }
-        let album = try Input.albumName(arguments.positionals[1])
-        let ids = try arguments.positionals.dropFirst(2).map(Input.photoID)
-        let changes =
-            action == "add"
-            ? try context.repository.addPhotos(ids, toAlbum: album) : try context.repository.removePhotos(ids, fromAlbum: album)
+        adding = action == "add"
+        album = try Input.albumName(arguments[positional: 1])
+        ids = try arguments.positionals.dropFirst(2).map(Input.photoID)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let changes = adding ? try context.repository.addPhotos(ids, toAlbum: album) : try context.repository.removePhotos(ids, fromAlbum: album)
         let changed = Set(changes.compactMap(\.id))
         var seen: Set<PhotoID> = []
         let unchanged = ids.filter { !changed.contains($0) && seen.insert($0).inserted }
         let changedIDs = changes.compactMap(\.id?.rawValue)
-        if arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(
                 .object([
-                    ("album", .string(album.rawValue)), (action == "add" ? "added" : "removed", .strings(changedIDs)),
+                    ("album", .string(album.rawValue)), (adding ? "added" : "removed", .strings(changedIDs)),
                     ("unchanged", .strings(unchanged.map(\.rawValue))),
                 ]))
             return
         }
         let name = LikeRepositoryError.quoted(album.rawValue)
-        var text = action == "add" ? "Added \(photos(changedIDs.count)) to \(name)" : "Took \(photos(changedIDs.count)) out of \(name)"
-        if !unchanged.isEmpty { text += " (\(photos(unchanged.count)) \(unchanged.count == 1 ? "was" : "were") in it already)" }
+        var text = adding ? "Added \(Self.photos(changedIDs.count)) to \(name)" : "Took \(Self.photos(changedIDs.count)) out of \(name)"
+        if !unchanged.isEmpty { text += " (\(Self.photos(unchanged.count)) \(unchanged.count == 1 ? "was" : "were") in it already)" }
         context.output.print(text + ".")
     }
 
     private static func photos(_ count: Int) -> String { "\(count) photo\(count == 1 ? "" : "s")" }
+}
 
-    static func runAlbums(_ context: Context) throws {
+struct AlbumsCommand: Command {
+    static let json = Option.json("Print an array of {\"name\", \"count\", \"bytes\", \"newest\", \"cover\": record} as JSON.")
+    static let spec = CommandSpec(
+        name: "albums", summary: "List the albums: photos, size and newest photo (the cover) of each.",
+        usage: "albums [--json]", example: "likes albums",
+        options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
         let albums = try context.repository.albums()
-        if context.arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(
                 .array(
                     albums.map { album in

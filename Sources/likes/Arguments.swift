@@ -6,29 +6,63 @@ struct UsageError: Error {
     var command: String?
 }
 
-/// What a command accepts.
+/// An option, declared once by the command that takes it: its name, what `--help` says of it,
+/// and whether it is a flag, takes a value, or takes one each time it is given.
+struct Option: Hashable, Sendable {
+    enum Kind: Hashable, Sendable {
+        case flag
+        case value(placeholder: String)
+        case repeatable(placeholder: String)
+    }
+
+    let name: String
+    let help: String
+    let kind: Kind
+
+    static func flag(_ name: String, _ help: String) -> Option { Option(name: name, help: help, kind: .flag) }
+    static func value(_ name: String, _ placeholder: String, _ help: String) -> Option {
+        Option(name: name, help: help, kind: .value(placeholder: placeholder))
+    }
+    static func repeatable(_ name: String, _ placeholder: String, _ help: String) -> Option {
+        Option(name: name, help: help, kind: .repeatable(placeholder: placeholder))
+    }
+
+    /// Options every command accepts, before or after its name.
+    static let store = value("--store", "DIR", "The store directory (else $LIKES_STORE, else the platform default).")
+    static let durability = value(
+        "--durability", "MODE", "full (the default) or relaxed: skip fsync, for bulk loads (also $LIKES_DURABILITY).")
+    static let global = [store, durability]
+
+    /// The common `--json` flag, saying what is printed.
+    static func json(_ what: String) -> Option { flag("--json", what) }
+}
+
+/// What a command accepts, and its help.
 struct CommandSpec {
     var name: String
     var summary: String
     var usage: String
     var details: String = ""
     var example: String
-    /// Options that take a value, such as `--image`.
-    var valueOptions: [String: String] = [:]
-    /// Options that are flags, such as `--json`.
-    var flags: [String: String] = [:]
-    /// Value options that may be given more than once, such as `--album`.
-    var repeatable: Set<String> = []
+    var options: [Option] = []
     var minimumPositionals: Int
     var maximumPositionals: Int?
     var positionalName: String
+
+    func option(named name: String) -> Option? {
+        options.first { $0.name == name } ?? Option.global.first { $0.name == name }
+    }
 
     var help: String {
         var text = "\(summary)\n\nUsage: likes [--store DIR] \(usage)\n"
         if !details.isEmpty { text += "\n\(details)\n" }
         let rows =
-            (valueOptions.map { ("\($0.key) \($0.key == "--store" ? "DIR" : "VALUE")", $0.value) } + flags.map { ($0.key, $0.value) })
-            .sorted { $0.0 < $1.0 } + [("--help", "Show this help.")]
+            options.map { option -> (String, String) in
+                switch option.kind {
+                case .flag: (option.name, option.help)
+                case .value(let placeholder), .repeatable(let placeholder): ("\(option.name) \(placeholder)", option.help)
+                }
+            }.sorted { $0.0 < $1.0 } + [("--help", "Show this help.")]
         let width = rows.map(\.0.count).max() ?? 0
         text += "\nOptions:\n"
         for (name, meaning) in rows {
@@ -39,37 +73,51 @@ struct CommandSpec {
     }
 }
 
-/// The parsed command line of one command.
+/// The parsed command line of one command, read by the command through its own options.
 struct ParsedArguments {
-    var values: [String: String] = [:]
+    private var values: [Option: String] = [:]
     /// Every value of a repeatable option, in order.
-    var lists: [String: [String]] = [:]
-    var flags: Set<String> = []
+    private var lists: [Option: [String]] = [:]
+    private var flags: Set<Option> = []
     var positionals: [String] = []
     var wantsHelp = false
+    /// The command being parsed, for usage errors.
+    var command = ""
 
-    func value(_ name: String) -> String? { values[name] }
-    func allValues(_ name: String) -> [String] { lists[name] ?? [] }
-    func has(_ flag: String) -> Bool { flags.contains(flag) }
+    func value(_ option: Option) -> String? { values[option] }
+    func allValues(_ option: Option) -> [String] { lists[option] ?? [] }
+    func has(_ flag: Option) -> Bool { flags.contains(flag) }
 
     /// A non-negative whole number option such as `--limit`.
-    func count(_ name: String, command: String) throws -> Int? {
-        guard let text = values[name] else { return nil }
+    func count(_ option: Option) throws -> Int? {
+        guard let text = values[option] else { return nil }
         guard let number = Int(text), number >= 0 else {
-            throw UsageError(message: "\(name) takes a whole number of 0 or more; \"\(text)\" is not one", command: command)
+            throw UsageError(message: "\(option.name) takes a whole number of 0 or more; \"\(text)\" is not one", command: command)
         }
         return number
+    }
+
+    /// The positional argument at `index`; the parser has checked that enough were given.
+    subscript(positional index: Int) -> String { positionals[index] }
+
+    mutating func set(_ option: Option, to value: String) throws {
+        switch option.kind {
+        case .flag:
+            flags.insert(option)
+        case .repeatable:
+            lists[option, default: []].append(value)
+        case .value:
+            if values[option] != nil, !Option.global.contains(option) {
+                throw UsageError(message: "\(option.name) is given twice", command: command)
+            }
+            values[option] = value
+        }
     }
 }
 
 enum ArgumentParser {
-    /// Options every command accepts, before or after its name.
-    static let globalValueOptions = [
-        "--store": "The store directory (else $LIKES_STORE, else the platform default).",
-        "--durability": "full (the default) or relaxed: skip fsync, for bulk loads (also $LIKES_DURABILITY).",
-    ]
-
     static func parse(_ arguments: ArraySlice<String>, for spec: CommandSpec, into parsed: inout ParsedArguments) throws {
+        parsed.command = spec.name
         var rest = arguments
         var optionsEnded = false
         while let argument = rest.popFirst() {
@@ -91,26 +139,20 @@ enum ArgumentParser {
                 name = String(argument[..<equals])
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
-            if spec.flags[name] != nil {
-                guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value", command: spec.name) }
-                parsed.flags.insert(name)
-            } else if spec.valueOptions[name] != nil || globalValueOptions[name] != nil {
-                guard let value = inlineValue ?? rest.popFirst() else {
-                    throw UsageError(message: "\(name) needs a value", command: spec.name)
-                }
-                if spec.repeatable.contains(name) {
-                    parsed.lists[name, default: []].append(value)
-                    continue
-                }
-                if parsed.values[name] != nil, globalValueOptions[name] == nil {
-                    throw UsageError(message: "\(name) is given twice", command: spec.name)
-                }
-                parsed.values[name] = value
-            } else {
+            guard let option = spec.option(named: name) else {
                 throw UsageError(
                     message: "unknown option \(name)" + (spec.name.isEmpty ? "" : " for `likes \(spec.name)`")
                         + (argument.hasPrefix("--") ? "" : " (an id that starts with '-' goes after `--`)"),
                     command: spec.name)
+            }
+            if option.kind == .flag {
+                guard inlineValue == nil else { throw UsageError(message: "\(name) takes no value", command: spec.name) }
+                try parsed.set(option, to: "")
+            } else {
+                guard let value = inlineValue ?? rest.popFirst() else {
+                    throw UsageError(message: "\(name) needs a value", command: spec.name)
+                }
+                try parsed.set(option, to: value)
             }
         }
         if parsed.wantsHelp { return }

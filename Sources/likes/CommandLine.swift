@@ -3,25 +3,46 @@
 import Foundation
 import LikeKit
 
-/// What every command gets: its arguments, the store, and the output streams.
+/// One command of `likes`: its options, read into typed fields, and its run.
+///
+/// A new command is a type conforming to this protocol, listed once in
+/// ``LikesCommandLine/commands``; its help, its parsing and its dispatch follow from that.
+protocol Command: Sendable {
+    /// Its name, help and the options it accepts.
+    static var spec: CommandSpec { get }
+    /// Whether a run that fails with a store error leaves the store as it was: the command makes
+    /// one change, which LikeKit undoes whole when it fails.
+    static var failureLeavesStoreAsItWas: Bool { get }
+    /// Reads the parsed command line into the command's fields; throws ``UsageError`` or a
+    /// ``CommandFailure`` for a value that is not usable (an id, an album name, a date).
+    init(_ arguments: ParsedArguments) throws
+    func run(_ context: Context) throws
+}
+
+extension Command {
+    static var failureLeavesStoreAsItWas: Bool { false }
+}
+
+/// What every command runs with: the store, the output streams and the environment.
 struct Context {
-    var arguments: ParsedArguments
     var repository: LikeRepository
     var output: Output
     var environment: [String: String]
-    var command: String
 }
 
 enum LikesCommandLine {
     static let version = "0.1.0"
 
-    static let commands: [CommandSpec] = [
-        LikeCommands.like, LikeCommands.unlike, LikeCommands.toggle,
-        ReadCommands.list, ReadCommands.show, ReadCommands.stats, AlbumCommands.note, AlbumCommands.album, AlbumCommands.albums,
-        ExportCommand.spec,
-        ImportCommand.spec, ImportUnsplashCommand.spec, MaintenanceCommands.purge, MaintenanceCommands.verify,
-        MaintenanceCommands.repair, WatchCommand.spec,
+    /// Every command, in the order `likes --help` lists them: the one registry.
+    static let commands: [any Command.Type] = [
+        LikeCommand.self, UnlikeCommand.self, ToggleCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
+        NoteCommand.self, AlbumCommand.self, AlbumsCommand.self, ExportCommand.self, ImportCommand.self, ImportUnsplashCommand.self,
+        PurgeCommand.self, VerifyCommand.self, RepairCommand.self, WatchCommand.self,
     ]
+
+    static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.spec.name == name }
+    }
 
     static let overview: String = {
         var text = """
@@ -34,8 +55,10 @@ enum LikesCommandLine {
             Commands:
 
             """
-        let width = commands.map(\.name.count).max() ?? 0
-        for spec in commands { text += "  \(spec.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(spec.summary)\n" }
+        let width = commands.map { $0.spec.name.count }.max() ?? 0
+        for command in commands {
+            text += "  \(command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.spec.summary)\n"
+        }
         text += """
 
             The store is --store DIR, else $LIKES_STORE, else $XDG_DATA_HOME/likes or ~/.local/share/likes
@@ -73,18 +96,47 @@ enum LikesCommandLine {
     }
 
     private static func dispatch(_ arguments: ArraySlice<String>, environment: [String: String], output: Output) throws {
-        // Global options before the command name.
         var rest = arguments
-        var global = ParsedArguments()
+        var parsed = ParsedArguments()
+        guard try readGlobalOptions(&rest, into: &parsed, output: output) else { return }
+        guard let name = rest.popFirst() else {
+            throw UsageError(message: "no command given", command: "")
+        }
+        if name == "help" {
+            output.print(rest.first.flatMap(command(named:))?.spec.help ?? overview)
+            return
+        }
+        guard let type = command(named: name) else {
+            throw UsageError(message: "unknown command \"\(Format.oneLine(name))\"", command: "")
+        }
+        try ArgumentParser.parse(rest, for: type.spec, into: &parsed)
+        if parsed.wantsHelp {
+            output.print(type.spec.help)
+            return
+        }
+        let repository = LikeRepository(
+            directory: storeDirectory(parsed, environment: environment), durability: try durability(parsed, environment: environment, command: name),
+            lockTimeout: Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10)
+        let command = try type.init(parsed)
+        do {
+            try command.run(Context(repository: repository, output: output, environment: environment))
+        } catch let error as LikeRepositoryError {
+            throw CommandFailure(error, leavesStoreAsItWas: type.failureLeavesStoreAsItWas)
+        }
+    }
+
+    /// Reads the options before the command's name; false when one of them (`--version`,
+    /// `--help`) was the whole job.
+    private static func readGlobalOptions(_ rest: inout ArraySlice<String>, into parsed: inout ParsedArguments, output: Output) throws -> Bool {
         while let first = rest.first, first.hasPrefix("-") {
             rest.removeFirst()
             switch first {
             case "--version":
                 output.print("likes \(version)")
-                return
+                return false
             case "--help", "-h":
                 output.print(overview)
-                return
+                return false
             default:
                 var name = first
                 var value: String?
@@ -92,71 +144,19 @@ enum LikesCommandLine {
                     name = String(first[..<equals])
                     value = String(first[first.index(after: equals)...])
                 }
-                guard ArgumentParser.globalValueOptions[name] != nil else {
+                guard let option = Option.global.first(where: { $0.name == name }) else {
                     throw UsageError(message: "unknown option \(first)", command: "")
                 }
                 guard let given = value ?? rest.popFirst() else { throw UsageError(message: "\(name) needs a value", command: "") }
-                global.values[name] = given
+                try parsed.set(option, to: given)
             }
         }
-        guard let name = rest.popFirst() else {
-            throw UsageError(message: "no command given", command: "")
-        }
-        if name == "help" {
-            if let topic = rest.first, let spec = commands.first(where: { $0.name == topic }) {
-                output.print(spec.help)
-            } else {
-                output.print(overview)
-            }
-            return
-        }
-        guard let spec = commands.first(where: { $0.name == name }) else {
-            throw UsageError(message: "unknown command \"\(Format.oneLine(name))\"", command: "")
-        }
-        var parsed = global
-        try ArgumentParser.parse(rest, for: spec, into: &parsed)
-        if parsed.wantsHelp {
-            output.print(spec.help)
-            return
-        }
-        let repository = LikeRepository(
-            directory: storeDirectory(parsed, environment: environment), durability: try durability(parsed, environment: environment, command: name),
-            lockTimeout: Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10)
-        let context = Context(arguments: parsed, repository: repository, output: output, environment: environment, command: name)
-        do {
-            try run(name, context)
-        } catch let error as LikeRepositoryError {
-            // A single change undoes itself whole when it fails; an import, an album change of
-            // several photos, a purge or an export may have done part of its work.
-            throw CommandFailure(error, leavesStoreAsItWas: ["like", "unlike", "toggle", "note"].contains(name))
-        }
-    }
-
-    private static func run(_ name: String, _ context: Context) throws {
-        switch name {
-        case "like": try LikeCommands.runLike(context)
-        case "unlike": try LikeCommands.runUnlike(context)
-        case "toggle": try LikeCommands.runToggle(context)
-        case "list": try ReadCommands.runList(context)
-        case "show": try ReadCommands.runShow(context)
-        case "stats": try ReadCommands.runStats(context)
-        case "note": try AlbumCommands.runNote(context)
-        case "album": try AlbumCommands.runAlbum(context)
-        case "albums": try AlbumCommands.runAlbums(context)
-        case "export": try ExportCommand.run(context)
-        case "import": try ImportCommand.run(context)
-        case "import-unsplash": try ImportUnsplashCommand.run(context)
-        case "purge": try MaintenanceCommands.runPurge(context)
-        case "verify": try MaintenanceCommands.runVerify(context)
-        case "repair": try MaintenanceCommands.runRepair(context)
-        case "watch": try WatchCommand.run(context)
-        default: throw UsageError(message: "unknown command \"\(name)\"", command: "")
-        }
+        return true
     }
 
     /// `--store`, else `$LIKES_STORE`, else the platform's default place.
     static func storeDirectory(_ parsed: ParsedArguments, environment: [String: String]) -> URL {
-        if let path = parsed.value("--store"), !path.isEmpty { return URL(fileURLWithPath: path) }
+        if let path = parsed.value(.store), !path.isEmpty { return URL(fileURLWithPath: path) }
         if let path = environment["LIKES_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
         #if canImport(Darwin)
             let documents =
@@ -172,7 +172,7 @@ enum LikesCommandLine {
     }
 
     static func durability(_ parsed: ParsedArguments, environment: [String: String], command: String) throws -> Durability {
-        let fromOption = parsed.value("--durability")
+        let fromOption = parsed.value(.durability)
         switch fromOption ?? environment["LIKES_DURABILITY"] ?? "full" {
         case "full", "": return .full
         case "relaxed": return .relaxed

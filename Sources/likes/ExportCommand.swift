@@ -3,7 +3,10 @@
 import Foundation
 import LikeKit
 
-enum ExportCommand {
+struct ExportCommand: Command {
+    static let album = Option.value("--album", "NAME", "Only the photos in this album.")
+    static let since = Option.value("--since", "DATE", "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.")
+    static let json = Option.json("Print {\"directory\", \"count\", \"bytes\", \"photos\": [{\"id\", \"file\", \"userImage\"}]} as JSON.")
     static let spec = CommandSpec(
         name: "export", summary: "Copy liked photos into a folder to share, with index.json and an index.html contact sheet.",
         usage: "export DIR [--album NAME] [--since DATE] [--json]",
@@ -15,20 +18,22 @@ enum ExportCommand {
             taken when each photo was liked.
             """,
         example: "likes export ~/Desktop/lisbon --album \"Trip to Lisbon\"",
-        valueOptions: [
-            "--album": "Only the photos in this album.",
-            "--since": "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.",
-        ],
-        flags: ["--json": "Print {\"directory\", \"count\", \"bytes\", \"photos\": [{\"id\", \"file\", \"userImage\"}]} as JSON."],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "the export folder DIR")
+        options: [album, since, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "the export folder DIR")
 
-    static func run(_ context: Context) throws {
-        let arguments = context.arguments
-        let query = LikeQuery(
-            album: try arguments.value("--album").map(Input.albumName), since: try Input.since(arguments, command: "export"))
-        let directory = URL(fileURLWithPath: arguments.positionals[0])
+    let directory: URL
+    let query: LikeQuery
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        query = LikeQuery(
+            album: try arguments.value(Self.album).map(Input.albumName), since: try Input.since(arguments.value(Self.since), command: "export"))
+        directory = URL(fileURLWithPath: arguments[positional: 0])
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
         let report = try context.repository.export(to: directory, query: query)
-        if arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(
                 .object([
                     ("directory", .string(report.directory.path)), ("count", .int(report.photos.count)), ("bytes", .int(report.byteCount)),

@@ -3,7 +3,9 @@
 import Foundation
 import LikeKit
 
-enum ImportCommand {
+struct ImportCommand: Command {
+    static let album = Option.repeatable("--album", "NAME", "Put every photo imported in this album too (may be given more than once).")
+    static let json = Option.json("Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON.")
     static let spec = CommandSpec(
         name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension).",
         usage: "import PATH... [--album NAME]... [--json]",
@@ -14,9 +16,7 @@ enum ImportCommand {
             On a terminal a progress bar is drawn on stderr (NO_COLOR turns its colour off).
             """,
         example: "likes import Samples/photos",
-        valueOptions: ["--album": "Put every photo imported in this album too (may be given more than once)."],
-        flags: ["--json": "Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON."], repeatable: ["--album"],
-        minimumPositionals: 1, maximumPositionals: nil, positionalName: "at least one PATH")
+        options: [album, json], minimumPositionals: 1, maximumPositionals: nil, positionalName: "at least one PATH")
 
     struct Skipped {
         var file: String
@@ -36,65 +36,20 @@ enum ImportCommand {
         }
     }
 
-    static func run(_ context: Context) throws {
-        let albums = try Input.albums(context.arguments)
-        var files: [String] = []
-        for path in context.arguments.positionals {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw CommandFailure("\(path) does not exist. Check the path.", status: .noInput)
-            }
-            if isDirectory.boolValue {
-                files += try jpegFiles(in: path)
-            } else {
-                files.append(path)
-            }
-        }
+    let paths: [String]
+    let albums: [AlbumName]
+    let printsJSON: Bool
 
-        var summary = Summary()
-        let progress = Progress(total: files.count, output: context.output)
-        // Likes go to the store 32 at a time (`likeAll`): one flush fewer per photo.
-        var pending: [(path: String, item: LikeItem)] = []
-        func likePending() throws {
-            guard !pending.isEmpty else { return }
-            let results: [Result<LikeChange, LikeRepositoryError>]
-            do {
-                results = try context.repository.likeAll(pending.map(\.item))
-            } catch let error as LikeRepositoryError {
-                throw CommandFailure(error)  // the store itself failed: stop
-            }
-            for (entry, result) in zip(pending, results) {
-                switch result {
-                case .success(let change):
-                    if change.kind == .liked { summary.liked.append(entry.item.id.rawValue) } else { summary.updated.append(entry.item.id.rawValue) }
-                case .failure(.notJPEG(_, let reason)):
-                    summary.skipped.append(Skipped(file: entry.path, reason: "not a JPEG: \(reason)"))
-                case .failure(let error):
-                    summary.skipped.append(Skipped(file: entry.path, reason: error.description))
-                }
-            }
-            pending.removeAll()
-        }
-        for (index, path) in files.enumerated() {
-            progress.update(done: index)
-            let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-            do {
-                let id = try PhotoID(stem)
-                let data = try Input.readFile(path, what: "file")
-                let sidecar = ((path as NSString).deletingPathExtension as NSString).appendingPathExtension("json")!
-                let photo = FileManager.default.fileExists(atPath: sidecar) ? try Input.metadata(sidecar) : nil
-                pending.append((path, LikeItem(id: id, image: data, photo: photo, albums: albums)))
-            } catch LikeRepositoryError.invalidID(_, let reason) {
-                summary.skipped.append(Skipped(file: path, reason: "its name is not a usable id: \(reason)"))
-            } catch let failure as CommandFailure {
-                summary.skipped.append(Skipped(file: path, reason: failure.message))
-            }
-            if pending.count == 32 { try likePending() }
-        }
-        try likePending()
-        progress.finish()
+    init(_ arguments: ParsedArguments) throws {
+        paths = arguments.positionals
+        albums = try Input.albums(arguments.allValues(Self.album))
+        printsJSON = arguments.has(Self.json)
+    }
 
-        if context.arguments.has("--json") {
+    func run(_ context: Context) throws {
+        let files = try collectFiles()
+        let summary = try importFiles(files, context: context)
+        if printsJSON {
             context.output.printJSON(summary.json)
         } else {
             context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), skipped \(summary.skipped.count).")
@@ -103,6 +58,78 @@ enum ImportCommand {
         if !summary.skipped.isEmpty {
             throw CommandFailure("\(summary.skipped.count) of \(files.count) files were skipped; see the summary.", status: .failure)
         }
+    }
+
+    /// The files named, and the JPEG files in the folders named.
+    private func collectFiles() throws -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CommandFailure("\(path) does not exist. Check the path.", status: .noInput)
+            }
+            if isDirectory.boolValue {
+                files += try Self.jpegFiles(in: path)
+            } else {
+                files.append(path)
+            }
+        }
+        return files
+    }
+
+    /// Reads each file and likes it, 32 at a time (`likeAll`: one flush fewer per photo), with a
+    /// progress bar; a file that cannot be liked is skipped with its reason.
+    private func importFiles(_ files: [String], context: Context) throws -> Summary {
+        var summary = Summary()
+        let progress = Progress(total: files.count, output: context.output)
+        var batch: [(path: String, item: LikeItem)] = []
+        for (index, path) in files.enumerated() {
+            progress.update(done: index)
+            do {
+                batch.append((path, try item(for: path)))
+            } catch LikeRepositoryError.invalidID(_, let reason) {
+                summary.skipped.append(Skipped(file: path, reason: "its name is not a usable id: \(reason)"))
+            } catch let failure as CommandFailure {
+                summary.skipped.append(Skipped(file: path, reason: failure.message))
+            }
+            if batch.count == 32 { try like(&batch, into: &summary, repository: context.repository) }
+        }
+        try like(&batch, into: &summary, repository: context.repository)
+        progress.finish()
+        return summary
+    }
+
+    /// The like a file makes: its name as the id, its bytes, and the metadata of a `.json` file
+    /// beside it, if any.
+    private func item(for path: String) throws -> LikeItem {
+        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let id = try PhotoID(stem)
+        let data = try Input.readFile(path, what: "file")
+        let sidecar = ((path as NSString).deletingPathExtension as NSString).appendingPathExtension("json")!
+        let photo = FileManager.default.fileExists(atPath: sidecar) ? try Input.metadata(sidecar) : nil
+        return LikeItem(id: id, image: data, photo: photo, albums: albums)
+    }
+
+    /// Likes a batch and empties it, noting each photo's outcome.
+    private func like(_ batch: inout [(path: String, item: LikeItem)], into summary: inout Summary, repository: LikeRepository) throws {
+        guard !batch.isEmpty else { return }
+        let results: [Result<LikeChange, LikeRepositoryError>]
+        do {
+            results = try repository.likeAll(batch.map(\.item))
+        } catch let error as LikeRepositoryError {
+            throw CommandFailure(error)  // the store itself failed: stop
+        }
+        for (entry, result) in zip(batch, results) {
+            switch result {
+            case .success(let change):
+                if change.kind == .liked { summary.liked.append(entry.item.id.rawValue) } else { summary.updated.append(entry.item.id.rawValue) }
+            case .failure(.notJPEG(_, let reason)):
+                summary.skipped.append(Skipped(file: entry.path, reason: "not a JPEG: \(reason)"))
+            case .failure(let error):
+                summary.skipped.append(Skipped(file: entry.path, reason: error.description))
+            }
+        }
+        batch.removeAll()
     }
 
     /// The .jpg and .jpeg files below `directory`, sorted by path.

@@ -3,7 +3,9 @@
 import Foundation
 import LikeKit
 
-enum ImportUnsplashCommand {
+struct ImportUnsplashCommand: Command {
+    static let album = Option.repeatable("--album", "NAME", "Put every photo in this album too (may be given more than once).")
+    static let json = Option.json("Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON.")
     static let spec = CommandSpec(
         name: "import-unsplash", summary: "Like every photo of an Unsplash API response, downloading its image and user image.",
         usage: "import-unsplash FILE [--album NAME]... [--json]",
@@ -15,9 +17,17 @@ enum ImportUnsplashCommand {
             nothing of it is stored; the others go on (then the exit status is 1).
             """,
         example: "likes import-unsplash search-photos.json",
-        valueOptions: ["--album": "Put every photo in this album too (may be given more than once)."],
-        flags: ["--json": "Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON."], repeatable: ["--album"],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "an Unsplash JSON FILE")
+        options: [album, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "an Unsplash JSON FILE")
+
+    let path: String
+    let albums: [AlbumName]
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        path = arguments[positional: 0]
+        albums = try Input.albums(arguments.allValues(Self.album))
+        printsJSON = arguments.has(Self.json)
+    }
 
     struct Failure {
         var id: String
@@ -37,9 +47,7 @@ enum ImportUnsplashCommand {
         }
     }
 
-    static func run(_ context: Context) throws {
-        let path = context.arguments.positionals[0]
-        let albums = try Input.albums(context.arguments)
+    func run(_ context: Context) throws {
         let data = try Input.readFile(path, what: "Unsplash file")
         let photos: [UnsplashPhoto]
         do {
@@ -82,7 +90,7 @@ enum ImportUnsplashCommand {
         }
         progress.finish()
 
-        if context.arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(summary.json)
         } else {
             context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), failed \(summary.failed.count).")

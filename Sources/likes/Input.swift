@@ -47,15 +47,15 @@ enum Input {
         }
     }
 
-    /// The albums of the repeatable `--album` option.
-    static func albums(_ arguments: ParsedArguments) throws -> [AlbumName] {
-        try arguments.allValues("--album").map(albumName)
+    /// The albums of a repeatable `--album` option.
+    static func albums(_ names: [String]) throws -> [AlbumName] {
+        try names.map(albumName)
     }
 
     /// A date for `--since`: `2026-11-01` (midnight, local time) or an ISO 8601 date and time
     /// such as `2026-11-01T08:00:00Z`.
-    static func since(_ arguments: ParsedArguments, command: String) throws -> Date? {
-        guard let text = arguments.value("--since") else { return nil }
+    static func since(_ text: String?, command: String) throws -> Date? {
+        guard let text else { return nil }
         if let date = LikeTimestamp.date(from: text) { return date }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,

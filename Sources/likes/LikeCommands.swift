@@ -3,72 +3,99 @@
 import Foundation
 import LikeKit
 
-enum LikeCommands {
-    static let likeOptions = [
-        "--image": "The photo's JPEG file.",
-        "--url": "Download the photo's JPEG from this http(s) address instead ($LIKES_DOWNLOAD_TIMEOUT, default 30 s).",
-        "--user-image": "The photographer's profile picture, a JPEG file.",
-        "--note": "Your note on the photo.",
-        "--meta": "An Unsplash photo object (JSON file) to take the metadata from.",
-        "--album": "Put the photo in this album too (may be given more than once).",
-    ]
+/// What `like` and `toggle` take to like a photo: its image (a file or an address), the
+/// photographer's picture, a note, metadata and albums.
+struct LikeOptions {
+    static let image = Option.value("--image", "FILE", "The photo's JPEG file.")
+    static let url = Option.value(
+        "--url", "URL", "Download the photo's JPEG from this http(s) address instead ($LIKES_DOWNLOAD_TIMEOUT, default 30 s).")
+    static let userImage = Option.value("--user-image", "FILE", "The photographer's profile picture, a JPEG file.")
+    static let note = Option.value("--note", "TEXT", "Your note on the photo.")
+    static let meta = Option.value("--meta", "FILE", "An Unsplash photo object (JSON file) to take the metadata from.")
+    static let album = Option.repeatable("--album", "NAME", "Put the photo in this album too (may be given more than once).")
+    static let all = [image, url, userImage, note, meta, album]
 
-    static let like = CommandSpec(
+    var imagePath: String?
+    var url: String?
+    var userImagePath: String?
+    var note: String?
+    var metaPath: String?
+    var albums: [AlbumName]
+
+    init(_ arguments: ParsedArguments) throws {
+        imagePath = arguments.value(Self.image)
+        url = arguments.value(Self.url)
+        if imagePath != nil, url != nil {
+            throw UsageError(message: "--image and --url cannot be given together", command: arguments.command)
+        }
+        userImagePath = arguments.value(Self.userImage)
+        note = arguments.value(Self.note)
+        metaPath = arguments.value(Self.meta)
+        albums = try Input.albums(arguments.allValues(Self.album))
+    }
+
+    var hasImage: Bool { imagePath != nil || url != nil }
+
+    /// The files read and the image downloaded (unless `download` is false); refuses nothing but
+    /// bad input.
+    func read(environment: [String: String], download: Bool = true) throws -> (image: Data?, userImage: Data?, photo: PhotoMetadata?) {
+        let downloaded = try download ? url.map { try Download.jpeg(from: $0, what: "image", environment: environment) } : nil
+        return (
+            try imagePath.map { try Input.readFile($0, what: "image") } ?? downloaded,
+            try userImagePath.map { try Input.readFile($0, what: "user image") },
+            try metaPath.map(Input.metadata)
+        )
+    }
+
+    /// Names the file in a not-a-JPEG error, which LikeKit reports without paths.
+    func naming<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch LikeRepositoryError.notJPEG(let image, let reason) {
+            let isUser = image == .userImage
+            let path = (isUser ? userImagePath : imagePath ?? url) ?? "?"
+            throw CommandFailure(
+                "The \(isUser ? "user image" : "image") \(path) is not a usable JPEG: \(reason). Give a complete JPEG file.", status: .badData)
+        }
+    }
+}
+
+/// `{"id", "liked", "record"}`, the record `null` when unliked: what unlike and toggle print.
+func likedStateJSON(id: PhotoID, liked: Bool, record: LikeRecord?) -> JSONValue {
+    .object([("id", .string(id.rawValue)), ("liked", .bool(liked)), ("record", record.json)])
+}
+
+struct LikeCommand: Command {
+    static let json = Option.json("Print the record as JSON.")
+    static let spec = CommandSpec(
         name: "like", summary: "Like a photo, storing its JPEG; on a liked photo, update what is given.",
         usage: "like ID (--image FILE | --url URL) [--user-image FILE] [--note TEXT] [--meta FILE] [--album NAME]... [--json]",
         details: "Liking a photo again replaces what is given and keeps the rest, and the date it was first liked.",
         example: "likes like Dwu85P9SOIk --image ~/Downloads/Dwu85P9SOIk.jpg --note \"Our first trip\"",
-        valueOptions: likeOptions, flags: ["--json": "Print the record as JSON."], repeatable: ["--album"],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+        options: LikeOptions.all + [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    static let failureLeavesStoreAsItWas = true
 
-    static let unlike = CommandSpec(
-        name: "unlike", summary: "Unlike a photo: remove its record and every image of it.",
-        usage: "unlike ID [--json]", example: "likes unlike Dwu85P9SOIk",
-        flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    let id: PhotoID
+    let options: LikeOptions
+    let printsJSON: Bool
 
-    static let toggle = CommandSpec(
-        name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",
-        usage: "toggle ID [--image FILE | --url URL] [--user-image FILE] [--note TEXT] [--meta FILE] [--album NAME]... [--json]",
-        details: "Liking needs --image or --url; unliking needs nothing else (and downloads nothing).",
-        example: "likes toggle Dwu85P9SOIk --image Dwu85P9SOIk.jpg",
-        valueOptions: likeOptions, flags: ["--json": "Print {\"id\", \"liked\", \"record\"} as JSON."], repeatable: ["--album"],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
-
-    struct LikeInput {
-        var image: Data?
-        var userImage: Data?
-        var note: String?
-        var photo: PhotoMetadata?
-        var albums: [AlbumName]
-    }
-
-    /// Reads the like options' files, or downloads the image; refuses nothing but bad input.
-    static func likeInput(_ arguments: ParsedArguments, command: String, environment: [String: String], download: Bool = true) throws -> LikeInput {
-        if arguments.value("--image") != nil, arguments.value("--url") != nil {
-            throw UsageError(message: "--image and --url cannot be given together", command: command)
-        }
-        let albums = try Input.albums(arguments)
-        let downloaded = try download ? arguments.value("--url").map { try Download.jpeg(from: $0, what: "image", environment: environment) } : nil
-        return LikeInput(
-            image: try arguments.value("--image").map { try Input.readFile($0, what: "image") } ?? downloaded,
-            userImage: try arguments.value("--user-image").map { try Input.readFile($0, what: "user image") },
-            note: arguments.value("--note"),
-            photo: try arguments.value("--meta").map(Input.metadata), albums: albums)
-    }
-
-    static func runLike(_ context: Context) throws {
-        let id = try Input.photoID(context.arguments.positionals[0])
-        guard context.arguments.value("--image") != nil || context.arguments.value("--url") != nil else {
+    init(_ arguments: ParsedArguments) throws {
+        id = try Input.photoID(arguments[positional: 0])
+        guard arguments.value(LikeOptions.image) != nil || arguments.value(LikeOptions.url) != nil else {
             throw UsageError(message: "`likes like` needs --image FILE or --url URL", command: "like")
         }
-        let input = try likeInput(context.arguments, command: "like", environment: context.environment)
-        let change = try naming(context.arguments) {
+        options = try LikeOptions(arguments)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let input = try options.read(environment: context.environment)
+        let change = try options.naming {
             try context.repository.like(
-                id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo, albums: input.albums)
+                id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
         }
         guard let record = change.record else { return }
-        if context.arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(record.json)
         } else {
             context.output.print(
@@ -76,44 +103,62 @@ enum LikeCommands {
             )
         }
     }
+}
 
-    /// Names the file in a not-a-JPEG error, which LikeKit reports without paths.
-    static func naming<Result>(_ arguments: ParsedArguments, _ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch LikeRepositoryError.notJPEG(let image, let reason) {
-            let isUser = image == .userImage
-            let path = (isUser ? arguments.value("--user-image") : arguments.value("--image")) ?? "?"
-            throw CommandFailure(
-                "The \(isUser ? "user image" : "image") \(path) is not a usable JPEG: \(reason). Give a complete JPEG file.", status: .badData)
-        }
+struct UnlikeCommand: Command {
+    static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON.")
+    static let spec = CommandSpec(
+        name: "unlike", summary: "Unlike a photo: remove its record and every image of it.",
+        usage: "unlike ID [--json]", example: "likes unlike Dwu85P9SOIk",
+        options: [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    static let failureLeavesStoreAsItWas = true
+
+    let id: PhotoID
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        id = try Input.photoID(arguments[positional: 0])
+        printsJSON = arguments.has(Self.json)
     }
 
-    /// `{"id", "liked", "record"}`, the record `null` when unliked.
-    static func toggleJSON(id: PhotoID, liked: Bool, record: LikeRecord?) -> JSONValue {
-        .object([("id", .string(id.rawValue)), ("liked", .bool(liked)), ("record", record.json)])
-    }
-
-    static func runUnlike(_ context: Context) throws {
-        let id = try Input.photoID(context.arguments.positionals[0])
+    func run(_ context: Context) throws {
         let change = try context.repository.unlike(id)
-        if context.arguments.has("--json") {
-            context.output.printJSON(toggleJSON(id: id, liked: false, record: nil))
+        if printsJSON {
+            context.output.printJSON(likedStateJSON(id: id, liked: false, record: nil))
         } else {
             context.output.print("Unliked \(Format.oneLine(id.rawValue)); removed \(change.files.count) files.")
         }
     }
+}
 
-    static func runToggle(_ context: Context) throws {
-        let id = try Input.photoID(context.arguments.positionals[0])
+struct ToggleCommand: Command {
+    static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON.")
+    static let spec = CommandSpec(
+        name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",
+        usage: "toggle ID [--image FILE | --url URL] [--user-image FILE] [--note TEXT] [--meta FILE] [--album NAME]... [--json]",
+        details: "Liking needs --image or --url; unliking needs nothing else (and downloads nothing).",
+        example: "likes toggle Dwu85P9SOIk --image Dwu85P9SOIk.jpg",
+        options: LikeOptions.all + [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    static let failureLeavesStoreAsItWas = true
+
+    let id: PhotoID
+    let options: LikeOptions
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        id = try Input.photoID(arguments[positional: 0])
+        options = try LikeOptions(arguments)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
         // Download only to like: unliking needs no image.
-        let needsImage = try !context.repository.isLiked(id)
-        let input = try likeInput(context.arguments, command: "toggle", environment: context.environment, download: needsImage)
+        let input = try options.read(environment: context.environment, download: try !context.repository.isLiked(id))
         let change: LikeChange
         do {
-            change = try naming(context.arguments) {
+            change = try options.naming {
                 try context.repository.toggle(
-                    id, image: input.image, userImage: input.userImage, note: input.note, photo: input.photo, albums: input.albums)
+                    id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
             }
         } catch LikeRepositoryError.imageRequired {
             throw UsageError(
@@ -122,8 +167,8 @@ enum LikeCommands {
             )
         }
         let liked = change.kind != .unliked
-        if context.arguments.has("--json") {
-            context.output.printJSON(toggleJSON(id: id, liked: liked, record: change.record))
+        if printsJSON {
+            context.output.printJSON(likedStateJSON(id: id, liked: liked, record: change.record))
         } else {
             context.output.print("\(Format.oneLine(id.rawValue)) is now \(liked ? "liked" : "not liked").")
         }

@@ -3,8 +3,11 @@
 import Foundation
 import LikeKit
 
-enum MaintenanceCommands {
-    static let purge = CommandSpec(
+struct PurgeCommand: Command {
+    static let dryRun = Option.flag("--dry-run", "Only report what would be removed.")
+    static let rebuildIndex = Option.flag("--rebuild-index", "Rebuild the index from the record files first.")
+    static let json = Option.json("Print {\"dryRun\", \"count\", \"bytes\", \"files\"} as JSON.")
+    static let spec = CommandSpec(
         name: "purge", summary: "Remove orphan files (files that belong to no record); report count and bytes.",
         usage: "purge [--dry-run | --rebuild-index] [--json]",
         details: """
@@ -13,21 +16,82 @@ enum MaintenanceCommands {
             which takes seconds at 100,000), as `likes verify` asks when the two disagree.
             """,
         example: "likes purge --dry-run",
-        flags: [
-            "--dry-run": "Only report what would be removed.", "--rebuild-index": "Rebuild the index from the record files first.",
-            "--json": "Print {\"dryRun\", \"count\", \"bytes\", \"files\"} as JSON.",
-        ],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [dryRun, rebuildIndex, json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    static let verify = CommandSpec(
+    let isDryRun: Bool
+    let rebuildsIndex: Bool
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        isDryRun = arguments.has(Self.dryRun)
+        rebuildsIndex = arguments.has(Self.rebuildIndex)
+        if isDryRun, rebuildsIndex { throw UsageError(message: "--dry-run and --rebuild-index cannot be given together", command: "purge") }
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        if rebuildsIndex {
+            let count = try context.repository.rebuildIndex()
+            if !printsJSON { context.output.print("Rebuilt the index from \(count) record file\(count == 1 ? "" : "s").") }
+        }
+        let report = try context.repository.purge(dryRun: isDryRun)
+        if printsJSON {
+            context.output.printJSON(
+                .object([
+                    ("dryRun", .bool(report.dryRun)), ("count", .int(report.count)), ("bytes", .int(report.bytes)), ("files", .strings(report.files)),
+                ]))
+            return
+        }
+        if report.count == 0 {
+            context.output.print("No orphan files.")
+            return
+        }
+        context.output.print(
+            "\(isDryRun ? "Would remove" : "Removed") \(report.count) orphan file\(report.count == 1 ? "" : "s") (\(Format.size(report.bytes))):")
+        for file in report.files { context.output.print("  \(Format.oneLine(file))") }
+    }
+}
+
+struct VerifyCommand: Command {
+    static let json = Option.json("Print {\"ok\", \"problems\", \"orphans\"} as JSON.")
+    static let spec = CommandSpec(
         name: "verify", summary: "Check every record and image; exit 1 if any invariant is broken.",
         usage: "verify [--json]",
         details: "Reads every image to compare it with its checksum. Orphan files are listed but are not a failure.",
         example: "likes verify",
-        flags: ["--json": "Print {\"ok\", \"problems\", \"orphans\"} as JSON."],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    static let repair = CommandSpec(
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let report = try context.repository.verify()
+        if printsJSON {
+            context.output.printJSON(
+                .object([("ok", .bool(report.isOK)), ("problems", .strings(report.problems)), ("orphans", .strings(report.orphans))]))
+        } else {
+            for problem in report.problems { context.output.print("problem: \(Format.oneLine(problem))") }
+            if !report.orphans.isEmpty {
+                context.output.print("\(report.orphans.count) orphan file\(report.orphans.count == 1 ? "" : "s") (run `likes purge` to remove):")
+                for orphan in report.orphans { context.output.print("  \(Format.oneLine(orphan))") }
+            }
+            if report.isOK { context.output.print("OK: every record and image is intact.") }
+        }
+        if !report.isOK {
+            throw CommandFailure(
+                "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store. Run `likes repair` to mend it (it deletes nothing).",
+                status: .failure)
+        }
+    }
+}
+
+struct RepairCommand: Command {
+    static let dryRun = Option.flag("--dry-run", "Only report what would be done.")
+    static let json = Option.json("Print {\"dryRun\", \"rebuilt\", \"setAside\": [{\"id\", \"files\", \"reason\"}], \"ok\"} as JSON.")
+    static let spec = CommandSpec(
         name: "repair", summary: "Bring a damaged store back to one that verifies, deleting nothing.",
         usage: "repair [--dry-run] [--json]",
         details: """
@@ -38,15 +102,19 @@ enum MaintenanceCommands {
             Exit 0 when the store verifies afterwards.
             """,
         example: "likes repair --dry-run",
-        flags: [
-            "--dry-run": "Only report what would be done.",
-            "--json": "Print {\"dryRun\", \"rebuilt\", \"setAside\": [{\"id\", \"files\", \"reason\"}], \"ok\"} as JSON.",
-        ],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [dryRun, json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    static func runRepair(_ context: Context) throws {
-        let report = try context.repository.repair(dryRun: context.arguments.has("--dry-run"))
-        if context.arguments.has("--json") {
+    let isDryRun: Bool
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        isDryRun = arguments.has(Self.dryRun)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let report = try context.repository.repair(dryRun: isDryRun)
+        if printsJSON {
             context.output.printJSON(
                 .object([
                     ("dryRun", .bool(report.dryRun)), ("rebuilt", .strings(report.rebuilt.map(\.rawValue))),
@@ -77,50 +145,6 @@ enum MaintenanceCommands {
                 report.dryRun
                     ? "the store does not verify as it is; run `likes repair` without --dry-run."
                     : "the store still does not verify after the repair; run `likes verify` to see what is left.", status: .failure)
-        }
-    }
-
-    static func runPurge(_ context: Context) throws {
-        let dryRun = context.arguments.has("--dry-run")
-        if context.arguments.has("--rebuild-index") {
-            if dryRun { throw UsageError(message: "--dry-run and --rebuild-index cannot be given together", command: "purge") }
-            let count = try context.repository.rebuildIndex()
-            if !context.arguments.has("--json") { context.output.print("Rebuilt the index from \(count) record file\(count == 1 ? "" : "s").") }
-        }
-        let report = try context.repository.purge(dryRun: dryRun)
-        if context.arguments.has("--json") {
-            context.output.printJSON(
-                .object([
-                    ("dryRun", .bool(report.dryRun)), ("count", .int(report.count)), ("bytes", .int(report.bytes)), ("files", .strings(report.files)),
-                ]))
-            return
-        }
-        if report.count == 0 {
-            context.output.print("No orphan files.")
-            return
-        }
-        context.output.print(
-            "\(dryRun ? "Would remove" : "Removed") \(report.count) orphan file\(report.count == 1 ? "" : "s") (\(Format.size(report.bytes))):")
-        for file in report.files { context.output.print("  \(Format.oneLine(file))") }
-    }
-
-    static func runVerify(_ context: Context) throws {
-        let report = try context.repository.verify()
-        if context.arguments.has("--json") {
-            context.output.printJSON(
-                .object([("ok", .bool(report.isOK)), ("problems", .strings(report.problems)), ("orphans", .strings(report.orphans))]))
-        } else {
-            for problem in report.problems { context.output.print("problem: \(Format.oneLine(problem))") }
-            if !report.orphans.isEmpty {
-                context.output.print("\(report.orphans.count) orphan file\(report.orphans.count == 1 ? "" : "s") (run `likes purge` to remove):")
-                for orphan in report.orphans { context.output.print("  \(Format.oneLine(orphan))") }
-            }
-            if report.isOK { context.output.print("OK: every record and image is intact.") }
-        }
-        if !report.isOK {
-            throw CommandFailure(
-                "verify found \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s") in the store. Run `likes repair` to mend it (it deletes nothing).",
-                status: .failure)
         }
     }
 }

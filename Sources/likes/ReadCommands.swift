@@ -3,56 +3,43 @@
 import Foundation
 import LikeKit
 
-enum ReadCommands {
-    static let list = CommandSpec(
+struct ListCommand: Command {
+    static let oldestFirst = Option.flag("--oldest-first", "Oldest like first.")
+    static let limit = Option.value("--limit", "N", "Show at most N photos.")
+    static let offset = Option.value("--offset", "N", "Skip the first N photos.")
+    static let album = Option.value("--album", "NAME", "Only the photos in this album.")
+    static let since = Option.value("--since", "DATE", "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.")
+    static let color = Option.value("--color", "C", "Only photos of this hex colour, such as #0C2340.")
+    static let search = Option.value("--search", "TEXT", "Only photos whose description, photographer or note contains TEXT.")
+    static let json = Option.json("Print an array of records as JSON.")
+    static let spec = CommandSpec(
         name: "list", summary: "List liked photos, newest first.",
         usage: "list [--oldest-first] [--limit N] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
         details: "Columns: liked (local time), id, size, width×height, and the note or else the description.",
         example: "likes list --limit 20 --search cat",
-        valueOptions: [
-            "--limit": "Show at most N photos.", "--offset": "Skip the first N photos.",
-            "--color": "Only photos of this hex colour, such as #0C2340.",
-            "--search": "Only photos whose description, photographer or note contains TEXT.",
-            "--album": "Only the photos in this album.",
-            "--since": "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.",
-        ],
-        flags: ["--oldest-first": "Oldest like first.", "--json": "Print an array of records as JSON."],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [oldestFirst, limit, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
+        positionalName: "no arguments")
 
-    static let show = CommandSpec(
-        name: "show", summary: "Show one liked photo: file, size, dimensions, date, note, albums and metadata.",
-        usage: "show ID [--json]", example: "likes show Dwu85P9SOIk",
-        flags: ["--json": "Print the record as JSON."],
-        minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    let query: LikeQuery
+    let printsJSON: Bool
 
-    static let stats = CommandSpec(
-        name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
-        usage: "stats [--json]", example: "likes stats --json",
-        flags: ["--json": "Print {\"count\", \"bytes\", \"oldest\", \"newest\"} as JSON."],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    init(_ arguments: ParsedArguments) throws {
+        query = LikeQuery(
+            order: arguments.has(Self.oldestFirst) ? .oldestFirst : .newestFirst, limit: try arguments.count(Self.limit),
+            offset: try arguments.count(Self.offset) ?? 0, color: arguments.value(Self.color), search: arguments.value(Self.search),
+            album: try arguments.value(Self.album).map(Input.albumName), since: try Input.since(arguments.value(Self.since), command: "list"))
+        printsJSON = arguments.has(Self.json)
+    }
 
-    static func runList(_ context: Context) throws {
-        let arguments = context.arguments
-        let query = LikeQuery(
-            order: arguments.has("--oldest-first") ? .oldestFirst : .newestFirst,
-            limit: try arguments.count("--limit", command: "list"), offset: try arguments.count("--offset", command: "list") ?? 0,
-            color: arguments.value("--color"), search: arguments.value("--search"),
-            album: try arguments.value("--album").map(Input.albumName), since: try Input.since(arguments, command: "list"))
+    func run(_ context: Context) throws {
         let listing = try context.repository.list(query)
-        if listing.records.isEmpty, let album = query.album { try AlbumCommands.checkAlbumExists(album, repository: context.repository) }
-        if arguments.has("--json") {
+        if listing.records.isEmpty, let album = query.album { try AlbumsCommand.checkAlbumExists(album, repository: context.repository) }
+        if printsJSON {
             context.output.printJSON(.array(listing.records.map(\.json)))
         } else if listing.records.isEmpty {
-            // Without a filter an empty page says the store is empty, whatever --limit or order.
-            let filtered = query.search != nil || query.color != nil || query.album != nil || query.since != nil
-            context.output.print(
-                filtered
-                    ? "No liked photo matches."
-                    : query.offset == 0
-                        ? "No liked photos yet. Like one with `likes like ID --image FILE`."
-                        : "Nothing past the first \(query.offset) liked photo\(query.offset == 1 ? "" : "s").")
+            context.output.print(emptyMessage)
         } else {
-            printTable(listing.records, output: context.output)
+            Self.printTable(listing.records, output: context.output)
         }
         for damage in listing.damage { context.output.printError("likes: \(damage)") }
         if !listing.damage.isEmpty {
@@ -60,6 +47,14 @@ enum ReadCommands {
                 "\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list and `likes repair` to mend it.",
                 status: .failure)
         }
+    }
+
+    /// Without a filter an empty page says the store is empty, whatever --limit or order.
+    private var emptyMessage: String {
+        let filtered = query.search != nil || query.color != nil || query.album != nil || query.since != nil
+        if filtered { return "No liked photo matches." }
+        if query.offset == 0 { return "No liked photos yet. Like one with `likes like ID --image FILE`." }
+        return "Nothing past the first \(query.offset) liked photo\(query.offset == 1 ? "" : "s")."
     }
 
     static func printTable(_ records: [LikeRecord], output: Output) {
@@ -71,11 +66,26 @@ enum ReadCommands {
         }
         output.printTable(header: ["LIKED", "ID", "SIZE", "PIXELS", "NOTE"], rows: rows, rightAligned: [2, 3])
     }
+}
 
-    static func runShow(_ context: Context) throws {
-        let id = try Input.photoID(context.arguments.positionals[0])
+struct ShowCommand: Command {
+    static let json = Option.json("Print the record as JSON.")
+    static let spec = CommandSpec(
+        name: "show", summary: "Show one liked photo: file, size, dimensions, date, note, albums and metadata.",
+        usage: "show ID [--json]", example: "likes show Dwu85P9SOIk",
+        options: [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+
+    let id: PhotoID
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        id = try Input.photoID(arguments[positional: 0])
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
         guard let record = try context.repository.record(for: id) else { throw CommandFailure(LikeRepositoryError.notLiked(id: id)) }
-        if context.arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(record.json)
             return
         }
@@ -104,10 +114,24 @@ enum ReadCommands {
         let width = lines.map(\.0.count).max() ?? 0
         for (label, value) in lines { context.output.print("\((label + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) \(value)") }
     }
+}
 
-    static func runStats(_ context: Context) throws {
+struct StatsCommand: Command {
+    static let json = Option.json("Print {\"count\", \"bytes\", \"oldest\", \"newest\", \"fileSystem\", \"flush\"} as JSON.")
+    static let spec = CommandSpec(
+        name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
+        usage: "stats [--json]", example: "likes stats --json",
+        options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
         let statistics = try context.repository.statistics()
-        if context.arguments.has("--json") {
+        if printsJSON {
             context.output.printJSON(
                 .object([
                     ("count", .int(statistics.count)), ("bytes", .int(statistics.bytes)), ("oldest", .date(statistics.oldest)),

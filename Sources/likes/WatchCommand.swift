@@ -11,7 +11,8 @@ import LikeKit
     import Musl
 #endif
 
-enum WatchCommand {
+struct WatchCommand: Command {
+    static let json = Option.json("Print one JSON object per change and line.")
     static let spec = CommandSpec(
         name: "watch", summary: "Print each change to the store as it happens (from any process) until interrupted.",
         usage: "watch [--json]",
@@ -21,8 +22,13 @@ enum WatchCommand {
             so that it pipes into jq. A line on stderr says when watching has begun.
             """,
         example: "likes watch --json | jq -r .id",
-        flags: ["--json": "Print one JSON object per change and line."],
-        minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        printsJSON = arguments.has(Self.json)
+    }
 
     /// `{"change", "id", "at", "record", "files"}`; keys that do not apply are null.
     static func json(_ change: LikeChange) -> JSONValue {
@@ -32,14 +38,14 @@ enum WatchCommand {
         ])
     }
 
-    static func run(_ context: Context) throws {
-        let json = context.arguments.has("--json")
+    func run(_ context: Context) throws {
+        let json = printsJSON
         let output = context.output
         let token = context.repository.observe { change in
             if json {
                 output.print(Self.json(change).rendered(pretty: false))
             } else {
-                output.print(humanLine(change))
+                output.print(Self.humanLine(change))
             }
         }
         // A parent may have blocked these (test runners do); watching ends only when they arrive.
