@@ -48,37 +48,13 @@ struct ImportUnsplashCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let data = try Input.readFile(path, what: "Unsplash file")
-        let photos: [UnsplashPhoto]
-        do {
-            photos = try UnsplashPhoto.photos(fromJSON: data)
-        } catch let error as LikeRepositoryError {
-            throw CommandFailure(
-                "\(path) is not an Unsplash API response: \(error.description) Give a photo, a list of photos or a search response.", status: .badData
-            )
-        }
-
+        let photos = try readPhotos()
         var summary = Summary()
         let progress = Progress(total: photos.count, output: context.output)
         for (index, photo) in photos.enumerated() {
             progress.update(done: index)
             do {
-                let id = try PhotoID(photo.id)
-                if try context.repository.isLiked(id) {
-                    try context.repository.like(id, image: nil, photo: photo.metadata, albums: albums)
-                    summary.updated.append(photo.id)
-                    continue
-                }
-                guard let imageURL = photo.imageURL else {
-                    summary.failed.append(Failure(id: photo.id, reason: "it has no urls.regular to download"))
-                    continue
-                }
-                let image = try Download.jpeg(from: imageURL.absoluteString, what: "image", environment: context.environment)
-                let userImage = try photo.userImageURL.map {
-                    try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
-                }
-                try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata, albums: albums)
-                summary.liked.append(photo.id)
+                if try like(photo, context: context) { summary.liked.append(photo.id) } else { summary.updated.append(photo.id) }
             } catch let failure as CommandFailure {
                 summary.failed.append(Failure(id: photo.id, reason: failure.message))
             } catch let error as LikeRepositoryError {
@@ -99,5 +75,34 @@ struct ImportUnsplashCommand: Command {
         if !summary.failed.isEmpty {
             throw CommandFailure("\(summary.failed.count) of \(photos.count) photos could not be liked; see the summary.", status: .failure)
         }
+    }
+
+    /// The photos of the response in the file.
+    private func readPhotos() throws -> [UnsplashPhoto] {
+        let data = try Input.readFile(path, what: "Unsplash file")
+        do {
+            return try UnsplashPhoto.photos(fromJSON: data)
+        } catch let error as LikeRepositoryError {
+            throw CommandFailure(
+                "\(path) is not an Unsplash API response: \(error.description) Give a photo, a list of photos or a search response.", status: .badData
+            )
+        }
+    }
+
+    /// Likes one photo, downloading its images; a photo liked already only gets the metadata and
+    /// albums. True when it was liked now, false when updated.
+    private func like(_ photo: UnsplashPhoto, context: Context) throws -> Bool {
+        let id = try PhotoID(photo.id)
+        if try context.repository.isLiked(id) {
+            try context.repository.like(id, image: nil, photo: photo.metadata, albums: albums)
+            return false
+        }
+        guard let imageURL = photo.imageURL else { throw CommandFailure("it has no urls.regular to download", status: .failure) }
+        let image = try Download.jpeg(from: imageURL.absoluteString, what: "image", environment: context.environment)
+        let userImage = try photo.userImageURL.map {
+            try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
+        }
+        try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata, albums: albums)
+        return true
     }
 }
