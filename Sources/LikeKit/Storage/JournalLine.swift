@@ -220,24 +220,32 @@ struct JournalLine: Hashable, Sendable {
         private let bytes: UnsafeBufferPointer<UInt8>
         private(set) var count = 1
 
+        @inline(__always)
         init?(splitting bytes: UnsafeBufferPointer<UInt8>) {
             self.bytes = bytes
-            for index in 0..<bytes.count where bytes[index] == 0x20 {
-                guard count < 8 else { return nil }
-                setStart(count, index + 1)
-                count += 1
+            var index = 0
+            while index < bytes.count {
+                if bytes[index] == 0x20 {
+                    guard count < 8 else { return nil }
+                    setStart(count, index + 1)
+                    count += 1
+                }
+                index += 1
             }
             setStart(count, bytes.count + 1)
         }
 
+        @inline(__always)
         private mutating func setStart(_ field: Int, _ offset: Int) {
             withUnsafeMutableBytes(of: &starts) { $0.storeBytes(of: offset, toByteOffset: field * MemoryLayout<Int>.stride, as: Int.self) }
         }
 
+        @inline(__always)
         private func start(_ field: Int) -> Int {
             withUnsafeBytes(of: starts) { $0.load(fromByteOffset: field * MemoryLayout<Int>.stride, as: Int.self) }
         }
 
+        @inline(__always)
         subscript(_ field: Int) -> UnsafeBufferPointer<UInt8> {
             let start = start(field)
             return UnsafeBufferPointer(rebasing: bytes[start..<max(start, self.start(field + 1) - 1)])
