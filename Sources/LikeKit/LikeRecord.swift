@@ -60,14 +60,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with
     /// milliseconds, `nil` properties as `null`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(Timestamp.string(likedAt), forKey: .likedAt)
-        try container.encode(image, forKey: .image)
-        try container.encode(userImage, forKey: .userImage)
-        try container.encode(note, forKey: .note)
-        try container.encode(photo, forKey: .photo)
-        try container.encode(albums, forKey: .albums)
+        try json.encode(to: encoder)
     }
 
     /// The number of bytes of the record's images together.
@@ -110,10 +103,6 @@ public struct StoredImage: Sendable, Hashable, Codable {
 
     /// Encodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(file.path, forKey: .file)
-        try container.encode(byteCount, forKey: .bytes)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
+        try json.encode(to: encoder)
     }
 }

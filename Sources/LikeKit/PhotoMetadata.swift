@@ -62,15 +62,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
 
     /// Encodes every property, `nil` ones as `null`, dates as ISO 8601 with milliseconds.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(description, forKey: .description)
-        try container.encode(photographer, forKey: .photographer)
-        try container.encode(photographerUsername, forKey: .photographerUsername)
-        try container.encode(color, forKey: .color)
-        try container.encode(sourceURL, forKey: .sourceURL)
-        try container.encode(width, forKey: .width)
-        try container.encode(height, forKey: .height)
-        try container.encode(createdAt.map(Timestamp.string), forKey: .createdAt)
+        try json.encode(to: encoder)
     }
 
     /// Merges `other` over `self`: each property `other` sets replaces the one here.

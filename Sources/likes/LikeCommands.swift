@@ -81,10 +81,8 @@ struct LikeCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         id = try Input.photoID(arguments[positional: 0])
-        guard arguments.value(LikeOptions.image) != nil || arguments.value(LikeOptions.url) != nil else {
-            throw UsageError(message: "`likes like` needs --image FILE or --url URL", command: "like")
-        }
         options = try LikeOptions(arguments)
+        guard options.hasImage else { throw UsageError(message: "`likes like` needs --image FILE or --url URL", command: "like") }
         printsJSON = arguments.has(Self.json)
     }
 

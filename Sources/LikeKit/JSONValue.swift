@@ -1,13 +1,13 @@
-// The command line's JSON output, written by hand.
-//
-// Foundation's JSONEncoder took half of the instructions of `likes list --limit 20 --json` on a
-// store of 100,000 (callgrind: 9.1 M of 17.7 M), through its generic Codable machinery.
+// The one definition of the JSON shapes of a record, its images and its metadata, and a writer
+// of JSON by hand. LikeKit's Codable encoding of those types goes through the same values, and
+// the command line (in this package) renders them itself: Foundation's JSONEncoder took half of
+// the instructions of `likes list --limit 20 --json` on a store of 100,000 (callgrind: 9.1 M of
+// 17.7 M), through its generic Codable machinery.
 
 import Foundation
-import LikeKit
 
-/// A JSON document to print.
-indirect enum JSONValue {
+/// A JSON document: what ``LikeRecord``'s `encode(to:)` encodes and the command line prints.
+package indirect enum JSONValue: Encodable, Sendable {
     case object([(String, JSONValue)])
     case array([JSONValue])
     case string(String)
@@ -15,13 +15,45 @@ indirect enum JSONValue {
     case bool(Bool)
     case null
 
-    static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-    static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-    static func date(_ value: Date?) -> JSONValue { value.map { .string(LikeTimestamp.string(from: $0)) } ?? .null }
-    static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+    package static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    package static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    package static func date(_ value: Date?) -> JSONValue { value.map { .string(LikeTimestamp.string(from: $0)) } ?? .null }
+    package static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+
+    /// Encodes the document into any `Encoder`: members in their order, `null` as `null`.
+    package func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var container = encoder.container(keyedBy: MemberName.self)
+            for (name, value) in members { try container.encode(value, forKey: MemberName(name)) }
+        case .array(let values):
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .int(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        }
+    }
+
+    private struct MemberName: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 
     /// Pretty: two-space indents and sorted keys, for `--json`; compact: one line, for `watch`.
-    func rendered(pretty: Bool) -> String {
+    package func rendered(pretty: Bool) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(1024)
         write(into: &out, pretty: pretty, depth: 0)
@@ -102,8 +134,8 @@ indirect enum JSONValue {
 }
 
 extension LikeRecord {
-    /// The record as SPEC §4 shows it, `file` an absolute path.
-    var json: JSONValue {
+    /// The record's JSON shape (see ``LikeRecord``), `file` an absolute path.
+    package var json: JSONValue {
         .object([
             ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
             ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
@@ -112,13 +144,15 @@ extension LikeRecord {
 }
 
 extension StoredImage {
-    var json: JSONValue {
+    /// `{"file", "bytes", "width", "height"}`, `file` an absolute path.
+    package var json: JSONValue {
         .object([("file", .string(file.path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height))])
     }
 }
 
 extension PhotoMetadata {
-    var json: JSONValue {
+    /// Every property, `nil` ones as `null`, dates as ISO 8601 with milliseconds.
+    package var json: JSONValue {
         .object([
             ("description", .string(description)), ("photographer", .string(photographer)),
             ("photographerUsername", .string(photographerUsername)), ("color", .string(color)), ("sourceURL", .string(sourceURL)),
@@ -128,5 +162,5 @@ extension PhotoMetadata {
 }
 
 extension Optional where Wrapped == LikeRecord {
-    var json: JSONValue { map(\.json) ?? .null }
+    package var json: JSONValue { map(\.json) ?? .null }
 }
