@@ -24,19 +24,27 @@ public struct LikeQuery: Sendable, Hashable {
     public var limit: Int?
     /// How many matching records to skip first; 0 by default.
     public var offset: Int
-    /// Keeps records whose photo colour is this hex colour (case and a leading `#` ignored).
+    /// Keeps records whose photo colour is this hex colour (`#0C2340`; case and the `#`
+    /// ignored), or in this colour family: the nearest of `black`, `white`, `gray`, `yellow`,
+    /// `orange`, `red`, `purple`, `magenta`, `green`, `teal`, `blue` and `brown`. Anything else
+    /// makes ``LikeRepository/list(_:)`` throw ``LikeRepositoryError/invalidArgument(_:)``.
     public var color: String?
-    /// Keeps records whose description, photographer or note contains this text, ignoring case.
+    /// Keeps records where every whitespace-separated word of this text is found in the id,
+    /// description, photographer name or username, note or album names, ignoring case and
+    /// accents (both sides folded: `cafe` finds `Café`; Hangul and kana work).
     public var search: String?
     /// Keeps the photos in this album.
     public var album: AlbumName?
     /// Keeps the photos liked at or after this date.
     public var since: Date?
+    /// Lists what follows this place in the listing's order: the ``LikeListing/next`` of the
+    /// page before. The cheap way to page; ``offset`` reads through every photo it skips.
+    public var after: LikeCursor?
 
     /// Creates a query; with no arguments it lists every record, newest first.
     public init(
         order: Order = .newestFirst, limit: Int? = nil, offset: Int = 0, color: String? = nil, search: String? = nil, album: AlbumName? = nil,
-        since: Date? = nil
+        since: Date? = nil, after: LikeCursor? = nil
     ) {
         self.order = order
         self.limit = limit
@@ -45,33 +53,70 @@ public struct LikeQuery: Sendable, Hashable {
         self.search = search
         self.album = album
         self.since = since
+        self.after = after
     }
 
-    /// Whether records must be decoded to be tested (colour and search); album and date are
-    /// tested on the index.
-    var hasFilters: Bool { color != nil || search != nil }
+    /// Whether the listing keeps photos of one colour or text, which the catalog answers (and
+    /// the sure path by decoding every record).
+    var hasRecordFilters: Bool { color != nil || search != nil }
 
+    /// Whether an index entry passes the album, date and cursor filters.
     func matches(_ entry: LiveEntry) -> Bool {
         if let album, !entry.albums.contains(album) { return false }
         if let since, entry.likedAt < Timestamp.milliseconds(since) { return false }
+        if let after {
+            return order == .newestFirst ? entry.listingKey < after.place : after.place < entry.listingKey
+        }
         return true
     }
 
-    func matches(_ record: LikeRecord) -> Bool {
+    /// The record filters, made once per query.
+    struct RecordFilter {
+        let color: ColorFilter?
+        let words: SearchWords?
+
+        func matches(_ record: StoredRecord) -> Bool {
+            if let color {
+                guard let digits = ColorFilter.catalogColor(record.photo?.color),
+                    Array(digits.utf8).withUnsafeBufferPointer({ color.matches(catalogColor: $0) })
+                else { return false }
+            }
+            if let words {
+                return Array(SearchWords.searchableText(of: record).utf8).withUnsafeBufferPointer { words.matches($0) }
+            }
+            return true
+        }
+    }
+
+    /// The query's colour and search, checked.
+    ///
+    /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` for a negative limit or offset, and
+    ///   a colour that is neither a hex colour nor a family name.
+    func recordFilter() throws -> RecordFilter {
+        if let limit, limit < 0 { throw LikeRepositoryError.invalidArgument("The limit must not be negative; it was \(limit).") }
+        guard offset >= 0 else { throw LikeRepositoryError.invalidArgument("The offset must not be negative; it was \(offset).") }
+        var colorFilter: ColorFilter?
         if let color {
-            guard let photoColor = record.photo?.color, Self.normalizedColor(photoColor) == Self.normalizedColor(color) else { return false }
+            guard let parsed = ColorFilter(color) else {
+                throw LikeRepositoryError.invalidArgument(
+                    "The colour must be a hex colour such as #0C2340 or one of \(ColorFilter.families.map(\.name).joined(separator: ", ")); it was \(LikeRepositoryError.quoted(color))."
+                )
+            }
+            colorFilter = parsed
         }
-        if let search, !search.isEmpty {
-            let fields = [record.photo?.description, record.photo?.photographer, record.photo?.photographerUsername, record.note]
-            guard fields.contains(where: { $0?.localizedCaseInsensitiveContains(search) == true }) else { return false }
-        }
-        return true
+        return RecordFilter(color: colorFilter, words: search.map(SearchWords.init))
     }
 
-    static func normalizedColor(_ text: String) -> String {
-        var value = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if value.hasPrefix("#") { value.removeFirst() }
-        return value
+    /// The query in the catalog's terms.
+    func catalogQuery(_ filter: RecordFilter) -> CatalogQuery {
+        var escapedAlbum: [UInt8]?
+        if let album {
+            escapedAlbum = []
+            PercentEscaping.albumName.escape(album.rawValue.utf8, into: &escapedAlbum!)
+        }
+        return CatalogQuery(
+            newestFirst: order == .newestFirst, limit: limit, offset: offset, after: after?.place, since: since.map(Timestamp.milliseconds),
+            album: escapedAlbum, color: filter.color, words: filter.words)
     }
 }
 
@@ -82,4 +127,6 @@ public struct LikeListing: Sendable, Hashable {
     /// One sentence for each damaged record file that could not be read, and for damage to the
     /// store's index that the listing worked around.
     public var damage: [String]
+    /// Where the next page starts (pass it as ``LikeQuery/after``); `nil` when no photo follows.
+    public var next: LikeCursor?
 }

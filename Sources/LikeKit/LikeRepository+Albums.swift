@@ -99,24 +99,28 @@ extension LikeRepository {
     /// The albums, each with its count, bytes and newest photo, sorted by name as people expect:
     /// ignoring case and accents (`apple`, `Été`, `Zoo`), the same in every locale.
     ///
-    /// Counted from the index: only each album's cover record is decoded.
+    /// Counted in one read of the catalog: only each album's cover record is decoded.
     ///
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func albums() throws -> [AlbumSummary] {
         guard let opened = try store.open(), let records = opened.records else { return [] }
-        var damage: [String] = []
-        var groups: [AlbumName: (count: Int, bytes: Int64, newest: LiveEntry)] = [:]
-        for entry in try opened.liveEntries(damage: &damage) {
-            for album in entry.albums {
-                if var group = groups[album] {
+        var groups: [AlbumName: (count: Int, bytes: Int64, newest: ListingKey)] = [:]
+        if let counted = try opened.catalogAlbums() {
+            for album in counted {
+                guard let bytes = PercentEscaping.albumName.unescape(album.name.withUnsafeBufferPointer { $0 }),
+                    let name = try? AlbumName(String(decoding: bytes, as: UTF8.self))
+                else { continue }
+                groups[name] = (album.count, album.bytes, album.newest)
+            }
+        } else {
+            var damage: [String] = []
+            for entry in try opened.liveEntries(damage: &damage) {
+                for album in entry.albums {
+                    var group = groups[album] ?? (0, 0, entry.listingKey)
                     group.count += 1
                     group.bytes += entry.bytes
-                    if (entry.likedAt, entry.sequence, entry.key) > (group.newest.likedAt, group.newest.sequence, group.newest.key) {
-                        group.newest = entry
-                    }
+                    group.newest = max(group.newest, entry.listingKey)
                     groups[album] = group
-                } else {
-                    groups[album] = (1, entry.bytes, entry)
                 }
             }
         }

@@ -4,8 +4,10 @@ import Foundation
 
 /// Milliseconds since 1970 in UTC: the precision of every date LikeKit stores.
 enum Timestamp {
+    /// The nearest millisecond: a date made by ``date(_:)`` comes back as its milliseconds, which
+    /// rounding down would not always give (`Date` keeps seconds since 2001 as a `Double`).
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     static func date(_ milliseconds: Int64) -> Date {

@@ -9,8 +9,12 @@ struct ListCommand: Command {
     static let offset = Option.value("--offset", "N", "Skip the first N photos.")
     static let album = Option.value("--album", "NAME", "Only the photos in this album.")
     static let since = Option.value("--since", "DATE", "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.")
-    static let color = Option.value("--color", "C", "Only photos of this hex colour, such as #0C2340.")
-    static let search = Option.value("--search", "TEXT", "Only photos whose description, photographer or note contains TEXT.")
+    static let color = Option.value(
+        "--color", "C",
+        "Only photos of this hex colour (#0C2340), or of a colour family: black, white, gray, yellow, orange, red, purple, magenta, green, teal, blue or brown."
+    )
+    static let search = Option.value(
+        "--search", "TEXT", "Only photos whose id, description, photographer, note or albums contain every word of TEXT (case and accents ignored).")
     static let json = Option.json("Print an array of records as JSON.")
     static let spec = CommandSpec(
         name: "list", summary: "List liked photos, newest first.",

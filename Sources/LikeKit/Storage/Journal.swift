@@ -71,9 +71,10 @@ struct Journal {
     }
 
     /// Makes the journal's end sound before a change: cuts a torn last line and takes back a last
-    /// line whose change never committed. Returns the time of the last line, or `nil` when the
-    /// journal is missing, cut short or its last line unreadable: then it must be rebuilt.
-    func recoverEnd(records: RecordFiles, durable: Bool) throws -> Int64? {
+    /// line whose change never committed. Returns the time of the last line and whether the
+    /// journal has the catalog's format, or `nil` when the journal is missing, cut short or its
+    /// last line unreadable: then it must be rebuilt.
+    func recoverEnd(records: RecordFiles, durable: Bool) throws -> (lastTime: Int64, hasCatalog: Bool)? {
         guard let reader = try reader(records: records) else { return nil }
         let size = try reader.source.currentSize()
         guard size > 0, size >= notedLength ?? 0 else { return nil }
@@ -84,24 +85,23 @@ struct Journal {
         }
         guard let last = end.lastLine else { return nil }
         if !end.committed { try append([.aborting(last)], durable: durable) }
-        return last.at
+        let header = last.operation == .header ? last : try reader.firstLine()
+        return (last.at, header?.key == JournalLine.formatName)
     }
 
-    /// Writes a new journal of `entries` (a header, then one `L` line per entry in `likedAt`
-    /// order) and puts it in place atomically. Returns the newest time in it.
+    /// Writes a new journal of `entries` (a header, then one `L` line per entry in listing
+    /// order) and puts it in place atomically. An entry without its catalog (read from a journal
+    /// of the format before) gets it from its record, read with `records`. Returns the newest
+    /// time in it.
     @discardableResult
-    func rewrite(_ entries: [LiveEntry], durable: Bool) throws -> Int64 {
-        let sorted = entries.sorted { ($0.likedAt, $0.key) < ($1.likedAt, $1.key) }
+    func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool) throws -> Int64 {
+        let sorted = entries.sorted { $0.listingKey < $1.listingKey }
         let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0)
         var bytes = JournalLine.header(at: now, snapshotLines: sorted.count).encoded
-        bytes.reserveCapacity(sorted.count * 64)
-        for entry in sorted {
-            bytes +=
-                JournalLine(
-                    operation: .liked, at: entry.likedAt, generation: entry.generation, bytes: entry.bytes,
-                    imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration, key: entry.key,
-                    albums: entry.albums
-                ).encoded
+        bytes.reserveCapacity(sorted.count * 128)
+        for var entry in sorted {
+            if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
+            bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded
         }
         try? root.remove(StoreLayout.journalTemporaryFileName)
         try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }

@@ -12,19 +12,34 @@ struct LiveEntry: Hashable, Sendable {
     var userImageGeneration: String?
     /// The albums the photo is in, in canonical order.
     var albums: [AlbumName] = []
-    /// The line number of the `L` line that liked it, which orders likes of one millisecond; 0
-    /// when read from a record file. Not part of equality: it says where, not what.
-    var sequence = 0
+    /// What queries need of the photo; `nil` when read from a journal of the format before.
+    var catalog: CatalogFields?
+
+    /// Where the photo stands in a listing: by the time it was liked, then by key (likes of
+    /// one millisecond, which stores written before the clock ticked at least once per line
+    /// may hold).
+    var listingKey: ListingKey { ListingKey(likedAt: likedAt, key: key) }
 
     static func == (left: LiveEntry, right: LiveEntry) -> Bool {
         (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
             == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
-            && left.albums == right.albums
+            && left.albums == right.albums && left.catalog == right.catalog
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(generation)
+    }
+}
+
+/// The order of a listing: the time a photo was liked, then its storage key. Total, and
+/// derived from the record alone, so that a cursor names a place in it.
+struct ListingKey: Comparable, Hashable, Sendable {
+    var likedAt: Int64
+    var key: String
+
+    static func < (left: ListingKey, right: ListingKey) -> Bool {
+        (left.likedAt, left.key) < (right.likedAt, right.key)
     }
 }
 
@@ -39,20 +54,20 @@ struct JournalIndex: Sendable {
 
     init() {}
 
-    /// Applies a settled line (see ``JournalReader``); `sequence` orders likes of one millisecond.
-    mutating func apply(_ line: JournalLine, sequence: Int) {
+    /// Applies a settled line (see ``JournalReader``).
+    mutating func apply(_ line: JournalLine) {
         switch line.operation {
         case .liked:
             live[line.key] = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: line.at, bytes: line.bytes,
                 imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
-                sequence: sequence)
+                catalog: line.catalog)
         case .updated:
             let previous = live[line.key]
             live[line.key] = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: previous?.likedAt ?? line.at, bytes: line.bytes,
                 imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
-                sequence: previous?.sequence ?? sequence)
+                catalog: line.catalog)
         case .unliked:
             live.removeValue(forKey: line.key)
         case .header, .aborted, .purged:
@@ -73,7 +88,7 @@ struct JournalIndex: Sendable {
                 }
                 return skippingDamage
             }
-            apply(line, sequence: item.number)
+            apply(line)
             return true
         }
         lineCount = end.lineCount

@@ -7,7 +7,7 @@
 /// Every line has seven fields separated by single spaces and ends with a newline:
 ///
 /// ```
-/// L 1763774625123 1a2b3c4d5e6f 204811 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik
+/// L 1763774625123 1a2b3c4d5e6f 204811 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik 60544d dwu85p9sioik␟a cat
 /// ```
 ///
 /// operation, time in milliseconds since 1970, record generation, bytes of the record's images,
@@ -17,7 +17,12 @@
 ///   bytes field the number of snapshot lines that follow it after a compaction.
 /// - `L`: a photo liked for the first time; the time is its `likedAt`.
 /// - `M`: a liked photo updated; `likedAt` stays that of its `L` line.
-/// `L` and `M` lines of a photo in albums have an eighth field: the album names, each escaped by
+///
+/// `L` and `M` lines then carry the photo's catalog (see ``CatalogFields``), what queries read
+/// instead of decoding records: its colour (six lower-case hex digits, or `-`) and its searchable
+/// text, folded, with every white space and control character written as U+001F (so the field
+/// holds no space or newline). Lines of a `likes-journal-1` journal have neither field, and are
+/// still read. Last, for a photo in albums, the album names, each escaped by
 /// ``PercentEscaping/albumName`` (`%`, `,`, space, control and non-ASCII bytes as `%XX`), sorted
 /// by their UTF-8 bytes and joined by commas: `Trip%20to%20Lisbon,Cats`.
 ///
@@ -43,7 +48,10 @@ struct JournalLine: Hashable, Sendable {
         var changesPhoto: Bool { self == .liked || self == .updated || self == .unliked }
     }
 
-    static let formatName = "likes-journal-1"
+    /// The format this version writes: `L` and `M` lines carry the catalog.
+    static let formatName = "likes-journal-2"
+    /// The format before the catalog, still read.
+    static let formatWithoutCatalog = "likes-journal-1"
 
     var operation: Operation
     var at: Int64
@@ -56,6 +64,8 @@ struct JournalLine: Hashable, Sendable {
     var id: String?
     /// On `L` and `M` lines: the albums the photo is in, in canonical order.
     var albums: [AlbumName] = []
+    /// On `L` and `M` lines: what queries need of the photo; `nil` on lines of the format before.
+    var catalog: CatalogFields?
 
     // MARK: The lines a change writes
 
@@ -76,6 +86,13 @@ struct JournalLine: Hashable, Sendable {
         JournalLine(
             operation: .purged, at: at, generation: "-", bytes: Int64(bytes), imageGeneration: "-", userImageGeneration: nil,
             key: PercentEscaping.journalField.escape(path))
+    }
+
+    /// The `L` or `M` line of a photo as `entry` describes it, at `at`.
+    static func describing(_ entry: LiveEntry, operation: Operation, at: Int64) -> JournalLine {
+        JournalLine(
+            operation: operation, at: at, generation: entry.generation, bytes: entry.bytes, imageGeneration: entry.imageGeneration,
+            userImageGeneration: entry.userImageGeneration, key: entry.key, albums: entry.albums, catalog: entry.catalog)
     }
 
     /// On `P` lines: the path of the file purged.
@@ -102,6 +119,12 @@ struct JournalLine: Hashable, Sendable {
             line.append(0x20)
             PercentEscaping.journalField.escape(id.utf8, into: &line)
         }
+        if let catalog {
+            line.append(0x20)
+            line += Array((catalog.color ?? "-").utf8)
+            line.append(0x20)
+            line += Array(catalog.text.utf8)
+        }
         if !albums.isEmpty {
             line.append(0x20)
             line += Self.encodeAlbums(albums)
@@ -123,63 +146,12 @@ struct JournalLine: Hashable, Sendable {
     // MARK: Reading
 
     /// Parses one line without its newline; `nil` for anything the writer would not have written.
-    ///
-    /// Fields are checked as bytes before any string is made: reading the index parses every line
-    /// of the journal, so this is its inner loop.
     static func parse(_ line: ArraySlice<UInt8>) -> JournalLine? {
         line.withUnsafeBufferPointer { parse($0) }
     }
 
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> JournalLine? {
-        guard let fields = Fields(splitting: bytes), fields.count == 7 || fields.count == 8 else { return nil }
-        let operationField = fields[0]
-        guard operationField.count == 1, let operation = Operation(rawValue: operationField[0]),
-            let at = number(fields[1]), let size = number(fields[3]),
-            fieldsAreValid(operation, generation: fields[2], image: fields[4], userImage: fields[5], key: fields[6])
-        else { return nil }
-        func text(_ field: UnsafeBufferPointer<UInt8>) -> String { String(decoding: field, as: UTF8.self) }
-        var line = JournalLine(
-            operation: operation, at: at, generation: text(fields[2]), bytes: size, imageGeneration: text(fields[4]),
-            userImageGeneration: isDash(fields[5]) ? nil : text(fields[5]), key: text(fields[6]))
-        if fields.count == 8 {
-            guard line.readLastField(fields[7]) else { return nil }
-        }
-        return line
-    }
-
-    /// The seven fields every operation has, checked as that operation's writer writes them.
-    private static func fieldsAreValid(
-        _ operation: Operation, generation: UnsafeBufferPointer<UInt8>, image: UnsafeBufferPointer<UInt8>, userImage: UnsafeBufferPointer<UInt8>,
-        key: UnsafeBufferPointer<UInt8>
-    ) -> Bool {
-        func generationOrDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { isDash(field) || Generation.isValid(field) }
-        switch operation {
-        case .header:
-            return Generation.isValid(generation) && isDash(image) && isDash(userImage) && key.elementsEqual(formatName.utf8)
-        case .liked, .updated:
-            return Generation.isValid(generation) && Generation.isValid(image) && generationOrDash(userImage) && StorageKey.isWellFormed(key)
-        case .unliked, .aborted:
-            return Generation.isValid(generation) && StorageKey.isWellFormed(key) && generationOrDash(image) && generationOrDash(userImage)
-        case .purged:
-            return isDash(generation) && isDash(image) && isDash(userImage) && !key.isEmpty && PercentEscaping.journalField.isCanonical(key)
-        }
-    }
-
-    /// The eighth field: a `U` line's id, or an `L` or `M` line's albums. False where the
-    /// operation has no eighth field or it is malformed.
-    private mutating func readLastField(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
-        switch operation {
-        case .unliked:
-            guard !field.isEmpty, let bytes = PercentEscaping.journalField.unescape(field) else { return false }
-            id = String(decoding: bytes, as: UTF8.self)
-            return true
-        case .liked, .updated:
-            guard let names = Self.decodeAlbums(field) else { return false }
-            albums = names
-            return true
-        default:
-            return false
-        }
+        View(bytes).flatMap(JournalLine.init(view:))
     }
 
     /// Reads an album field; `nil` unless every name is valid, escaped as the writer escapes it,
@@ -200,23 +172,125 @@ struct JournalLine: Hashable, Sendable {
         return albums
     }
 
-    private static func isDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { field.count == 1 && field[0] == UInt8(ascii: "-") }
+    /// One line's fields over its bytes, each checked as the writer writes it, with no string
+    /// made: what a scan of the whole journal reads (see ``JournalReader/backwardViews(_:)``).
+    ///
+    /// It checks album names and the searchable text as bytes (escaping; no control byte); a
+    /// ``JournalLine`` made from it also checks that they are UTF-8 and that names are NFC and in
+    /// order.
+    struct View {
+        /// The whole line, without its newline.
+        var line: UnsafeBufferPointer<UInt8>
+        var operation: Operation
+        var at: Int64
+        var bytes: Int64
+        var generation: UnsafeBufferPointer<UInt8>
+        var image: UnsafeBufferPointer<UInt8>
+        /// `-` when the photo has no user image.
+        var userImage: UnsafeBufferPointer<UInt8>
+        var key: UnsafeBufferPointer<UInt8>
+        /// On `L` and `M` lines with a catalog: `-` or six lower-case hex digits.
+        var color: UnsafeBufferPointer<UInt8>?
+        /// On `L` and `M` lines with a catalog: the folded searchable text.
+        var text: UnsafeBufferPointer<UInt8>?
+        /// The album field of an `L` or `M` line in albums, or the escaped id of a `U` line.
+        var last: UnsafeBufferPointer<UInt8>?
 
-    /// A decimal number as the writer writes it: digits only, no leading zero.
-    private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard !field.isEmpty, field.count <= 18, field.count == 1 || field[0] != UInt8(ascii: "0") else { return nil }
-        var value: Int64 = 0
-        for byte in field {
-            guard byte >= 0x30, byte <= 0x39 else { return nil }
-            value = value * 10 + Int64(byte - 0x30)
+        /// Whether the line is a header of the format before the catalog.
+        var isHeaderWithoutCatalog: Bool { operation == .header && key.elementsEqual(JournalLine.formatWithoutCatalog.utf8) }
+
+        /// Parses one line without its newline; `nil` for anything the writer would not write.
+        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let fields = Fields(splitting: bytes), fields.count >= 7, fields[0].count == 1,
+                let operation = Operation(rawValue: fields[0][0]), let at = Self.number(fields[1]), let size = Self.number(fields[3])
+            else { return nil }
+            (line, self.operation, self.at, self.bytes) = (bytes, operation, at, size)
+            (generation, image, userImage, key) = (fields[2], fields[4], fields[5], fields[6])
+            guard hasValidFields, readOptionalFields(fields) else { return nil }
         }
-        return value
+
+        /// The seven fields every operation has, checked as that operation's writer writes them.
+        private var hasValidFields: Bool {
+            func generationOrDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { Self.isDash(field) || Generation.isValid(field) }
+            switch operation {
+            case .header:
+                return Generation.isValid(generation) && Self.isDash(image) && Self.isDash(userImage)
+                    && (key.elementsEqual(JournalLine.formatName.utf8) || key.elementsEqual(JournalLine.formatWithoutCatalog.utf8))
+            case .liked, .updated:
+                return Generation.isValid(generation) && Generation.isValid(image) && generationOrDash(userImage) && StorageKey.isWellFormed(key)
+            case .unliked, .aborted:
+                return Generation.isValid(generation) && StorageKey.isWellFormed(key) && generationOrDash(image) && generationOrDash(userImage)
+            case .purged:
+                return Self.isDash(generation) && Self.isDash(image) && Self.isDash(userImage) && !key.isEmpty
+                    && PercentEscaping.journalField.isCanonical(key)
+            }
+        }
+
+        /// The fields after the seventh: a `U` line's id; an `L` or `M` line's catalog (two
+        /// fields) and albums. False where the operation has no such fields or one is malformed.
+        private mutating func readOptionalFields(_ fields: Fields) -> Bool {
+            switch (operation, fields.count) {
+            case (_, 7):
+                return true
+            case (.unliked, 8):
+                guard !fields[7].isEmpty, PercentEscaping.journalField.isCanonical(fields[7]) else { return false }
+                last = fields[7]
+                return true
+            case (.liked, 8), (.updated, 8):
+                last = fields[7]
+                return Self.isAlbumField(fields[7])
+            case (.liked, 9...), (.updated, 9...):
+                guard Self.isColor(fields[7]), Self.isSearchableText(fields[8]) else { return false }
+                (color, text) = (fields[7], fields[8])
+                if fields.count == 10 {
+                    last = fields[9]
+                    return Self.isAlbumField(fields[9])
+                }
+                return true
+            default:
+                return false
+            }
+        }
+
+        static func isDash(_ field: UnsafeBufferPointer<UInt8>) -> Bool { field.count == 1 && field[0] == UInt8(ascii: "-") }
+
+        private static func isColor(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+            isDash(field) || (field.count == 6 && field.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        }
+
+        /// Folded text holds no control byte but the separator (spaces and newlines among them).
+        private static func isSearchableText(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+            field.allSatisfy { $0 == TextFolding.separator || ($0 >= 0x20 && $0 != 0x7F) }
+        }
+
+        /// Names escaped as the writer escapes them, none empty, joined by commas.
+        private static func isAlbumField(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
+            var start = 0
+            for end in 0...field.count where end == field.count || field[end] == 0x2C {
+                let name = UnsafeBufferPointer(rebasing: field[start..<end])
+                guard !name.isEmpty, PercentEscaping.albumName.isCanonical(name) else { return false }
+                start = end + 1
+            }
+            return true
+        }
+
+        /// A decimal number as the writer writes it: digits only, no leading zero.
+        private static func number(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
+            guard !field.isEmpty, field.count <= 18, field.count == 1 || field[0] != UInt8(ascii: "0") else { return nil }
+            var value: Int64 = 0
+            for byte in field {
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                value = value * 10 + Int64(byte - 0x30)
+            }
+            return value
+        }
     }
 
-    /// A line's fields, split at single spaces without allocating: up to eight.
-    private struct Fields {
+    /// A line's fields, split at single spaces without allocating: up to ten.
+    fileprivate struct Fields {
+        static let most = 10
         /// Where each field starts, and one past the last field's end (as if a space followed).
-        private var starts: (Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        private var starts: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         private let bytes: UnsafeBufferPointer<UInt8>
         private(set) var count = 1
 
@@ -226,7 +300,7 @@ struct JournalLine: Hashable, Sendable {
             var index = 0
             while index < bytes.count {
                 if bytes[index] == 0x20 {
-                    guard count < 8 else { return nil }
+                    guard count < Self.most else { return nil }
                     setStart(count, index + 1)
                     count += 1
                 }
@@ -249,6 +323,31 @@ struct JournalLine: Hashable, Sendable {
         subscript(_ field: Int) -> UnsafeBufferPointer<UInt8> {
             let start = start(field)
             return UnsafeBufferPointer(rebasing: bytes[start..<max(start, self.start(field + 1) - 1)])
+        }
+    }
+}
+
+extension JournalLine {
+    /// The line a view shows, with its strings made and its album names and text checked as
+    /// names and text (which the view checks only as bytes); `nil` when they are not.
+    init?(view: View) {
+        func text(_ field: UnsafeBufferPointer<UInt8>) -> String { String(decoding: field, as: UTF8.self) }
+        self.init(
+            operation: view.operation, at: view.at, generation: text(view.generation), bytes: view.bytes, imageGeneration: text(view.image),
+            userImageGeneration: View.isDash(view.userImage) ? nil : text(view.userImage), key: text(view.key))
+        if let last = view.last {
+            if operation == .unliked {
+                guard let bytes = PercentEscaping.journalField.unescape(last) else { return nil }
+                id = String(decoding: bytes, as: UTF8.self)
+            } else {
+                guard let names = Self.decodeAlbums(last) else { return nil }
+                albums = names
+            }
+        }
+        if let color = view.color, let searchable = view.text {
+            // Not UTF-8 would not read back as itself.
+            guard let text = String(validating: searchable, as: UTF8.self) else { return nil }
+            catalog = CatalogFields(color: View.isDash(color) ? nil : String(decoding: color, as: UTF8.self), text: text)
         }
     }
 }

@@ -123,6 +123,18 @@ struct JournalReader {
         return end
     }
 
+    /// The first line, read alone: the header of a sound journal.
+    func firstLine() throws -> JournalLine? {
+        let size = try source.currentSize()
+        var length = 512
+        while true {
+            let bytes = try source.read(0..<min(size, length))
+            if let newline = bytes.firstIndex(of: 0x0A) { return JournalLine.parse(bytes[..<newline]) }
+            guard length < size else { return nil }
+            length *= 8
+        }
+    }
+
     /// Every complete line from the start, as bytes, unsettled; `visit` returns false to stop.
     private func forwardLines(_ visit: (UnsafeBufferPointer<UInt8>, _ end: Int) throws -> Bool) throws {
         let bytes = try source.read(0..<(try source.currentSize()))
@@ -151,23 +163,43 @@ struct JournalReader {
     /// settles them, handing each to `body`, which returns false to stop. Reads 64 KiB at a time:
     /// the cost is that of the lines walked, whatever the length of the journal.
     func backward(_ body: (JournalLine) throws -> Bool) throws -> BackwardEnd {
-        var takingBack: JournalLine?  // an `A` line met, which may take back the line before it
+        var malformed = false
+        let end = try backwardViews { view in
+            guard let line = JournalLine(view: view) else {
+                malformed = true
+                return false
+            }
+            return try body(line)
+        }
+        return malformed ? .damaged : end
+    }
+
+    /// Walks the lines back as ``backward(_:)`` does, handing each on as a view over the bytes
+    /// read (valid during the call), so that a scan of the whole journal makes no string: how
+    /// the catalog is read (see ``CatalogScan``).
+    func backwardViews(_ body: (JournalLine.View) throws -> Bool) throws -> BackwardEnd {
+        var takingBack: (key: [UInt8], generation: [UInt8])?  // an `A` line met, which may take back the line before it
         var isLastLine = true
         return try backwardLines { bytes, start in
-            guard let line = JournalLine.parse(bytes), (line.operation == .header) == (start == 0) else { return .damaged }
+            guard let view = JournalLine.View(bytes), (view.operation == .header) == (start == 0) else { return .damaged }
             let wasLastLine = isLastLine
             isLastLine = false
-            if line.operation == .header { return .header }
+            if view.operation == .header { return .header }
             if let aborted = takingBack {
                 takingBack = nil
-                if aborted.takesBack(line) { return nil }
+                if view.operation.changesPhoto, view.key.elementsEqual(aborted.key), view.generation.elementsEqual(aborted.generation) {
+                    return nil
+                }
             }
-            if line.operation == .aborted {
-                takingBack = line
+            if view.operation == .aborted {
+                takingBack = (Array(view.key), Array(view.generation))
                 return nil
             }
-            if wasLastLine, line.operation.changesPhoto, try !isCommitted(line) { return nil }
-            return try body(line) ? nil : .stopped
+            if wasLastLine, view.operation.changesPhoto {
+                guard let line = JournalLine(view: view) else { return .damaged }
+                if try !isCommitted(line) { return nil }
+            }
+            return try body(view) ? nil : .stopped
         }.end
     }
 
@@ -184,7 +216,10 @@ struct JournalReader {
         return (last, try !last.operation.changesPhoto || isCommitted(last), walk.tornTailBytes)
     }
 
-    private static let chunkSize = 64 * 1024
+    /// The first read back; each next one is twice as long, up to the largest, so that a walk
+    /// that stops soon reads little and one through the whole journal makes few calls.
+    private static let firstChunkSize = 64 * 1024
+    private static let largestChunkSize = 1024 * 1024
 
     /// Every complete line from the end back, as bytes with its offset; `visit` returns how the
     /// walk ends, or `nil` to go on. Bytes after the last newline are left out and counted.
@@ -195,35 +230,61 @@ struct JournalReader {
         var tornTailBytes = 0
         var seekingLastNewline = true
         var carried: [UInt8] = []  // the end of a line whose start is in the next chunk back
+        var chunkSize = Self.firstChunkSize
         while end > 0 {
-            let start = max(0, end - Self.chunkSize)
+            let start = max(0, end - chunkSize)
+            chunkSize = min(2 * chunkSize, Self.largestChunkSize)
             var chunk = try source.read(start..<end)
             guard chunk.count == end - start else { return (.damaged, tornTailBytes) }  // cut while read
             chunk += carried
             end = start
-            var lineEnd = chunk.count  // lines end before here; everything after was visited
-            if seekingLastNewline {
-                guard let newline = chunk.lastIndex(of: 0x0A) else {
-                    if start == 0 { return (.damaged, chunk.count) }
-                    carried = chunk
-                    continue
+            // How this chunk ends the walk, or where the part to carry back ends.
+            let (outcome, carry): (BackwardEnd?, Int) = try chunk.withUnsafeBufferPointer { buffer in
+                var lineEnd = buffer.count  // lines end before here; everything after was visited
+                if seekingLastNewline {
+                    guard let newline = Self.lastNewline(in: buffer, before: buffer.count) else {
+                        if start == 0 {
+                            tornTailBytes = buffer.count
+                            return (.damaged, 0)
+                        }
+                        return (nil, buffer.count)
+                    }
+                    tornTailBytes = buffer.count - newline - 1
+                    lineEnd = newline + 1
+                    seekingLastNewline = false
                 }
-                tornTailBytes = chunk.count - newline - 1
-                lineEnd = newline + 1
-                seekingLastNewline = false
-            }
-            while lineEnd > 0 {
-                let newline = chunk[..<(lineEnd - 1)].lastIndex(of: 0x0A)
-                if newline == nil, start > 0 { break }  // its start is in the next chunk back
-                let lineStart = newline.map { $0 + 1 } ?? 0
-                let outcome = try chunk.withUnsafeBufferPointer { buffer in
-                    try visit(UnsafeBufferPointer(rebasing: buffer[lineStart..<(lineEnd - 1)]), start + lineStart)
+                while lineEnd > 0 {
+                    let newline = Self.lastNewline(in: buffer, before: lineEnd - 1)
+                    if newline == nil, start > 0 { break }  // its start is in the next chunk back
+                    let lineStart = newline.map { $0 + 1 } ?? 0
+                    if let outcome = try visit(UnsafeBufferPointer(rebasing: buffer[lineStart..<(lineEnd - 1)]), start + lineStart) {
+                        return (outcome, 0)
+                    }
+                    lineEnd = lineStart
                 }
-                if let outcome { return (outcome, tornTailBytes) }
-                lineEnd = lineStart
+                return (nil, lineEnd)
             }
-            carried = Array(chunk[..<lineEnd])
+            if let outcome { return (outcome, tornTailBytes) }
+            carried = Array(chunk[..<carry])
         }
         return (.damaged, tornTailBytes)
+    }
+
+    /// The index of the last newline before `end`, eight bytes at a time where it can.
+    @inline(__always)
+    private static func lastNewline(in buffer: UnsafeBufferPointer<UInt8>, before end: Int) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
+        var index = end
+        while index >= 8 {
+            let word = UnsafeRawPointer(base + index - 8).loadUnaligned(as: UInt64.self) ^ 0x0A0A_0A0A_0A0A_0A0A
+            // A zero byte in `word` is a newline (the classic test for a zero byte in a word).
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { break }
+            index -= 8
+        }
+        while index > 0 {
+            index -= 1
+            if base[index] == 0x0A { return index }
+        }
+        return nil
     }
 }

@@ -82,6 +82,7 @@ struct StoredRecord: Codable, Hashable, Sendable {
     }
 
     var key: String { id.storageKey }
+    var listingKey: ListingKey { ListingKey(likedAt: likedAt, key: key) }
     var totalBytes: Int { image.bytes + (userImage?.bytes ?? 0) }
 
     var imageFileNames: [String] {
@@ -93,7 +94,8 @@ struct StoredRecord: Codable, Hashable, Sendable {
     var liveEntry: LiveEntry {
         LiveEntry(
             key: key, generation: generation, likedAt: likedAt, bytes: Int64(totalBytes),
-            imageGeneration: image.generation, userImageGeneration: userImage?.generation, albums: albums)
+            imageGeneration: image.generation, userImageGeneration: userImage?.generation, albums: albums,
+            catalog: CatalogFields(record: self))
     }
 
     func encoded() throws -> Data {

@@ -22,8 +22,9 @@ struct WriteSession {
     let images: ImageFiles
     let journal: Journal
     let durable: Bool
-    /// The newest time in the journal: new times never go back past it, so `L` lines stay in
-    /// `likedAt` order even when the system clock steps back.
+    /// The newest time in the journal: every new line's time is past it, so `L` lines stay in
+    /// `likedAt` order even when the system clock steps back, and no two likes share a
+    /// millisecond (the listing order and its cursors then follow the journal's order).
     private(set) var clock: Int64 = 0
 
     init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool) throws {
@@ -32,7 +33,15 @@ struct WriteSession {
         records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
         images = ImageFiles(directory: try root.subdirectoryCreatingIfNeeded(ImageFiles.directoryName, durable: durable))
         journal = Journal(root: root, lockDescriptor: lockDescriptor)
-        clock = try journal.recoverEnd(records: records, durable: durable) ?? rebuildJournal()
+        if let end = try journal.recoverEnd(records: records, durable: durable) {
+            clock = end.lastTime
+            if !end.hasCatalog {
+                // Written before the catalog: once, its photos' lines are written anew with it.
+                clock = max(clock, try journal.rewrite(Array(journal.index(records: records).live.values), records: records, durable: durable))
+            }
+        } else {
+            clock = try rebuildJournal()
+        }
     }
 
     /// The store as this session sees it, for reading under its lock.
@@ -41,7 +50,7 @@ struct WriteSession {
     }
 
     mutating func tick() -> Int64 {
-        clock = max(clock, Timestamp.now())
+        clock = max(clock + 1, Timestamp.now())
         return clock
     }
 
@@ -107,10 +116,7 @@ struct WriteSession {
         let flushEach = durable && root.flushStrategy != .wholeFileSystem
         do {
             let record = try writeImagesAndRecord(request, over: existing, generation: generation, now: now, flushEach: flushEach, &progress)
-            let line = JournalLine(
-                operation: existing == nil ? .liked : .updated, at: now, generation: generation, bytes: Int64(record.totalBytes),
-                imageGeneration: record.image.generation, userImageGeneration: record.userImage?.generation, key: record.key,
-                albums: record.albums)
+            let line = JournalLine.describing(record.liveEntry, operation: existing == nil ? .liked : .updated, at: now)
             try journal.append([line], durable: flushEach)
             progress.lineWritten = line
             if durable, !flushEach { try root.syncFileSystem() }
@@ -223,6 +229,6 @@ struct WriteSession {
     /// newest time in it.
     @discardableResult
     func rebuildJournal(from entries: [LiveEntry]? = nil) throws -> Int64 {
-        try journal.rewrite(try entries ?? records.decodeAll().entries, durable: durable)
+        try journal.rewrite(try entries ?? records.decodeAll().entries, records: records, durable: durable)
     }
 }

@@ -1,0 +1,145 @@
+// Owns the questions the catalog answers in one scan: a listing's page (filters, cursor, order,
+// offset), the albums with their counts, and the statistics. Called by the façade's reading and
+// albums; each answer is nil where the catalog cannot give it (no journal, damage, a line
+// without a catalog that a filter needs, lines out of order), and the façade then takes the
+// sure path through the index and the record files.
+
+/// What a listing asks of the catalog, in its terms.
+struct CatalogQuery {
+    var newestFirst = true
+    var limit: Int?
+    var offset = 0
+    /// Only photos past this place in the listing's order.
+    var after: ListingKey?
+    /// Only photos liked at or after this time (milliseconds).
+    var since: Int64?
+    /// Only photos in this album, its name escaped as in journal lines.
+    var album: [UInt8]?
+    var color: ColorFilter?
+    var words: SearchWords?
+
+    /// Whether `photo` passes the album, colour and search filters; `nil` when its newest line
+    /// has no catalog and the colour or search needs one.
+    func admits(_ photo: CatalogScan.Photo) -> Bool? {
+        let newest = photo.newest
+        if let album, !Self.albumField(newest.last, contains: album) { return false }
+        guard color != nil || words != nil else { return true }
+        guard let catalogColor = newest.color, let text = newest.text else { return nil }
+        if let color, !color.matches(catalogColor: catalogColor) { return false }
+        if let words, !words.matches(text) { return false }
+        return true
+    }
+
+    /// Whether an album field (escaped names joined by commas) holds `name`.
+    static func albumField(_ field: UnsafeBufferPointer<UInt8>?, contains name: [UInt8]) -> Bool {
+        guard let field else { return false }
+        var start = 0
+        for end in 0...field.count where end == field.count || field[end] == 0x2C {
+            if end - start == name.count, field[start..<end].elementsEqual(name) { return true }
+            start = end + 1
+        }
+        return false
+    }
+}
+
+extension OpenStore {
+    /// The page `query` asks for, from one scan of the catalog, and whether more photos follow
+    /// it; only the page's records are decoded. `nil` where the catalog cannot answer.
+    ///
+    /// Newest first, the scan stops once the page and one photo more are found; oldest first,
+    /// it reads back to the oldest photo (or to `since`), keeping only keys.
+    func catalogPage(_ query: CatalogQuery) throws -> (records: [StoredRecord], more: Bool)? {
+        guard let records else { return ([], false) }
+        let lock = try sharedLock()
+        defer { _ = lock }
+        var found: [ListingKey] = []
+        var skipped = 0
+        var unanswerable = false
+        let end = try scanCatalog { photo in
+            if let since = query.since, photo.liked.at < since { return false }
+            if let after = query.after {
+                let place = photo.listingKey
+                if query.newestFirst, !(place < after) { return true }
+                if !query.newestFirst, !(after < place) { return false }  // all the rest come before it
+            }
+            guard let admitted = query.admits(photo) else {
+                unanswerable = true
+                return false
+            }
+            guard admitted else { return true }
+            if query.newestFirst, skipped < query.offset {
+                skipped += 1
+                return true
+            }
+            found.append(photo.listingKey)
+            return !query.newestFirst || query.limit.map { found.count <= $0 } ?? true
+        }
+        guard !unanswerable, end == .complete || end == .stopped else { return nil }
+        let matches = query.newestFirst ? found[...] : found.reversed().dropFirst(query.offset)
+        let page = matches.prefix(query.limit ?? matches.count)
+        var result: [StoredRecord] = []
+        for place in page {
+            let stored: StoredRecord?
+            do {
+                stored = try records.read(key: place.key)
+            } catch LikeRepositoryError.damagedRecord {
+                return nil  // the sure path names it
+            }
+            // A record that does not say what its line says: the sure path tells.
+            guard let stored, stored.likedAt == place.likedAt else { return nil }
+            result.append(stored)
+        }
+        return (result, matches.count > page.count)
+    }
+
+    /// Each album's photo count, bytes and newest photo, from one scan of the catalog; `nil`
+    /// where it cannot answer. Names are as escaped in journal lines.
+    func catalogAlbums() throws -> [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)]? {
+        let lock = try sharedLock()
+        defer { _ = lock }
+        var albums: [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)] = []
+        var indexes: [[UInt8]: Int] = [:]
+        let end = try scanCatalog { photo in
+            guard let field = photo.newest.last else { return true }
+            var start = 0
+            for end in 0...field.count where end == field.count || field[end] == 0x2C {
+                let name = Array(field[start..<end])
+                start = end + 1
+                if let index = indexes[name] {
+                    albums[index].count += 1
+                    albums[index].bytes += photo.newest.bytes
+                } else {
+                    // The scan meets photos newest first: the first of an album is its newest.
+                    indexes[name] = albums.count
+                    albums.append((name, 1, photo.newest.bytes, photo.listingKey))
+                }
+            }
+            return true
+        }
+        return end == .complete ? albums : nil
+    }
+
+    /// How many photos are liked, their bytes, and the oldest and newest `likedAt`, from one
+    /// scan of the catalog; `nil` where it cannot answer.
+    func catalogStatistics() throws -> (count: Int, bytes: Int64, oldest: Int64?, newest: Int64?)? {
+        let lock = try sharedLock()
+        defer { _ = lock }
+        var statistics: (count: Int, bytes: Int64, oldest: Int64?, newest: Int64?) = (0, 0, nil, nil)
+        let end = try scanCatalog { photo in
+            statistics.count += 1
+            statistics.bytes += photo.newest.bytes
+            statistics.newest = statistics.newest ?? photo.liked.at
+            statistics.oldest = photo.liked.at
+            return true
+        }
+        return end == .complete ? statistics : nil
+    }
+
+    /// Runs a catalog scan over the journal, under a lock the caller holds; `damaged` where there
+    /// is no journal or it is shorter than last noted.
+    private func scanCatalog(_ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
+        guard let records, let reader = try journal.reader(records: records) else { return .damaged }
+        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return .damaged }
+        return try CatalogScan.photos(in: reader, body)
+    }
+}
