@@ -135,7 +135,9 @@ extension LikeRepository {
         let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let missing = expected.keys.filter { index.live[$0] == nil }.count
         let stale = index.live.filter { key, entry in
-            guard let truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
+            guard var truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
+            // A line written before the catalog has none: older, not wrong.
+            if entry.catalog == nil { truth.catalog = nil }
             return truth != entry
         }.count
         guard missing + stale > 0 else { return nil }

@@ -87,6 +87,12 @@ enum Format {
         return result
     }
 
+    /// `text` as one word for a POSIX shell: in single quotes, each of its own quotes written
+    /// `'\''`, and its control characters shown as escapes (so that it prints on one line).
+    static func shellQuoted(_ text: String) -> String {
+        "'" + oneLine(text).replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// Cuts `text` to `width` characters, ending with `…` when cut.
     static func cut(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }

@@ -6,7 +6,9 @@ import LikeKit
 struct ListCommand: Command {
     static let oldestFirst = Option.flag("--oldest-first", "Oldest like first.")
     static let limit = Option.value("--limit", "N", "Show at most N photos.")
-    static let offset = Option.value("--offset", "N", "Skip the first N photos.")
+    static let offset = Option.value("--offset", "N", "Skip the first N photos (the slow way to page: see --after).")
+    static let after = Option.value(
+        "--after", "CURSOR", "Continue after this place in the listing: the \"cursor\" of the last record of the page before (with --json).")
     static let album = Option.value("--album", "NAME", "Only the photos in this album.")
     static let since = Option.value("--since", "DATE", "Only photos liked since DATE: 2026-11-01 (local midnight) or 2026-11-01T08:00:00Z.")
     static let color = Option.value(
@@ -18,10 +20,16 @@ struct ListCommand: Command {
     static let json = Option.json("Print an array of records as JSON.")
     static let spec = CommandSpec(
         name: "list", summary: "List liked photos, newest first.",
-        usage: "list [--oldest-first] [--limit N] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
-        details: "Columns: liked (local time), id, size, width×height, and the note or else the description.",
+        usage:
+            "list [--oldest-first] [--limit N] [--after CURSOR] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
+        details: """
+            Columns: liked (local time), id, size, width×height, and the note or else the description. \
+            With --limit, a page that has more after it ends with the command for the next page; with --json, \
+            every record carries its "cursor". Pages by --after never repeat or skip a photo, whatever is liked \
+            between them, and a deep page costs no more than the first.
+            """,
         example: "likes list --limit 20 --search cat",
-        options: [oldestFirst, limit, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
+        options: [oldestFirst, limit, after, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
         positionalName: "no arguments")
 
     let query: LikeQuery
@@ -31,7 +39,14 @@ struct ListCommand: Command {
         query = LikeQuery(
             order: arguments.has(Self.oldestFirst) ? .oldestFirst : .newestFirst, limit: try arguments.count(Self.limit),
             offset: try arguments.count(Self.offset) ?? 0, color: arguments.value(Self.color), search: arguments.value(Self.search),
-            album: try arguments.value(Self.album).map(Input.albumName), since: try Input.since(arguments.value(Self.since), command: "list"))
+            album: try arguments.value(Self.album).map(Input.albumName), since: try Input.since(arguments.value(Self.since), command: "list"),
+            after: try arguments.value(Self.after).map { text in
+                guard let cursor = LikeCursor(text) else {
+                    throw UsageError(
+                        message: "--after takes the \"cursor\" of a record printed by `likes list --json`; \"\(text)\" is not one", command: "list")
+                }
+                return cursor
+            })
         printsJSON = arguments.has(Self.json)
     }
 
@@ -39,11 +54,14 @@ struct ListCommand: Command {
         let listing = try context.repository.list(query)
         if listing.records.isEmpty, let album = query.album { try AlbumsCommand.checkAlbumExists(album, repository: context.repository) }
         if printsJSON {
-            context.output.printJSON(.array(listing.records.map(\.json)))
+            context.output.printJSON(.array(listing.records.map(Self.jsonWithCursor)))
         } else if listing.records.isEmpty {
             context.output.print(emptyMessage)
         } else {
             Self.printTable(listing.records, output: context.output)
+            if let next = listing.next, let limit = query.limit {
+                context.output.print("More: likes list --after '\(next)' --limit \(limit)\(otherOptions)")
+            }
         }
         for damage in listing.damage { context.output.printError("likes: \(damage)") }
         if !listing.damage.isEmpty {
@@ -51,6 +69,23 @@ struct ListCommand: Command {
                 "\(listing.damage.count) problem\(listing.damage.count == 1 ? "" : "s") with the store; run `likes verify` for the full list and `likes repair` to mend it.",
                 status: .failure)
         }
+    }
+
+    /// A record as `list --json` prints it: with the cursor of its place in the listing.
+    static func jsonWithCursor(_ record: LikeRecord) -> JSONValue {
+        guard case .object(let members) = record.json else { return record.json }
+        return .object(members + [("cursor", .string(LikeCursor(record: record).description))])
+    }
+
+    /// The filters and order of this listing, as the command line for its next page repeats them.
+    private var otherOptions: String {
+        var options: [String] = []
+        if query.order == .oldestFirst { options.append("--oldest-first") }
+        if let album = query.album { options += ["--album", Format.shellQuoted(album.rawValue)] }
+        if let since = query.since { options += ["--since", LikeTimestamp.string(from: since)] }
+        if let color = query.color { options += ["--color", Format.shellQuoted(color)] }
+        if let search = query.search { options += ["--search", Format.shellQuoted(search)] }
+        return options.map { " " + $0 }.joined()
     }
 
     /// Without a filter an empty page says the store is empty, whatever --limit or order.

@@ -1,0 +1,334 @@
+// Every kind of query against a plain reference implementation of SPEC §8 on randomized stores:
+// search (accents, case, Hangul, kana, emoji, ligatures, full-width letters), colour families and
+// hex colours, albums, dates, orders, offsets and cursors, alone and combined; cursors while other
+// likes land; and the same answers from a journal written before the catalog, before and after a
+// writer upgrades it.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct QueryReferenceTests {
+    let folder = TemporaryDirectory()
+
+    // MARK: The reference
+
+    /// SPEC §8 written plainly over decoded records: no catalog, no bytes, no early stop.
+    struct Reference {
+        var records: [PhotoID: LikeRecord] = [:]
+
+        static let families: [(String, (Int, Int, Int))] = [
+            ("black", (0, 0, 0)), ("white", (255, 255, 255)), ("gray", (128, 128, 128)), ("yellow", (255, 215, 0)),
+            ("orange", (255, 140, 0)), ("red", (220, 20, 60)), ("purple", (128, 0, 128)), ("magenta", (255, 0, 255)),
+            ("green", (34, 139, 34)), ("teal", (0, 128, 128)), ("blue", (30, 144, 255)), ("brown", (139, 69, 19)),
+        ]
+
+        static func rgb(_ text: String?) -> (Int, Int, Int)? {
+            guard var digits = text?.trimmingCharacters(in: .whitespaces) else { return nil }
+            if digits.hasPrefix("#") { digits.removeFirst() }
+            guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = Int(digits, radix: 16) else { return nil }
+            return (value >> 16, value >> 8 & 255, value & 255)
+        }
+
+        static func family(_ color: (Int, Int, Int)) -> String {
+            func distance(_ other: (Int, Int, Int)) -> Int {
+                let (r, g, b) = (color.0 - other.0, color.1 - other.1, color.2 - other.2)
+                return r * r + g * g + b * b
+            }
+            return families.min { distance($0.1) < distance($1.1) }!.0  // min keeps the first of equals
+        }
+
+        static func colorMatches(_ filter: String, _ color: String?) -> Bool {
+            guard let photo = rgb(color) else { return false }
+            if let wanted = rgb(filter) { return wanted == photo }
+            return family(photo) == filter.lowercased()
+        }
+
+        static func scalars(_ text: String) -> [Unicode.Scalar] { Array(TextFolding.fold(text).unicodeScalars) }
+
+        static func contains(_ text: [Unicode.Scalar], _ word: [Unicode.Scalar]) -> Bool {
+            guard word.count <= text.count else { return false }
+            return (0...(text.count - word.count)).contains { Array(text[$0..<($0 + word.count)]) == word }
+        }
+
+        static func searchMatches(_ search: String, _ record: LikeRecord) -> Bool {
+            let fields =
+                [record.id.rawValue, record.photo?.description, record.photo?.photographer, record.photo?.photographerUsername, record.note]
+                .compactMap { $0 } + record.albums.map(\.rawValue)
+            let words = search.split(whereSeparator: \.isWhitespace).map { scalars(String($0)) }.filter { !$0.isEmpty }
+            return words.allSatisfy { word in fields.contains { contains(scalars($0), word) } }
+        }
+
+        static func place(_ record: LikeRecord) -> (Int64, String) { (Timestamp.milliseconds(record.likedAt), record.id.storageKey) }
+
+        /// The listing a query asks for, and whether more follows it.
+        func list(_ query: LikeQuery) -> (ids: [PhotoID], more: Bool) {
+            var matching = records.values.filter { record in
+                if let album = query.album, !record.albums.contains(album) { return false }
+                if let since = query.since, record.likedAt < since { return false }
+                if let color = query.color, !Self.colorMatches(color, record.photo?.color) { return false }
+                if let search = query.search, !Self.searchMatches(search, record) { return false }
+                if let after = query.after {
+                    let cursor = (after.place.likedAt, after.place.key)
+                    return query.order == .newestFirst ? Self.place(record) < cursor : cursor < Self.place(record)
+                }
+                return true
+            }
+            matching.sort { query.order == .newestFirst ? Self.place($0) > Self.place($1) : Self.place($0) < Self.place($1) }
+            let rest = matching.dropFirst(query.offset)
+            let page = rest.prefix(query.limit ?? rest.count)
+            return (page.map(\.id), rest.count > page.count)
+        }
+    }
+
+    // MARK: A randomized store
+
+    /// Deterministic, so that a failure names a seed that reproduces it.
+    struct Random: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let words = [
+        "Café", "cafe", "CAFÉ", "naïve", "Straße", "STRASSE", "서울", "한국어", "ソウル", "ガギグ", "カキク", "ﾊﾟﾝ", "😀", "🐈‍⬛", "👍🏽",
+        "Ñandú", "Ærøskøbing", "İstanbul", "ﬁsh", "ｃａｔ", "cat", "Dog", "tram", "Lisbon", "ℌello", "ǅemal", "Ⅻ",
+    ]
+    static let albums = ["Trip to Lisbon", "Été", "서울", "Cats", "ガ", "ete"].map { try! AlbumName($0) }
+    static let colors: [String?] = ["#60544D", "#0C2340", "#D9D9D9", "#262626", "#A67359", "#FFD700", "#1e90ff", "ff8c00", " #228B22 ", "red", nil]
+
+    static func text(_ random: inout Random, words count: Int) -> String {
+        (0..<count).map { _ in words.randomElement(using: &random)! }.joined(separator: Bool.random(using: &random) ? " " : "\n")
+    }
+
+    static func metadata(_ random: inout Random) -> PhotoMetadata? {
+        guard random.next() % 5 != 0 else { return nil }
+        return PhotoMetadata(
+            description: random.next() % 4 == 0 ? nil : text(&random, words: Int(random.next() % 4)),
+            photographer: text(&random, words: 1 + Int(random.next() % 2)),
+            photographerUsername: random.next() % 3 == 0 ? nil : "user\(random.next() % 9)",
+            color: colors.randomElement(using: &random)!)
+    }
+
+    /// A store of liked, updated, unliked and liked-again photos, and the reference beside it.
+    func makeStore(seed: UInt64, count: Int) throws -> (LikeRepository, Reference, Random) {
+        var random = Random(state: seed)
+        let repository = folder.repository(durability: .relaxed)
+        var reference = Reference()
+        func keep(_ change: LikeChange) {
+            if let record = change.record, let id = change.id { reference.records[id] = record }
+        }
+        var ids: [PhotoID] = []
+        for index in 0..<count {
+            let suffix = random.next() % 3 == 0 ? "-" + Self.words.randomElement(using: &random)! : ""
+            ids.append(try PhotoID("P\(index)\(suffix)"))
+        }
+        let items = ids.map { id in
+            LikeItem(
+                id: id, image: Samples.jpeg(seed: Int(random.next() % 1000), scanBytes: 16),
+                note: random.next() % 4 == 0 ? Self.text(&random, words: 2) : nil, photo: Self.metadata(&random),
+                albums: Array(Self.albums.shuffled(using: &random).prefix(Int(random.next() % 3))))
+        }
+        for result in try repository.likeAll(items) { keep(try result.get()) }
+        for _ in 0..<(count / 2) {
+            let id = ids.randomElement(using: &random)!
+            let liked = reference.records[id] != nil
+            switch random.next() % 6 {
+            case 0 where liked:
+                // nil: the photo had that note already.
+                if let change = try repository.setNote(random.next() % 3 == 0 ? nil : Self.text(&random, words: 2), for: id) { keep(change) }
+            case 1 where liked:
+                for change in try repository.addPhotos([id], toAlbum: Self.albums.randomElement(using: &random)!) { keep(change) }
+            case 2 where liked && !reference.records[id]!.albums.isEmpty:
+                for change in try repository.removePhotos([id], fromAlbum: reference.records[id]!.albums.first!) { keep(change) }
+            case 3 where liked:
+                keep(try repository.like(id, image: nil, photo: Self.metadata(&random) ?? PhotoMetadata(color: "#FFFFFF")))
+            case 4 where liked:
+                _ = try repository.unlike(id)
+                reference.records[id] = nil
+            default:
+                keep(try repository.like(id, image: Samples.jpeg(seed: 7, scanBytes: 16), note: liked ? nil : "again"))
+            }
+        }
+        return (repository, reference, random)
+    }
+
+    /// A random query built from what the store holds, so that most filters find something.
+    static func query(_ random: inout Random, _ reference: Reference) -> LikeQuery {
+        let records = Array(reference.records.values)
+        var query = LikeQuery(order: random.next() % 3 == 0 ? .oldestFirst : .newestFirst)
+        query.limit = [nil, 1, 3, 10, 40].randomElement(using: &random)!
+        query.offset = [0, 0, 0, 2, 7].randomElement(using: &random)!
+        if random.next() % 2 == 0 {
+            var words: [String] = []
+            for _ in 0..<(1 + random.next() % 2) {
+                let word = Self.words.randomElement(using: &random)!
+                // Whole words, parts of them, and other spellings of them.
+                switch random.next() % 4 {
+                case 0: words.append(String(word.prefix(2)))
+                case 1: words.append(word.uppercased())
+                case 2: words.append("zz" + word)
+                default: words.append(word)
+                }
+            }
+            query.search = words.joined(separator: " ")
+        }
+        if random.next() % 3 == 0 {
+            query.color = (Reference.families.map(\.0) + ["#60544d", "0C2340", "#FFD700"]).randomElement(using: &random)!
+        }
+        if random.next() % 4 == 0 { query.album = Self.albums.randomElement(using: &random)! }
+        if random.next() % 5 == 0, let record = records.randomElement(using: &random) { query.since = record.likedAt }
+        if random.next() % 3 == 0, let record = records.randomElement(using: &random) { query.after = LikeCursor(record: record) }
+        return query
+    }
+
+    static func check(_ repository: LikeRepository, _ reference: Reference, _ query: LikeQuery, _ context: String) throws {
+        let listing = try repository.list(query)
+        let expected = reference.list(query)
+        #expect(listing.records.map(\.id) == expected.ids, "\(context): \(query)")
+        #expect((listing.next != nil) == expected.more, "\(context): more after \(query)")
+        if let next = listing.next, let last = listing.records.last { #expect(next == LikeCursor(record: last)) }
+        #expect(listing.damage.isEmpty, "\(context)")
+    }
+
+    // MARK: The tests
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func everyKindOfQueryAgreesWithTheReference(seed: UInt64) throws {
+        var (repository, reference, random) = try makeStore(seed: seed, count: 160)
+        for index in 0..<250 {
+            try Self.check(repository, reference, Self.query(&random, reference), "seed \(seed), query \(index)")
+        }
+        // Counted from the catalog as the reference counts them.
+        let statistics = try repository.statistics()
+        #expect(statistics.count == reference.records.count)
+        #expect(statistics.bytes == reference.records.values.reduce(0) { $0 + $1.totalBytes })
+        #expect(statistics.newest == reference.records.values.map(\.likedAt).max())
+        for summary in try repository.albums() {
+            let members = reference.records.values.filter { $0.albums.contains(summary.name) }
+            #expect(summary.count == members.count, "\(summary.name)")
+            #expect(summary.bytes == members.reduce(0) { $0 + $1.totalBytes })
+            #expect(summary.cover?.id == members.max { Reference.place($0) < Reference.place($1) }?.id)
+        }
+        #expect(try repository.verify().problems.isEmpty)
+    }
+
+    @Test func foldingFindsAccentsCaseHangulKanaAndCompatibilityForms() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let texts = [
+            "a": "Café au lait", "b": "서울의 밤", "c": "ガギグ and ﾊﾟﾝ", "d": "STRASSE", "e": "ﬁsh and ｃａｔ", "f": "🐈‍⬛ at İstanbul",
+            "g": "naïve\u{00A0}art",
+        ]
+        for (id, text) in texts { try repository.like(PhotoID(valid: id), image: Samples.jpeg(scanBytes: 8), note: text) }
+        try repository.like(PhotoID(valid: "h"), image: Samples.jpeg(scanBytes: 8), note: "tram", photo: PhotoMetadata(description: "way"))
+        func ids(_ search: String) throws -> [String] { try repository.list(LikeQuery(search: search)).records.map(\.id.rawValue).sorted() }
+        #expect(try ids("cafe") == ["a"])
+        #expect(try ids("CAFÉ LAIT") == ["a"])
+        #expect(try ids("서울") == ["b"])
+        #expect(try ids("서") == ["b"])  // a syllable's first jamo, as folded text is decomposed
+        #expect(try ids("カキク") == ["c"])  // voicing marks folded away
+        #expect(try ids("パン") == ["c"])  // half-width kana are kana
+        #expect(try ids("straße") == ["d"])
+        #expect(try ids("fish cat") == ["e"])
+        #expect(try ids("🐈‍⬛ istanbul") == ["f"])
+        #expect(try ids("naive art") == ["g"])
+        #expect(try ids("naive\u{00A0}art") == ["g"])  // a no-break space separates words too
+        #expect(try ids("ve ar") == ["g"])  // each word on its own
+        #expect(try ids("waytram") == [] && ids("ytr") == [])  // no word matches across two fields
+        #expect(try ids("way tram") == ["h"])
+        #expect(try ids("zzz") == [])
+    }
+
+    @Test func colourFamiliesAreTheNearestReferenceColour() throws {
+        let repository = folder.repository(durability: .relaxed)
+        // Navy is nearest black, #7F7F7F gray; the reference decides the rest.
+        let colors = ["navy": "#0C2340", "gray": "#7F7F7F", "tie": "#C08040", "none": "not a colour", "blue": "#1e90ff"]
+        for (id, color) in colors { try repository.like(PhotoID(valid: id), image: Samples.jpeg(scanBytes: 8), photo: PhotoMetadata(color: color)) }
+        for name in Reference.families.map(\.0) {
+            let found = try repository.list(LikeQuery(color: name)).records.map(\.id.rawValue).sorted()
+            let expected = colors.filter { Reference.rgb($0.value).map(Reference.family) == name }.keys.sorted()
+            #expect(found == expected, "\(name)")
+        }
+        #expect(try repository.list(LikeQuery(color: "#1E90FF")).records.map(\.id.rawValue) == ["blue"])
+        #expect(throws: LikeRepositoryError.self) { try repository.list(LikeQuery(color: "bluish")) }
+    }
+
+    @Test(arguments: [LikeQuery.Order.newestFirst, .oldestFirst])
+    func cursorPagesNeverRepeatOrSkipAPhotoWhileOthersAreLikedAndUnliked(order: LikeQuery.Order) throws {
+        let repository = folder.repository(durability: .relaxed)
+        var random = Random(state: 42)
+        for index in 0..<60 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index, scanBytes: 8)) }
+        var stayed = Set((0..<60).map { PhotoID(valid: "p\($0)") })
+        var seen: [LikeRecord] = []
+        var query = LikeQuery(order: order, limit: 7)
+        var added = 0
+        while true {
+            let listing = try repository.list(query)
+            seen += listing.records
+            guard let next = listing.next else { break }
+            query.after = next
+            // Between two pages: new likes, and unlikes of photos seen and not yet seen.
+            for _ in 0..<2 {
+                try repository.like(PhotoID(valid: "new\(added)"), image: Samples.jpeg(seed: 100 + added, scanBytes: 8))
+                added += 1
+            }
+            if let gone = stayed.randomElement(using: &random) {
+                _ = try repository.unlike(gone)
+                stayed.remove(gone)
+            }
+        }
+        let ids = seen.map(\.id)
+        #expect(Set(ids).count == ids.count, "no photo twice")
+        #expect(stayed.isSubset(of: Set(ids)), "every photo liked throughout was listed")
+        let places = seen.map(Reference.place)
+        #expect(zip(places, places.dropFirst()).allSatisfy { order == .newestFirst ? $0 > $1 : $0 < $1 }, "in the listing's order")
+    }
+
+    @Test func aJournalWrittenBeforeTheCatalogAnswersTheSameAndTheNextWriterUpgradesIt() throws {
+        var (repository, reference, random) = try makeStore(seed: 9, count: 60)
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        // The journal as the format before wrote it: no colour and no text on `L` and `M` lines.
+        let lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            if fields.first == "J" { fields[6] = "likes-journal-1" }
+            if fields.first == "L" || fields.first == "M", fields.count >= 9 { fields.removeSubrange(7...8) }
+            return fields.joined(separator: " ")
+        }
+        let converted = Data(lines.joined(separator: "\n").utf8)
+        try converted.write(to: journal)
+        // The lock file notes the journal's length, as the writer of that journal would have.
+        let digits = String(converted.count)
+        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "old journal, query \(index)") }
+        #expect(try repository.verify().problems.isEmpty)
+
+        let id = try #require(reference.records.keys.first)
+        reference.records[id] = try #require(try repository.setNote("upgraded", for: id)?.record)
+        #expect(
+            try String(contentsOf: journal, encoding: .utf8).hasPrefix("J ")
+                && String(contentsOf: journal, encoding: .utf8).contains("likes-journal-2"))
+        for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "upgraded journal, query \(index)") }
+        #expect(try repository.verify().problems.isEmpty)
+    }
+
+    @Test func aDamagedJournalStillListsWhatTheQueryAsks() throws {
+        var (repository, reference, random) = try makeStore(seed: 5, count: 40)
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        // Cut short (the lock file notes its length): every query takes the sure path.
+        let bytes = try Data(contentsOf: journal)
+        try bytes.prefix(bytes.count / 2).write(to: journal)
+        for index in 0..<60 {
+            let query = Self.query(&random, reference)
+            let listing = try repository.list(query)
+            #expect(listing.records.map(\.id) == reference.list(query).ids, "query \(index): \(query)")
+            #expect(!listing.damage.isEmpty)
+        }
+    }
+}
