@@ -66,11 +66,12 @@ enum CatalogScan {
     /// Hands each live photo to `body`, newest first, until it returns false.
     static func photos(in reader: JournalReader, _ body: (Photo) throws -> Bool) throws -> End {
         var table = KeyTable()
+        defer { table.release() }
         var updates: [[UInt8]] = []  // `M` lines met before their photo's `L` line
         var previousAt = Int64.max
         var previousKey: [UInt8] = []
         var unordered = false
-        let end = try reader.backwardViews { view in
+        let end = try reader.backwardViews(checkingEveryField: false) { view in
             switch view.operation {
             case .unliked, .updated:
                 let found = table.find(view.key)
@@ -98,7 +99,7 @@ enum CatalogScan {
                     table.set(.listed, for: view.key, at: found.slot)
                     return try updates[index].withUnsafeBufferPointer { line in
                         // It was read as this view once already.
-                        guard let newest = JournalLine.View(line) else { return true }
+                        guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
                         return try body(Photo(liked: view, newest: newest))
                     }
                 case nil:
@@ -119,7 +120,9 @@ enum CatalogScan {
 }
 
 /// The keys a backward scan has met and what it decided for each: open addressing over the
-/// keys' bytes, which are kept in one buffer, so that meeting a key makes no string.
+/// keys' bytes, which are kept in one buffer, so that meeting a key makes no string. A value
+/// held in one local variable of the scan (so that its accesses are checked when compiled, not
+/// at run time) over memory of its own, which ``release()`` gives back.
 struct KeyTable {
     enum Mark: Equatable {
         /// Its newest line unliked it.
@@ -130,17 +133,34 @@ struct KeyTable {
         case updated(Int)
     }
 
+    /// 16 bytes: `mark` 0 is unliked, 1 listed, 2 + n updated(n).
     private struct Slot {
         /// 0 for an empty slot.
-        var hash: UInt64 = 0
-        var start = 0
-        var length = 0
-        var mark = Mark.listed
+        var hash: UInt64
+        var start: UInt32
+        var length: UInt16
+        var mark: UInt16
     }
 
-    private var slots = [Slot](repeating: Slot(), count: 1024)
-    private var keys: [UInt8] = []
+    private static let empty = Slot(hash: 0, start: 0, length: 0, mark: 0)
+    private var slots: UnsafeMutableBufferPointer<Slot>
+    private var keys: UnsafeMutableBufferPointer<UInt8>
+    private var keyBytes = 0
     private var count = 0
+    /// Marks of `M` lines numbered past what 16 bits hold, by slot.
+    private var overflow: [Int: Int] = [:]
+
+    init() {
+        slots = .allocate(capacity: 1024)
+        slots.initialize(repeating: Self.empty)
+        keys = .allocate(capacity: 16 * 1024)
+    }
+
+    /// Gives back the table's memory; it must not be used after.
+    func release() {
+        slots.deallocate()
+        keys.deallocate()
+    }
 
     /// The slot where `key` is, or would go, and its mark if it is there.
     mutating func find(_ key: UnsafeBufferPointer<UInt8>) -> (slot: Int, mark: Mark?) {
@@ -151,44 +171,91 @@ struct KeyTable {
         while true {
             let current = slots[slot]
             if current.hash == 0 { return (slot, nil) }
-            if current.hash == hash, current.length == key.count, keysEqual(current.start, key) { return (slot, current.mark) }
+            if current.hash == hash, Int(current.length) == key.count,
+                key.isEmpty || memcmp(keys.baseAddress! + Int(current.start), key.baseAddress!, key.count) == 0
+            {
+                switch current.mark {
+                case 0: return (slot, .unliked)
+                case 1: return (slot, .listed)
+                case .max: return (slot, .updated(overflow[slot] ?? 0))
+                default: return (slot, .updated(Int(current.mark) - 2))
+                }
+            }
             slot = (slot + 1) & mask
         }
     }
 
     /// Sets the mark of `key` in the slot ``find(_:)`` gave for it, adding the key if new.
     mutating func set(_ mark: Mark, for key: UnsafeBufferPointer<UInt8>, at slot: Int) {
-        if slots[slot].hash == 0 {
-            slots[slot] = Slot(hash: Self.hash(key), start: keys.count, length: key.count, mark: mark)
-            keys.append(contentsOf: key)
-            count += 1
-        } else {
-            slots[slot].mark = mark
+        var code: UInt16
+        switch mark {
+        case .unliked: code = 0
+        case .listed: code = 1
+        case .updated(let index) where index < Int(UInt16.max) - 2: code = UInt16(index + 2)
+        case .updated(let index):
+            code = .max
+            overflow[slot] = index
         }
+        guard slots[slot].hash == 0 else {
+            slots[slot].mark = code
+            return
+        }
+        if keyBytes + key.count > keys.count {
+            let larger = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 2 * keys.count + key.count)
+            _ = larger.initialize(from: keys[..<keyBytes])
+            keys.deallocate()
+            keys = larger
+        }
+        _ = UnsafeMutableBufferPointer(rebasing: keys[keyBytes...]).initialize(from: key)
+        // Keys are at most 200 bytes, and a journal holds far fewer than 4 GB of them.
+        slots[slot] = Slot(
+            hash: Self.hash(key), start: UInt32(truncatingIfNeeded: keyBytes), length: UInt16(truncatingIfNeeded: key.count), mark: code)
+        keyBytes += key.count
+        count += 1
     }
 
-    private func keysEqual(_ start: Int, _ key: UnsafeBufferPointer<UInt8>) -> Bool {
-        keys.withUnsafeBufferPointer { stored in
-            key.isEmpty || memcmp(stored.baseAddress! + start, key.baseAddress!, key.count) == 0
-        }
-    }
-
+    /// Four times as many slots: a scan through a large journal grows the table a few times,
+    /// not a dozen.
     private mutating func grow() {
         let old = slots
-        slots = [Slot](repeating: Slot(), count: 2 * old.count)
+        slots = .allocate(capacity: 4 * old.count)
+        slots.initialize(repeating: Self.empty)
         let mask = slots.count - 1
-        for entry in old where entry.hash != 0 {
-            var slot = Int(truncatingIfNeeded: entry.hash) & mask
+        var moved: [Int: Int] = [:]
+        for index in old.indices where old[index].hash != 0 {
+            var slot = Int(truncatingIfNeeded: old[index].hash) & mask
             while slots[slot].hash != 0 { slot = (slot + 1) & mask }
-            slots[slot] = entry
+            slots[slot] = old[index]
+            if let kept = overflow[index] { moved[slot] = kept }
         }
+        overflow = moved
+        old.deallocate()
     }
 
-    /// FNV-1a, its high half folded into the low half that picks the slot; never 0.
+    /// Eight bytes at a time, each word multiplied in, then MurmurHash3's finalizer so that
+    /// every bit of the key reaches the low bits that pick a slot; never 0.
     private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in key { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        hash ^= hash >> 32
+        guard let base = key.baseAddress else { return 1 }
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
+        var index = 0
+        while index + 8 <= key.count {
+            hash = (hash ^ UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+            index += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < key.count {
+            tail |= UInt64(base[index]) << shift
+            shift += 8
+            index += 1
+        }
+        hash = (hash ^ tail) &* 0x94D0_49BB_1331_11EB
+        hash ^= hash >> 33
+        hash &*= 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
+        hash &*= 0xC4CE_B9FE_1A85_EC53
+        hash ^= hash >> 33
         return hash == 0 ? 1 : hash
     }
 }

@@ -55,7 +55,7 @@ extension OpenStore {
         var found: [ListingKey] = []
         var skipped = 0
         var unanswerable = false
-        let end = try scanCatalog { photo in
+        let end = try scanCatalog(locked: lock != nil) { photo in
             if let since = query.since, photo.liked.at < since { return false }
             if let after = query.after {
                 let place = photo.listingKey
@@ -99,7 +99,7 @@ extension OpenStore {
         defer { _ = lock }
         var albums: [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)] = []
         var indexes: [[UInt8]: Int] = [:]
-        let end = try scanCatalog { photo in
+        let end = try scanCatalog(locked: lock != nil) { photo in
             guard let field = photo.newest.last else { return true }
             var start = 0
             for end in 0...field.count where end == field.count || field[end] == 0x2C {
@@ -125,7 +125,7 @@ extension OpenStore {
         let lock = try sharedLock()
         defer { _ = lock }
         var statistics: (count: Int, bytes: Int64, oldest: Int64?, newest: Int64?) = (0, 0, nil, nil)
-        let end = try scanCatalog { photo in
+        let end = try scanCatalog(locked: lock != nil) { photo in
             statistics.count += 1
             statistics.bytes += photo.newest.bytes
             statistics.newest = statistics.newest ?? photo.liked.at
@@ -135,10 +135,10 @@ extension OpenStore {
         return end == .complete ? statistics : nil
     }
 
-    /// Runs a catalog scan over the journal, under a lock the caller holds; `damaged` where there
-    /// is no journal or it is shorter than last noted.
-    private func scanCatalog(_ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
-        guard let records, let reader = try journal.reader(records: records) else { return .damaged }
+    /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
+    /// it got one); `damaged` where there is no journal or it is shorter than last noted.
+    private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
+        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return .damaged }
         if let noted = journal.notedLength, try reader.source.currentSize() < noted { return .damaged }
         return try CatalogScan.photos(in: reader, body)
     }

@@ -26,8 +26,13 @@ struct Journal {
 
     /// Opens the journal for reading; `nil` when there is none. `records` judges whether a last
     /// line's change committed (see ``JournalReader``); without it every line counts.
-    func reader(records: RecordFiles?) throws -> JournalReader? {
+    ///
+    /// `mapped`: a walk back reads the file mapped into memory rather than copied, chunk by
+    /// chunk. Only under a lock of the store: a writer cuts the journal's torn end, and reading a
+    /// mapped page that a cut removed would stop the process (SIGBUS).
+    func reader(records: RecordFiles?, mapped: Bool = false) throws -> JournalReader? {
         guard let file = try root.openForReading(Self.fileName) else { return nil }
+        file.mayMap = mapped
         return JournalReader(source: file, isCommitted: { line in try records?.hasCommitted(line) ?? true })
     }
 

@@ -175,9 +175,10 @@ struct JournalLine: Hashable, Sendable {
     /// One line's fields over its bytes, each checked as the writer writes it, with no string
     /// made: what a scan of the whole journal reads (see ``JournalReader/backwardViews(_:)``).
     ///
-    /// It checks album names and the searchable text as bytes (escaping; no control byte); a
-    /// ``JournalLine`` made from it also checks that they are UTF-8 and that names are NFC and in
-    /// order.
+    /// It checks album names as bytes (their escaping) and the searchable text not at all; a
+    /// ``JournalLine`` made from it also checks that names are UTF-8, NFC and in order, and that
+    /// the text is UTF-8 without control bytes. So a scan of the catalog, which reads views only,
+    /// does no more than it needs, and a line that reads as a whole line is what the writer wrote.
     struct View {
         /// The whole line, without its newline.
         var line: UnsafeBufferPointer<UInt8>
@@ -200,13 +201,22 @@ struct JournalLine: Hashable, Sendable {
         var isHeaderWithoutCatalog: Bool { operation == .header && key.elementsEqual(JournalLine.formatWithoutCatalog.utf8) }
 
         /// Parses one line without its newline; `nil` for anything the writer would not write.
-        init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        ///
+        /// `checkingEveryField` false: a scan of the catalog, which reads only the operation,
+        /// time, bytes, key, colour, text and albums, checks the fields' number and those it reads
+        /// as numbers (the generations and the key's and albums' escaping are left to the full
+        /// parse, which the index, verify and repair use).
+        init?(_ bytes: UnsafeBufferPointer<UInt8>, checkingEveryField: Bool = true) {
             guard let fields = Fields(splitting: bytes), fields.count >= 7, fields[0].count == 1,
                 let operation = Operation(rawValue: fields[0][0]), let at = Self.number(fields[1]), let size = Self.number(fields[3])
             else { return nil }
             (line, self.operation, self.at, self.bytes) = (bytes, operation, at, size)
             (generation, image, userImage, key) = (fields[2], fields[4], fields[5], fields[6])
-            guard hasValidFields, readOptionalFields(fields) else { return nil }
+            if checkingEveryField {
+                guard hasValidFields, readOptionalFields(fields, checking: true) else { return nil }
+            } else {
+                guard !key.isEmpty, readOptionalFields(fields, checking: false) else { return nil }
+            }
         }
 
         /// The seven fields every operation has, checked as that operation's writer writes them.
@@ -227,24 +237,25 @@ struct JournalLine: Hashable, Sendable {
         }
 
         /// The fields after the seventh: a `U` line's id; an `L` or `M` line's catalog (two
-        /// fields) and albums. False where the operation has no such fields or one is malformed.
-        private mutating func readOptionalFields(_ fields: Fields) -> Bool {
+        /// fields) and albums. False where the operation has no such fields, or (`checking`) one
+        /// is malformed.
+        private mutating func readOptionalFields(_ fields: Fields, checking: Bool) -> Bool {
             switch (operation, fields.count) {
             case (_, 7):
                 return true
             case (.unliked, 8):
-                guard !fields[7].isEmpty, PercentEscaping.journalField.isCanonical(fields[7]) else { return false }
+                guard !checking || (!fields[7].isEmpty && PercentEscaping.journalField.isCanonical(fields[7])) else { return false }
                 last = fields[7]
                 return true
             case (.liked, 8), (.updated, 8):
                 last = fields[7]
-                return Self.isAlbumField(fields[7])
+                return !checking || Self.isAlbumField(fields[7])
             case (.liked, 9...), (.updated, 9...):
-                guard Self.isColor(fields[7]), Self.isSearchableText(fields[8]) else { return false }
+                guard !checking || Self.isColor(fields[7]) else { return false }
                 (color, text) = (fields[7], fields[8])
                 if fields.count == 10 {
                     last = fields[9]
-                    return Self.isAlbumField(fields[9])
+                    return !checking || Self.isAlbumField(fields[9])
                 }
                 return true
             default:
@@ -256,11 +267,6 @@ struct JournalLine: Hashable, Sendable {
 
         private static func isColor(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
             isDash(field) || (field.count == 6 && field.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
-        }
-
-        /// Folded text holds no control byte but the separator (spaces and newlines among them).
-        private static func isSearchableText(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
-            field.allSatisfy { $0 == TextFolding.separator || ($0 >= 0x20 && $0 != 0x7F) }
         }
 
         /// Names escaped as the writer escapes them, none empty, joined by commas.
@@ -345,8 +351,11 @@ extension JournalLine {
             }
         }
         if let color = view.color, let searchable = view.text {
-            // Not UTF-8 would not read back as itself.
-            guard let text = String(validating: searchable, as: UTF8.self) else { return nil }
+            // Not UTF-8 would not read back as itself; the writer writes no control byte there
+            // but the separator (a scan of the catalog does not look).
+            guard searchable.allSatisfy({ $0 == TextFolding.separator || ($0 >= 0x20 && $0 != 0x7F) }),
+                let text = String(validating: searchable, as: UTF8.self)
+            else { return nil }
             catalog = CatalogFields(color: View.isDash(color) ? nil : String(decoding: color, as: UTF8.self), text: text)
         }
     }

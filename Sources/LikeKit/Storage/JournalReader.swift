@@ -13,12 +13,23 @@ protocol JournalBytes {
     func currentSize() throws -> Int
     /// The bytes in `range`; fewer when the source ends sooner.
     func read(_ range: Range<Int>) throws -> [UInt8]
+    /// Reads into `buffer` from `offset`; returns how many bytes, fewer when the source ends.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int
+    /// All the bytes at once, where the source can lend them without a copy; `nil` otherwise.
+    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result?
 }
 
 extension Array: JournalBytes where Element == UInt8 {
     var identity: UInt64? { nil }
     func currentSize() throws -> Int { count }
     func read(_ range: Range<Int>) throws -> [UInt8] { Array(self[range.clamped(to: 0..<count)]) }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        let part = self[(offset..<(offset + buffer.count)).clamped(to: 0..<count)]
+        part.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return part.count
+    }
+    /// `nil`: tests and the fuzzer read arrays chunk by chunk, as files are read.
+    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? { nil }
 }
 
 /// Reads a journal's lines as they stand once settled.
@@ -177,11 +188,15 @@ struct JournalReader {
     /// Walks the lines back as ``backward(_:)`` does, handing each on as a view over the bytes
     /// read (valid during the call), so that a scan of the whole journal makes no string: how
     /// the catalog is read (see ``CatalogScan``).
-    func backwardViews(_ body: (JournalLine.View) throws -> Bool) throws -> BackwardEnd {
+    ///
+    /// `checkingEveryField` false: lines are parsed as a scan needs them (see
+    /// ``JournalLine/View/init(_:checkingEveryField:)``).
+    func backwardViews(checkingEveryField: Bool = true, _ body: (JournalLine.View) throws -> Bool) throws -> BackwardEnd {
         var takingBack: (key: [UInt8], generation: [UInt8])?  // an `A` line met, which may take back the line before it
         var isLastLine = true
         return try backwardLines { bytes, start in
-            guard let view = JournalLine.View(bytes), (view.operation == .header) == (start == 0) else { return .damaged }
+            guard let view = JournalLine.View(bytes, checkingEveryField: checkingEveryField), (view.operation == .header) == (start == 0)
+            else { return .damaged }
             let wasLastLine = isLastLine
             isLastLine = false
             if view.operation == .header { return .header }
@@ -226,53 +241,74 @@ struct JournalReader {
     private func backwardLines(
         _ visit: (UnsafeBufferPointer<UInt8>, _ start: Int) throws -> BackwardEnd?
     ) throws -> (end: BackwardEnd, tornTailBytes: Int) {
+        var walk = BackwardWalk()
+        if let outcome = try source.withMappedBytes({ try walk.lines(in: $0, from: 0, visit) }) {
+            return (outcome.end ?? .damaged, walk.tornTailBytes)
+        }
         var end = try source.currentSize()
-        var tornTailBytes = 0
-        var seekingLastNewline = true
         var carried: [UInt8] = []  // the end of a line whose start is in the next chunk back
         var chunkSize = Self.firstChunkSize
         while end > 0 {
             let start = max(0, end - chunkSize)
             chunkSize = min(2 * chunkSize, Self.largestChunkSize)
-            var chunk = try source.read(start..<end)
-            guard chunk.count == end - start else { return (.damaged, tornTailBytes) }  // cut while read
-            chunk += carried
-            end = start
-            // How this chunk ends the walk, or where the part to carry back ends.
-            let (outcome, carry): (BackwardEnd?, Int) = try chunk.withUnsafeBufferPointer { buffer in
-                var lineEnd = buffer.count  // lines end before here; everything after was visited
-                if seekingLastNewline {
-                    guard let newline = Self.lastNewline(in: buffer, before: buffer.count) else {
-                        if start == 0 {
-                            tornTailBytes = buffer.count
-                            return (.damaged, 0)
-                        }
-                        return (nil, buffer.count)
-                    }
-                    tornTailBytes = buffer.count - newline - 1
-                    lineEnd = newline + 1
-                    seekingLastNewline = false
-                }
-                while lineEnd > 0 {
-                    let newline = Self.lastNewline(in: buffer, before: lineEnd - 1)
-                    if newline == nil, start > 0 { break }  // its start is in the next chunk back
-                    let lineStart = newline.map { $0 + 1 } ?? 0
-                    if let outcome = try visit(UnsafeBufferPointer(rebasing: buffer[lineStart..<(lineEnd - 1)]), start + lineStart) {
-                        return (outcome, 0)
-                    }
-                    lineEnd = lineStart
-                }
-                return (nil, lineEnd)
+            // The chunk and, after it, the start of the line carried from the chunk after it.
+            let chunk = try [UInt8](unsafeUninitializedCapacity: end - start + carried.count) { buffer, count in
+                count = try source.read(
+                    into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<(end - start)])), at: start)
+                guard count == end - start else { return }
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[count...]).initialize(from: carried)
+                count += carried.count
             }
-            if let outcome { return (outcome, tornTailBytes) }
-            carried = Array(chunk[..<carry])
+            guard chunk.count == end - start + carried.count else { return (.damaged, walk.tornTailBytes) }  // cut while read
+            end = start
+            let outcome = try chunk.withUnsafeBufferPointer { try walk.lines(in: $0, from: start, visit) }
+            if let reached = outcome.end { return (reached, walk.tornTailBytes) }
+            carried = Array(chunk[..<outcome.carry])
         }
-        return (.damaged, tornTailBytes)
+        return (.damaged, walk.tornTailBytes)
+    }
+
+    /// Where a walk back through chunks stands: whether it has found the last newline yet, and
+    /// the torn bytes after it.
+    private struct BackwardWalk {
+        var seekingLastNewline = true
+        var tornTailBytes = 0
+
+        /// Visits the complete lines of `buffer`, which starts at offset `start` in the journal,
+        /// from its end back; returns how the walk ended, or where the part to carry into the next
+        /// chunk back ends (the start of a line whose beginning is in that chunk).
+        mutating func lines(
+            in buffer: UnsafeBufferPointer<UInt8>, from start: Int, _ visit: (UnsafeBufferPointer<UInt8>, _ start: Int) throws -> BackwardEnd?
+        ) rethrows -> (end: BackwardEnd?, carry: Int) {
+            var lineEnd = buffer.count  // lines end before here; everything after was visited
+            if seekingLastNewline {
+                guard let newline = JournalReader.lastNewline(in: buffer, before: buffer.count) else {
+                    if start == 0 {
+                        tornTailBytes = buffer.count
+                        return (.damaged, 0)
+                    }
+                    return (nil, buffer.count)
+                }
+                tornTailBytes = buffer.count - newline - 1
+                lineEnd = newline + 1
+                seekingLastNewline = false
+            }
+            while lineEnd > 0 {
+                let newline = JournalReader.lastNewline(in: buffer, before: lineEnd - 1)
+                if newline == nil, start > 0 { break }  // its start is in the next chunk back
+                let lineStart = newline.map { $0 + 1 } ?? 0
+                if let outcome = try visit(UnsafeBufferPointer(rebasing: buffer[lineStart..<(lineEnd - 1)]), start + lineStart) {
+                    return (outcome, 0)
+                }
+                lineEnd = lineStart
+            }
+            return (start == 0 ? .damaged : nil, lineEnd)
+        }
     }
 
     /// The index of the last newline before `end`, eight bytes at a time where it can.
     @inline(__always)
-    private static func lastNewline(in buffer: UnsafeBufferPointer<UInt8>, before end: Int) -> Int? {
+    fileprivate static func lastNewline(in buffer: UnsafeBufferPointer<UInt8>, before end: Int) -> Int? {
         guard let base = buffer.baseAddress else { return nil }
         var index = end
         while index >= 8 {

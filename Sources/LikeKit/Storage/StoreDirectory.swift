@@ -279,6 +279,8 @@ final class StoreDirectory: Sendable {
         /// The file's identity: a file put in its place under the same name has another.
         let inode: UInt64
         let sizeWhenOpened: Int
+        /// Whether ``withMappedBytes(_:)`` maps the file (see ``Journal/reader(records:mapped:)``).
+        var mayMap = false
         private let directory: StoreDirectory
 
         fileprivate init(descriptor: Int32, name: String, info: stat, directory: StoreDirectory) {
@@ -315,7 +317,17 @@ final class StoreDirectory: Sendable {
             return data
         }
 
-        private func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        /// The file as it is now, mapped read-only into memory for the call; `nil` unless
+        /// ``mayMap`` and the file is not empty, or where mapping fails (then read it instead).
+        func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+            let size = try currentSize()
+            guard mayMap, size > 0 else { return nil }
+            guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
+            defer { munmap(address, size) }
+            return try body(UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size))
+        }
+
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
             var total = 0
             while total < buffer.count {
                 let count = Platform.sysPread(descriptor, buffer.baseAddress! + total, buffer.count - total, off_t(offset + total))

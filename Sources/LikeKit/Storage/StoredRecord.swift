@@ -104,7 +104,10 @@ struct StoredRecord: Codable, Hashable, Sendable {
         return try encoder.encode(self)
     }
 
+    /// Reads a record file: the form this version writes by ``RecordReader``, anything else
+    /// (and damage, which it names) by JSONDecoder.
     static func decode(_ data: Data) throws -> StoredRecord {
-        try JSONDecoder().decode(StoredRecord.self, from: data)
+        if let record = RecordReader.record(in: data) { return record }
+        return try JSONDecoder().decode(StoredRecord.self, from: data)
     }
 }

@@ -1,0 +1,61 @@
+// The fast record reader against JSONDecoder: the same record from every file this version
+// writes, and the same record or the same error, by falling back, from any other spelling.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct RecordReaderTests {
+    static let texts = [
+        "plain", "Café ☕️ 서울 ガ 🐈‍⬛", "quote \" and back\\slash / slash", "tab\tand\nnew line\r", "bell \u{07} and del \u{7F} and c1 \u{85}",
+        "line separator \u{2028} end", "", "    ",
+    ]
+
+    static func records() throws -> [StoredRecord] {
+        let image = StoredRecord.Image(generation: "0123456789ab", bytes: 2048, width: 4000, height: 3000, crc32: "a7ee2ffc")
+        var records: [StoredRecord] = []
+        for (index, text) in texts.enumerated() {
+            let photo =
+                index % 3 == 2
+                ? nil
+                : PhotoMetadata(
+                    description: text, photographer: index % 2 == 0 ? text : nil, photographerUsername: "user", color: "#60544D",
+                    sourceURL: "https://unsplash.com/photos/x?a=1&b=2", width: index % 2 == 0 ? 4000 : nil, height: -1,
+                    createdAt: index % 2 == 0 ? Timestamp.date(1_462_273_228_000) : nil)
+            records.append(
+                StoredRecord(
+                    id: try PhotoID("id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })"),
+                    generation: "ba9876543210", likedAt: 1_795_475_742_731 + Int64(index),
+                    image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo,
+                    albums: index % 2 == 0 ? [try AlbumName("Été"), try AlbumName("Cats")] : []))
+        }
+        return records
+    }
+
+    @Test func everyRecordThisVersionWritesIsReadAsJSONDecoderReadsIt() throws {
+        for record in try Self.records() {
+            let data = try record.encoded()
+            let fast = try #require(RecordReader.record(in: data), "\(String(decoding: data, as: UTF8.self))")
+            #expect(fast == (try JSONDecoder().decode(StoredRecord.self, from: data)))
+            #expect(fast == record)
+        }
+    }
+
+    @Test func otherSpellingsFallBackToJSONDecoderWithTheSameResult() throws {
+        let record = try #require(try Self.records().first)
+        let pretty = try {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted]
+            return try encoder.encode(record)
+        }()
+        #expect(RecordReader.record(in: pretty) == nil)
+        #expect(try StoredRecord.decode(pretty) == record)
+        let escaped = Data(String(decoding: try record.encoded(), as: UTF8.self).replacingOccurrences(of: "\"plain\"", with: "\"pl\\u0061in\"").utf8)
+        #expect(try StoredRecord.decode(escaped) == record)
+        for damaged in ["", "{", "{\"format\":1}", "{\"format\":2,\"id\":\"x\"}", String(decoding: try record.encoded().dropLast(), as: UTF8.self)] {
+            #expect(RecordReader.record(in: Data(damaged.utf8)) == nil, "\(damaged)")
+            #expect(throws: (any Error).self) { try StoredRecord.decode(Data(damaged.utf8)) }
+        }
+    }
+}
