@@ -52,6 +52,11 @@ extension OpenStore {
         guard let records else { return ([], false) }
         let lock = try sharedLock()
         defer { _ = lock }
+        if query.album == nil, query.color == nil, query.words == nil, query.after != nil || !query.newestFirst,
+            let page = try jumpingPage(query, records: records, locked: lock != nil)
+        {
+            return page
+        }
         var found: [ListingKey] = []
         var skipped = 0
         var unanswerable = false
@@ -90,6 +95,43 @@ extension OpenStore {
             result.append(stored)
         }
         return (result, matches.count > page.count)
+    }
+
+    /// A page without album, colour or search filters, from a jump to its place (see
+    /// ``JournalReader/likedLines(after:newestFirst:_:)``): its cost is the page's, however deep.
+    /// Each like met is confirmed by its record; `nil` where the journal cannot be jumped in.
+    private func jumpingPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
+        guard locked, let reader = try journal.reader(records: records, mapped: true) else { return nil }
+        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        var page: [StoredRecord] = []
+        var skipped = 0
+        var more = false
+        var damaged = false
+        let start = query.after ?? ListingKey(likedAt: .min, key: "")
+        let ordered = try reader.likedLines(after: start, newestFirst: query.newestFirst) { line in
+            if let since = query.since, line.at < since { return !query.newestFirst }  // newest first, all the rest are older
+            let stored: StoredRecord?
+            do {
+                stored = try records.read(key: String(decoding: line.key, as: UTF8.self))
+            } catch LikeRepositoryError.damagedRecord {
+                damaged = true  // the sure path names it
+                return false
+            }
+            // Unliked since, liked again since, or taken back: not this like any more.
+            guard let stored, stored.likedAt == line.at else { return true }
+            if skipped < query.offset {
+                skipped += 1
+                return true
+            }
+            if let limit = query.limit, page.count == limit {
+                more = true
+                return false
+            }
+            page.append(stored)
+            return true
+        }
+        guard ordered == true, !damaged else { return nil }
+        return (page, more)
     }
 
     /// Each album's photo count, bytes and newest photo, from one scan of the catalog; `nil`

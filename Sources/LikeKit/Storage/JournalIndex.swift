@@ -94,3 +94,10 @@ struct JournalIndex: Sendable {
         lineCount = end.lineCount
     }
 }
+
+extension ListingKey {
+    /// The place of the photo an `L` line liked.
+    init(_ view: JournalLine.View) {
+        self.init(likedAt: view.at, key: String(decoding: view.key, as: UTF8.self))
+    }
+}

@@ -4,6 +4,14 @@
 // clients: the index (JournalIndex), a writer's recovery (Journal.recoverEnd), the newest-page
 // walk (OpenStore.newestPage) and observers (JournalFollower).
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Bytes a journal is read from: an open file, or an array (for tests and the fuzzer).
 protocol JournalBytes {
     /// Which file: another file put in place under the journal's name has another identity.
@@ -216,6 +224,108 @@ struct JournalReader {
             }
             return try body(view) ? nil : .stopped
         }.end
+    }
+
+    // MARK: Jumping to a place in the listing
+
+    /// Hands on the `L` lines that follow `place` in the listing's order, newest first or oldest
+    /// first, as views, until `body` returns false; found by a binary search over the file, so
+    /// the cost is the lines handed on, wherever the place is. Returns false, having stopped,
+    /// where two `L` lines turn out to be out of order, and `nil` where the file is not mapped
+    /// or not of the catalog's format (whose `L` lines are in the listing's order: a writer's clock
+    /// ticks at least once per line, and a rewritten journal is sorted).
+    ///
+    /// The lines are not settled: a like taken back by an `A` line, or whose photo was unliked
+    /// or liked again since, is handed on too. The caller confirms each by the photo's record,
+    /// which has that line's `likedAt` only while that like is the photo's current one.
+    func likedLines(after place: ListingKey, newestFirst: Bool, _ body: (JournalLine.View) throws -> Bool) throws -> Bool? {
+        try source.withMappedBytes { bytes -> Bool? in
+            guard let headerEnd = Self.nextLineStart(in: bytes, from: 0),
+                let header = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[..<(headerEnd - 1)])), header.operation == .header,
+                header.key.elementsEqual(JournalLine.formatName.utf8), let lastNewline = Self.lastNewline(in: bytes, before: bytes.count)
+            else { return nil }
+            let end = lastNewline + 1  // a torn append after it is no line
+            let boundary = Self.firstLiked(atOrAfter: place, in: bytes, from: headerEnd, to: end)
+            var previous: (at: Int64, key: [UInt8])?
+            func inOrder(_ view: JournalLine.View) -> Bool {
+                defer { previous = (view.at, Array(view.key)) }
+                guard let previous else { return true }
+                let ascending = previous.at < view.at || (previous.at == view.at && previous.key.lexicographicallyPrecedes(view.key))
+                return ascending != newestFirst
+            }
+            var start = boundary
+            if newestFirst {
+                while start > headerEnd {
+                    let lineStart = Self.lastNewline(in: bytes, before: start - 1).map { $0 + 1 } ?? 0
+                    defer { start = lineStart }
+                    guard let view = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[lineStart..<(start - 1)]), checkingEveryField: false),
+                        view.operation == .liked
+                    else { continue }
+                    guard inOrder(view) else { return false }
+                    if try !body(view) { return true }
+                }
+            } else {
+                while start < end, let next = Self.nextLineStart(in: bytes, from: start) {
+                    defer { start = next }
+                    guard let view = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[start..<(next - 1)]), checkingEveryField: false),
+                        view.operation == .liked, ListingKey(view) != place
+                    else { continue }
+                    guard inOrder(view) else { return false }
+                    if try !body(view) { return true }
+                }
+            }
+            return true
+        } ?? nil
+    }
+
+    /// The start of the first `L` line between `start` and `end` whose place is at or after
+    /// `place`, or `end`: a binary search over bytes, each probe reading forward from a middle
+    /// byte to the next `L` line.
+    private static func firstLiked(atOrAfter place: ListingKey, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int {
+        var low = start  // every `L` line before it is before `place`
+        var high = end  // the boundary is at or before it
+        while high - low > 4096 {
+            let middle = low + (high - low) / 2
+            guard let probe = nextLineStart(in: bytes, from: middle - 1), let found = firstLikedLine(in: bytes, from: probe, to: high) else {
+                high = middle
+                continue
+            }
+            if ListingKey(found.view) < place {
+                low = found.end
+            } else {
+                high = found.start
+            }
+        }
+        var line = low
+        while let found = firstLikedLine(in: bytes, from: line, to: high) {
+            if !(ListingKey(found.view) < place) { return found.start }
+            line = found.end
+        }
+        return high
+    }
+
+    /// The first `L` line that starts in `start..<end`: its view, start and end (after its newline).
+    private static func firstLikedLine(
+        in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int
+    ) -> (view: JournalLine.View, start: Int, end: Int)? {
+        var line = start
+        while line < end, let next = nextLineStart(in: bytes, from: line) {
+            if bytes[line] == JournalLine.Operation.liked.rawValue,
+                let view = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[line..<(next - 1)]), checkingEveryField: false)
+            {
+                return (view, line, next)
+            }
+            line = next
+        }
+        return nil
+    }
+
+    /// The offset just after the first newline at or after `offset`; `nil` when there is none.
+    private static func nextLineStart(in bytes: UnsafeBufferPointer<UInt8>, from offset: Int) -> Int? {
+        guard offset < bytes.count, let base = bytes.baseAddress,
+            let found = memchr(base + offset, 0x0A, bytes.count - offset)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
     }
 
     /// The journal's end, for a writer about to append: its last complete line (`nil` when there
