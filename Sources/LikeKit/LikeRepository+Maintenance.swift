@@ -1,4 +1,4 @@
-// purge and verify: finding what belongs to no record, and proving the invariants hold.
+// purge: finding what belongs to no record, and removing it (verify is in LikeRepository+Verify).
 
 import Foundation
 
@@ -24,13 +24,13 @@ extension LikeRepository {
         if dryRun {
             guard let opened = try store.open() else { return PurgeReport(dryRun: true, files: [], bytes: 0) }
             let lock = try opened.sharedLock()
-            let inventory = try takeInventory(of: opened, trustIndex: true, locked: lock != nil)
+            let inventory = try takeInventory(of: opened, locked: lock != nil)
             _ = consume lock
             return PurgeReport(dryRun: true, files: inventory.orphans.map(\.path), bytes: inventory.orphans.reduce(0) { $0 + $1.size })
         }
         guard try store.openRoot() != nil else { return PurgeReport(dryRun: false, files: [], bytes: 0) }
         return try store.withWriteSession { session in
-            let inventory = try takeInventory(of: session.openStore(lockTimeout: lockTimeout), trustIndex: true, locked: true)
+            let inventory = try takeInventory(of: session.openStore(lockTimeout: lockTimeout), locked: true)
             var removed: [(path: String, size: Int)] = []
             var firstError: (any Error)?
             for orphan in inventory.orphans {
@@ -87,68 +87,8 @@ extension LikeRepository {
         }
     }
 
-    /// Checks every invariant of the store: each record decodes, each of its images exists, has
-    /// the size and checksum it had when liked and is a valid JPEG, no two records share a file,
-    /// and the index agrees with the records. Reads every image, so it takes time on a large store.
-    ///
-    /// - Returns: The problems found (none when the store is sound) and the orphan files, which
-    ///   are harmless and removed by ``purge(dryRun:)``.
-    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
-    public func verify() throws -> VerificationReport {
-        guard let opened = try store.open() else { return VerificationReport(problems: [], orphans: []) }
-        let lock = try opened.sharedLock()
-        defer { _ = lock }
-        let inventory = try takeInventory(of: opened, trustIndex: false, locked: lock != nil)
-        var problems = inventory.damage + (try imageProblems(of: inventory.records, images: opened.images))
-        if opened.records != nil, let problem = try indexProblem(opened.index(locked: lock != nil), inventory: inventory) {
-            problems.append(problem)
-        }
-        return VerificationReport(problems: problems, orphans: inventory.orphans.map(\.path))
-    }
-
-    /// A sentence for each image of `records` that is not whole, and each file two records name.
-    private func imageProblems(of records: [StoredRecord], images: ImageFiles?) throws -> [String] {
-        var problems: [String] = []
-        var owners: [String: PhotoID] = [:]
-        for record in records {
-            let who = LikeRepositoryError.quoted(record.id.rawValue)
-            let pairs = [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? [])
-            for (info, user) in pairs {
-                let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
-                let shown = ImageFiles.directoryName + "/" + name
-                if let other = owners.updateValue(record.id, forKey: name), other != record.id {
-                    problems.append("The file \(shown) belongs to both \(who) and \(LikeRepositoryError.quoted(other.rawValue)).")
-                }
-                if let problem = try images.map({ try $0.problem(name, info) }) ?? "is missing" {
-                    problems.append("The \(user ? "user image" : "image") \(shown) of photo \(who) \(problem).")
-                }
-            }
-        }
-        return problems
-    }
-
-    /// A sentence when the index is damaged or disagrees with the decoded records.
-    private func indexProblem(_ index: JournalIndex, inventory: Inventory) -> String? {
-        if let damage = index.damage {
-            return "\(damage.prefix(1).uppercased() + damage.dropFirst()). Repairing the store rebuilds it."
-        }
-        let expected = Dictionary(inventory.entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
-        let missing = expected.keys.filter { index.live[$0] == nil }.count
-        let stale = index.live.filter { key, entry in
-            guard var truth = expected[key] else { return !inventory.damagedKeys.contains(key) }
-            // A line written before the catalog has none: older, not wrong.
-            if entry.catalog == nil { truth.catalog = nil }
-            return truth != entry
-        }.count
-        guard missing + stale > 0 else { return nil }
-        return
-            "The index \(Journal.fileName) disagrees with the record files (\(missing) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
-    }
-
     struct Inventory {
         var entries: [LiveEntry] = []
-        /// Decoded records; filled only when the index was not trusted.
-        var records: [StoredRecord] = []
         var damage: [String] = []
         var damagedKeys: Set<String> = []
         var orphans: [(path: String, size: Int)] = []
@@ -159,15 +99,15 @@ extension LikeRepository {
 
     /// Sorts every file of the store into live and orphan.
     ///
-    /// With `trustIndex`, the live files come from the journal when it names exactly the record
-    /// files present (no record is decoded: purge stays close to the cost of listing the files);
-    /// before an image of a live photo is called an orphan, that photo's record is read to make
-    /// sure. Otherwise, and whenever the journal disagrees, every record is decoded.
-    func takeInventory(of opened: OpenStore, trustIndex: Bool, locked: Bool) throws -> Inventory {
+    /// The live files come from the journal when it names exactly the record files present (no
+    /// record is decoded: purge stays close to the cost of listing the files); before an image of
+    /// a live photo is called an orphan, that photo's record is read to make sure. Where the
+    /// journal disagrees, every record is decoded.
+    func takeInventory(of opened: OpenStore, locked: Bool) throws -> Inventory {
         var inventory = Inventory()
         let recordNames = try opened.records?.directory.names() ?? []
         let imageNames = try opened.images?.directory.names() ?? []
-        var useIndex = trustIndex
+        var useIndex = true
         if opened.records != nil {
             let index = try opened.index(locked: locked)
             inventory.journalLines = index.lineCount
@@ -180,7 +120,6 @@ extension LikeRepository {
             if !useIndex, let records = opened.records {
                 let decoded = try records.decodeAll()
                 inventory.entries = decoded.entries
-                inventory.records = decoded.records
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
             }

@@ -50,6 +50,32 @@ enum CatalogScan {
         let newest: JournalLine.View
 
         var listingKey: ListingKey { ListingKey(likedAt: liked.at, key: String(decoding: liked.key, as: UTF8.self)) }
+
+        /// A digest of everything the catalog says of the photo (key, generation, `likedAt`,
+        /// bytes, image generations, albums, and where the line has them, colour and text):
+        /// `verify` compares it with the same digest of the line the photo's record makes.
+        var digest: Int {
+            var hasher = Hasher()
+            func add(_ field: UnsafeBufferPointer<UInt8>?) {
+                hasher.combine(field?.count ?? -1)
+                if let field { hasher.combine(bytes: UnsafeRawBufferPointer(field)) }
+            }
+            add(liked.key)
+            hasher.combine(liked.at)
+            for field in [newest.generation, newest.image, newest.userImage, newest.last, newest.color, newest.text] { add(field) }
+            hasher.combine(newest.bytes)
+            return hasher.finalize()
+        }
+
+        /// The digest of the `L` line `entry` makes, with or without its catalog.
+        static func digest(of entry: LiveEntry, withCatalog: Bool) -> Int {
+            var entry = entry
+            if !withCatalog { entry.catalog = nil }
+            let line = JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded.dropLast()
+            return line.withUnsafeBufferPointer { bytes in
+                JournalLine.View(bytes).map { Photo(liked: $0, newest: $0).digest } ?? 0
+            }
+        }
     }
 
     enum End: Equatable {
@@ -63,15 +89,16 @@ enum CatalogScan {
         case unordered
     }
 
-    /// Hands each live photo to `body`, newest first, until it returns false.
-    static func photos(in reader: JournalReader, _ body: (Photo) throws -> Bool) throws -> End {
+    /// Hands each live photo to `body`, newest first, until it returns false. `checkingEveryField`:
+    /// each line is parsed as the index parses it (for `verify`), not only as far as a query reads.
+    static func photos(in reader: JournalReader, checkingEveryField: Bool = false, _ body: (Photo) throws -> Bool) throws -> End {
         var table = KeyTable()
         defer { table.release() }
         var updates: [[UInt8]] = []  // `M` lines met before their photo's `L` line
         var previousAt = Int64.max
         var previousKey: [UInt8] = []
         var unordered = false
-        let end = try reader.backwardViews(checkingEveryField: false) { view in
+        let end = try reader.backwardViews(checkingEveryField: checkingEveryField) { view in
             switch view.operation {
             case .unliked, .updated:
                 let found = table.find(view.key)
@@ -99,7 +126,7 @@ enum CatalogScan {
                     table.set(.listed, for: view.key, at: found.slot)
                     return try updates[index].withUnsafeBufferPointer { line in
                         // It was read as this view once already.
-                        guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
+                        guard let newest = JournalLine.View(line, checkingEveryField: checkingEveryField) else { return true }
                         return try body(Photo(liked: view, newest: newest))
                     }
                 case nil:

@@ -177,6 +177,21 @@ extension OpenStore {
         return end == .complete ? statistics : nil
     }
 
+    /// What the catalog says of each live photo, as a digest by key (see
+    /// ``CatalogScan/Photo/digest``), and whether its line has a catalog; `nil` where the journal
+    /// is damaged, missing, cut short or out of order (the index then says which). Reads the
+    /// journal in chunks, under a lock the caller holds: memory grows with the keys only.
+    func catalogDigests() throws -> [String: (digest: Int, hasCatalog: Bool)]? {
+        guard let records, let reader = try journal.reader(records: records) else { return nil }
+        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        var digests: [String: (digest: Int, hasCatalog: Bool)] = [:]
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+            digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, photo.newest.text != nil)
+            return true
+        }
+        return end == .complete ? digests : nil
+    }
+
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
     private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {

@@ -408,6 +408,14 @@ final class StoreDirectory: Sendable {
 
     /// The names in this directory, except `.` and `..`.
     func names() throws -> [String] {
+        var result: [String] = []
+        try forEachName { result.append($0) }
+        return result
+    }
+
+    /// Hands each name in the directory to `body` as it is read, in the directory's order, so
+    /// that a walk through a large directory does not hold every name at once.
+    func forEachName(_ body: (String) throws -> Void) throws {
         let fd = dup(descriptor)
         guard fd >= 0 else { throw LikeRepositoryError.io(action: "list", path: displayPath, code: Platform.errno) }
         guard let stream = fdopendir(fd) else {
@@ -418,14 +426,12 @@ final class StoreDirectory: Sendable {
         defer { closedir(stream) }
         // fdopendir shares the offset with the descriptor it was given; start from the top.
         rewinddir(stream)
-        var result: [String] = []
         while let entry = readdir(stream) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }
-            if name != "." && name != ".." { result.append(name) }
+            if name != "." && name != ".." { try body(name) }
         }
-        return result
     }
 }
 

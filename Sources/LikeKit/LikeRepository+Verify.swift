@@ -1,0 +1,139 @@
+// verify: proving every invariant of the store, one record at a time, so that its memory does
+// not grow with the collection beyond a few words per photo.
+
+import Foundation
+
+extension LikeRepository {
+    /// Checks every invariant of the store: each record decodes, each of its images exists, has
+    /// the size and checksum it had when liked and is a valid JPEG, and the index (its catalog
+    /// included) agrees with the records. Reads every image, so it takes time on a large store.
+    ///
+    /// Records are decoded and checked one at a time: what it keeps is a digest of what the
+    /// index says of each photo and the generations of its images.
+    ///
+    /// - Returns: The problems found (none when the store is sound) and the orphan files, which
+    ///   are harmless and removed by ``purge(dryRun:)``.
+    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
+    public func verify() throws -> VerificationReport {
+        guard let opened = try store.open() else { return VerificationReport(problems: [], orphans: []) }
+        let lock = try opened.sharedLock()
+        defer { _ = lock }
+        var check = StoreCheck()
+        if let records = opened.records {
+            try check.readIndex(opened, locked: lock != nil)
+            try check.readRecords(records, images: opened.images)
+        }
+        if let images = opened.images { try check.readImages(images) }
+        try check.readRoot(opened.root)
+        return VerificationReport(
+            problems: check.damage + check.imageProblems + (check.indexProblem.map { [$0] } ?? []),
+            orphans: check.orphans.sorted { $0.path < $1.path }.map(\.path))
+    }
+}
+
+/// What one `verify` has found so far.
+private struct StoreCheck {
+    /// What the index says of each live photo; `seen` once its record was read.
+    var indexed: [String: (digest: Int, hasCatalog: Bool, seen: Bool)] = [:]
+    /// The generations of each recorded photo's images, to tell its image files from orphans.
+    var imageGenerations: [String: (image: String, user: String?)] = [:]
+    var damagedKeys: Set<String> = []
+    var damage: [String] = []
+    var imageProblems: [String] = []
+    var indexDamage: String?
+    var missingFromIndex = 0
+    var staleInIndex = 0
+    var orphans: [(path: String, size: Int)] = []
+
+    /// A sentence when the index is damaged or disagrees with the records.
+    var indexProblem: String? {
+        if let indexDamage {
+            return "\(indexDamage.prefix(1).uppercased() + indexDamage.dropFirst()). Repairing the store rebuilds it."
+        }
+        let stale = staleInIndex + indexed.filter { key, entry in !entry.seen && !damagedKeys.contains(key) }.count
+        guard missingFromIndex + stale > 0 else { return nil }
+        return
+            "The index \(Journal.fileName) disagrees with the record files (\(missingFromIndex) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
+    }
+
+    /// The index, by one scan of the catalog; where that cannot be read, the whole index is read
+    /// the sure way (which names the damage).
+    mutating func readIndex(_ opened: OpenStore, locked: Bool) throws {
+        if let digests = try opened.catalogDigests() {
+            indexed = digests.mapValues { ($0.digest, $0.hasCatalog, false) }
+            return
+        }
+        let index = try opened.index(locked: locked)
+        indexDamage = index.damage
+        for (key, entry) in index.live {
+            indexed[key] = (CatalogScan.Photo.digest(of: entry, withCatalog: entry.catalog != nil), entry.catalog != nil, false)
+        }
+    }
+
+    /// Decodes each record file in turn: its damage, its images, and what the index says of it.
+    mutating func readRecords(_ records: RecordFiles, images: ImageFiles?) throws {
+        try records.directory.forEachName { name in
+            guard let key = StoreLayout.key(ofRecordFile: name), try records.directory.entry(name)?.isRegularFile == true else {
+                try consider(records.directory, name, prefix: RecordFiles.directoryName, key: StoreLayout.key(ofRecordFile: name))
+                return
+            }
+            let record: StoredRecord
+            do {
+                guard let read = try records.read(key: key) else { return }  // gone since listed
+                record = read
+            } catch LikeRepositoryError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                damagedKeys.insert(key)
+                return
+            }
+            imageGenerations[key] = (record.image.generation, record.userImage?.generation)
+            try checkImages(of: record, images: images)
+            if let entry = indexed[key] {
+                indexed[key]?.seen = true
+                if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: entry.hasCatalog) { staleInIndex += 1 }
+            } else if indexDamage == nil {
+                missingFromIndex += 1
+            }
+        }
+        if indexDamage != nil { indexed = [:] }  // a damaged index is reported as such, not entry by entry
+    }
+
+    /// A sentence for each image of `record` that is not whole.
+    mutating func checkImages(of record: StoredRecord, images: ImageFiles?) throws {
+        let who = LikeRepositoryError.quoted(record.id.rawValue)
+        for (info, user) in [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? []) {
+            let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
+            if let problem = try images.map({ try $0.problem(name, info) }) ?? "is missing" {
+                imageProblems.append("The \(user ? "user image" : "image") \(ImageFiles.directoryName)/\(name) of photo \(who) \(problem).")
+            }
+        }
+    }
+
+    /// The files of images/ that belong to no record (nor to a damaged record's photo).
+    mutating func readImages(_ images: ImageFiles) throws {
+        try images.directory.forEachName { name in
+            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+                name == StoreLayout.imageFileName(key, generations.image, user: false)
+                    || generations.user.map({ name == StoreLayout.imageFileName(key, $0, user: true) }) == true
+            {
+                return
+            }
+            try consider(images.directory, name, prefix: ImageFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+        }
+    }
+
+    /// Files at the store's top level that are none of its own.
+    mutating func readRoot(_ root: StoreDirectory) throws {
+        try root.forEachName { name in
+            guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName else { return }
+            try consider(root, name, prefix: "", key: nil)
+        }
+    }
+
+    /// Counts a file that belongs to no record as an orphan; a folder, and the files of a photo
+    /// whose record is damaged, are not.
+    private mutating func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
+        guard !(key.map(damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
+        orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
+    }
+}
