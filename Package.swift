@@ -12,7 +12,10 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "LikeKit"),
+        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls"]),
+        // fstatfs, syncfs and renameat2, which the Glibc module leaves out, called directly (a
+        // fully static `likes` cannot look them up by name).
+        .target(name: "LinuxFileSystemCalls"),
         .executableTarget(name: "likes", dependencies: ["LikeKit"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.

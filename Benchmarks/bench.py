@@ -64,6 +64,38 @@ def timed(command, repeat):
     return statistics.median(times), peak_rss(command)
 
 
+def drop_caches():
+    """Empties the page cache (root only), so that the next run reads its files from the disk."""
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as handle:
+        handle.write("3\n")
+
+
+def cold_pair(ours, peer, repeat):
+    """Median wall times of `ours` and `peer`, each run after the page cache was emptied, the two
+    alternating so that the disk's drift falls on both."""
+    times = ([], [])
+    for _ in range(repeat):
+        for side, command in enumerate((ours, peer)):
+            drop_caches()
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=True)
+            times[side].append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+FAMILIES = [("black", 0x000000), ("white", 0xFFFFFF), ("gray", 0x808080), ("yellow", 0xFFD700), ("orange", 0xFF8C00), ("red", 0xDC143C),
+            ("purple", 0x800080), ("magenta", 0xFF00FF), ("green", 0x228B22), ("teal", 0x008080), ("blue", 0x1E90FF), ("brown", 0x8B4513)]
+
+
+def family(hex_colour):
+    """SPEC §8: the nearest reference colour by squared RGB distance, the first of equals."""
+    value = int(hex_colour.lstrip("#"), 16)
+    channels = lambda v: (v >> 16, v >> 8 & 255, v & 255)
+    red, green, blue = channels(value)
+    return min(FAMILIES, key=lambda f: sum((a - b) ** 2 for a, b in zip((red, green, blue), channels(f[1]))))[0]
+
+
 def durable_write(data, directory, name):
     temporary = os.path.join(directory, "." + name + ".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -151,15 +183,17 @@ report("2 import 2,000 x 20 KB", f"likes {2000 / ours:.0f} photos/s, SQLite peer
 # A store of 100,000 favorites (2 KB images), built with relaxed durability, and the same
 # records in an indexed SQLite table.
 big = os.path.join(WORK, "big")
-if not os.path.exists(os.path.join(big, "store", "likes.journal")):
+if not os.path.exists(os.path.join(big, "likes.db")):
     shutil.rmtree(big, ignore_errors=True)
     os.makedirs(big)
     built = json.loads(run([BENCH, "build", os.path.join(big, "store"), "100000", "2048", os.path.join(big, "records.jsonl")])[2])
     database = sqlite3.connect(os.path.join(big, "likes.db"))
     database.execute("PRAGMA journal_mode=WAL")
-    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, record TEXT NOT NULL)")
+    # The colour also as a column, as photo apps keep it: the family queries' peer compares it.
+    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, color TEXT, record TEXT NOT NULL)")
     with open(os.path.join(big, "records.jsonl")) as handle:
-        database.executemany("INSERT INTO likes VALUES (?, ?, ?)", ((r["id"], r["likedAt"], line) for line in handle for r in [json.loads(line)]))
+        database.executemany("INSERT INTO likes VALUES (?, ?, ?, ?)",
+                             ((r["id"], r["likedAt"], (r.get("photo") or {}).get("color"), line) for line in handle for r in [json.loads(line)]))
     database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
     database.execute("CREATE TABLE members (album TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (album, id))")
     with open(os.path.join(big, "records.jsonl")) as handle:
@@ -175,6 +209,60 @@ query = "SELECT json_group_array(json(record)) FROM (SELECT record FROM likes OR
 peer, peer_peak = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), query], 30)
 report("3 cold list --limit 20 --json at 100k", f"likes {ours * 1000:.1f} ms ({ours_peak / 1024:.1f} MB peak), sqlite3 {peer * 1000:.1f} ms ({peer_peak / 1024:.1f} MB), ratio {ours / peer:.2f}x (target <= 1.5x, <= 30 MB)",
        likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer, likesPeakMB=ours_peak / 1024)
+
+
+def page_of(where):
+    return f"SELECT json_group_array(json(record)) FROM (SELECT record FROM likes {where} ORDER BY likedAt DESC LIMIT 20)"
+
+
+# 8-9. Queries answered by the catalog, newest 20 as JSON, warm (median of 15) and with the page
+# cache emptied before each run (median of 5), against sqlite3 on the same records: search by a
+# LIKE scan of the record's JSON; colour family by the colour column, the family's colours listed.
+colours = {}
+with open(os.path.join(big, "records.jsonl")) as handle:
+    for line in handle:
+        colour = (json.loads(line).get("photo") or {}).get("color")
+        if colour:
+            colours.setdefault(family(colour), set()).add(colour)
+counts = {name: 0 for name, _ in FAMILIES}
+with sqlite3.connect(os.path.join(big, "likes.db")) as database:
+    for colour, count in database.execute("SELECT color, count(*) FROM likes GROUP BY color"):
+        if colour:
+            counts[family(colour)] += count
+rare = min((name for name in counts if counts[name] >= 20), key=lambda name: counts[name])
+common = max(counts, key=lambda name: counts[name])
+queries = [
+    ("8a search, one word matching none", ["--search", "zzz"], page_of("WHERE record LIKE '%zzz%'")),
+    ("8b search, two words, the second matching none", ["--search", "photo zzz"], page_of("WHERE record LIKE '%photo%' AND record LIKE '%zzz%'")),
+    ("8c search, two words, a few photos match", ["--search", "number 4242"], page_of("WHERE record LIKE '%number%' AND record LIKE '%4242%'")),
+]
+for label, name in (("9a colour family, the commonest", common), ("9b colour family, the rarest", rare)):
+    listed = ", ".join("'" + colour + "'" for colour in sorted(colours.get(name, ())))
+    queries.append((f"{label} ({name}, {counts[name]:,} photos)", ["--color", name], page_of(f"WHERE color IN ({listed})")))
+can_drop = os.geteuid() == 0
+for label, arguments, query in queries:
+    ours_command = [LIKES, "--store", big_store, "list", *arguments, "--limit", "20", "--json"]
+    peer_command = [shutil.which("sqlite3"), os.path.join(big, "likes.db"), query]
+    warm_ours, _ = timed(ours_command, 15)
+    warm_peer, _ = timed(peer_command, 15)
+    figures = dict(warmLikesMs=warm_ours * 1000, warmSqliteMs=warm_peer * 1000, warmRatio=warm_ours / warm_peer)
+    text = f"warm likes {warm_ours * 1000:.1f} ms, sqlite3 {warm_peer * 1000:.1f} ms, ratio {warm_ours / warm_peer:.2f}x"
+    if can_drop:
+        cold_ours, cold_peer = cold_pair(ours_command, peer_command, 5)
+        figures.update(coldLikesMs=cold_ours * 1000, coldSqliteMs=cold_peer * 1000, coldRatio=cold_ours / cold_peer)
+        text += f"; cold likes {cold_ours * 1000:.1f} ms, sqlite3 {cold_peer * 1000:.1f} ms, ratio {cold_ours / cold_peer:.2f}x"
+    report(label, text + " (target <= 2x)", **figures)
+if not can_drop:
+    print("cold runs skipped: emptying the page cache needs root")
+
+# 10. The page after the photo at position 50,000, by its cursor, against SQLite's keyset query.
+listing = json.loads(run([LIKES, "--store", big_store, "list", "--limit", "50000", "--json"])[2])
+cursor, liked_at = listing[-1]["cursor"], listing[-1]["likedAt"]
+ours, _ = timed([LIKES, "--store", big_store, "list", "--after", cursor, "--limit", "20", "--json"], 30)
+peer, _ = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), page_of(f"WHERE likedAt < '{liked_at}'")], 30)
+offset, _ = timed([LIKES, "--store", big_store, "list", "--offset", "50000", "--limit", "20", "--json"], 10)
+report("10 page at position 50,000 by cursor", f"likes {ours * 1000:.1f} ms, sqlite3 keyset {peer * 1000:.1f} ms, ratio {ours / peer:.2f}x (target <= 2x); by --offset {offset * 1000:.1f} ms",
+       likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer, offsetMs=offset * 1000)
 
 # 4. like + unlike at 100,000 against the same at 1,000, interleaved in four rounds of 50 pairs
 # each, so that the disk's drift during the run falls on both sides alike.
@@ -202,7 +290,7 @@ ours, ours_peak = timed([LIKES, "--store", big_store, "albums", "--json"], 10)
 query = ("SELECT json_group_array(json_object('name', album, 'count', n, 'newest', newest)) FROM "
          "(SELECT album, count(*) AS n, max(likedAt) AS newest FROM members JOIN likes USING (id) GROUP BY album ORDER BY album)")
 peer, _ = timed([shutil.which("sqlite3"), os.path.join(big, "likes.db"), query], 10)
-report("7a albums at 100k", f"likes {ours * 1000:.1f} ms ({ours_peak / 1024:.1f} MB peak), sqlite3 {peer * 1000:.1f} ms, ratio {ours / peer:.2f}x (report)",
+report("7a albums at 100k", f"likes {ours * 1000:.1f} ms ({ours_peak / 1024:.1f} MB peak), sqlite3 {peer * 1000:.1f} ms, ratio {ours / peer:.2f}x (target <= 2x)",
        likesMs=ours * 1000, sqliteMs=peer * 1000, ratio=ours / peer, likesPeakMB=ours_peak / 1024)
 ours, _ = timed([LIKES, "--store", big_store, "list", "--album", "Album 7", "--limit", "20", "--json"], 10)
 query = ("SELECT json_group_array(json(record)) FROM (SELECT record FROM likes JOIN members USING (id) "
@@ -213,7 +301,7 @@ report("7b list --album --limit 20 at 100k", f"likes {ours * 1000:.1f} ms, sqlit
 
 # 6. Open + verify of 100,000 favorites.
 ours, peak = timed([LIKES, "--store", big_store, "verify"], 1)
-report("6 verify at 100k", f"{ours:.2f} s, {peak / 1024:.0f} MB peak", seconds=ours, peakMB=peak / 1024)
+report("6 verify at 100k", f"{ours:.2f} s, {peak / 1024:.0f} MB peak (target <= 50 MB)", seconds=ours, peakMB=peak / 1024)
 
 with open(os.path.join(WORK, "results.json"), "w") as handle:
     json.dump(results, handle, indent=2)

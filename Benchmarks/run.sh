@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the release binaries (static, as installed) and runs every benchmark of BENCHMARKS.md.
+# Builds the release binaries (fully static, as installed) and runs every benchmark of BENCHMARKS.md.
 # Usage: Benchmarks/run.sh [WORKDIR]   (WORKDIR defaults to a temporary directory; ~1 GB free)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-get install sqlite3)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time for peak memory (Debian: apt-get install time)" >&2; exit 1; }
-swift build -c release --static-swift-stdlib --product likes
-swift build -c release --static-swift-stdlib --product likes-bench
+# As the README installs it: one fully static executable, which starts without the dynamic loader.
+swift build -c release -Xswiftc -static-executable --product likes
+swift build -c release -Xswiftc -static-executable --product likes-bench
 exec python3 Benchmarks/bench.py .build/release "${1:-$(mktemp -d)}"

@@ -40,6 +40,13 @@ func printJSON(_ object: [String: Any]) {
     print(String(decoding: data, as: UTF8.self))
 }
 
+/// A colour that depends on `index` only, spread over every family: `#RRGGBB`.
+func color(of index: Int) -> String {
+    let value = UInt32(truncatingIfNeeded: index &* 2_654_435_761) >> 8
+    let digits = String(value & 0xFF_FFFF, radix: 16, uppercase: true)
+    return "#" + String(repeating: "0", count: 6 - digits.count) + digits
+}
+
 /// The raw floor: the same bytes written durably with no records at all.
 func durableWrite(_ data: Data, directory: String, name: String) {
     let temporary = directory + "/." + name + ".tmp"
@@ -98,7 +105,6 @@ case "build":
         recordsOut = FileHandle(forWritingAtPath: arguments[5])
     }
     let repository = LikeRepository(directory: store, durability: .relaxed)
-    let colors = ["#262626", "#0C2340", "#60544D", "#D9D9D9", "#A67359"]
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     let start = now()
@@ -106,7 +112,7 @@ case "build":
     for index in 0..<count {
         let metadata = PhotoMetadata(
             description: "Photo number \(index) of the benchmark", photographer: "Photographer \(index % 97)",
-            photographerUsername: "user\(index % 97)", color: colors[index % colors.count],
+            photographerUsername: "user\(index % 97)", color: color(of: index),
             sourceURL: "https://unsplash.com/photos/bench\(index)", width: 4000, height: 3000)
         // Every tenth photo is in one of 20 albums: 20 albums of count / 200 photos each.
         let albums = index % 10 == 0 ? [try! AlbumName("Album \(index / 10 % 20)")] : []

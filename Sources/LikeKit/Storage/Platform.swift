@@ -6,6 +6,7 @@
     import Darwin
 #elseif canImport(Glibc)
     import Glibc
+    import LinuxFileSystemCalls
 #elseif canImport(Musl)
     import Musl
 #endif
@@ -37,23 +38,16 @@ enum Platform {
         #endif
     }
 
-    /// Linux's `syncfs`, which the Glibc module leaves out (it needs `_GNU_SOURCE`); looked up once.
-    private static let syncfsFunction: (@convention(c) (Int32) -> Int32)? = {
-        #if canImport(Glibc)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }  // RTLD_DEFAULT
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
-        #else
-            return nil
-        #endif
-    }()
-
     /// Flushes every dirty file and directory of the file system holding `fd` in one go, with
     /// one journal commit and one cache flush, where a series of `fsync` calls costs one each.
     /// Only for file systems ``fileSystem(of:)`` names as flushed whole by it; Linux reports
     /// writeback errors from it since 5.8.
     static func syncFileSystem(_ fd: Int32) -> Int32 {
-        guard let syncfsFunction else { return fullSync(fd) }
-        return syncfsFunction(fd)
+        #if canImport(Glibc)
+            return likes_syncfs(fd)
+        #else
+            return fullSync(fd)
+        #endif
     }
 
     /// Local Linux file systems whose `syncfs` writes back every dirty file and directory and
@@ -71,22 +65,11 @@ enum Platform {
     ]
 
     #if canImport(Glibc)
-        /// Linux's `fstatfs`, which the Glibc module leaves out (no `sys/statfs.h`); looked up once.
-        private static let fstatfsFunction: (@convention(c) (Int32, UnsafeMutableRawPointer) -> Int32)? = {
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "fstatfs") else { return nil }  // RTLD_DEFAULT
-            return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafeMutableRawPointer) -> Int32).self)
-        }()
-
-        /// The `f_type` magic number of the file system holding `fd`: the first field of
-        /// `struct statfs` (a `long`) on every Linux architecture; the struct is 120 bytes on
-        /// 64-bit ones, 84 on 32-bit ones, so a buffer of 512 holds it anywhere.
+        /// The `f_type` magic number of the file system holding `fd` (a `long`, of which the low
+        /// 32 bits are the magic).
         private static func fileSystemMagic(_ fd: Int32) -> Int? {
-            guard let fstatfsFunction else { return nil }
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: 512, alignment: 16)
-            defer { buffer.deallocate() }
-            buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 512)
-            guard fstatfsFunction(fd, buffer) == 0 else { return nil }
-            return Int(UInt32(truncatingIfNeeded: buffer.load(as: Int.self)))
+            let magic = likes_file_system_magic(fd)
+            return magic == -1 ? nil : Int(UInt32(truncatingIfNeeded: magic))
         }
     #endif
 
@@ -101,7 +84,7 @@ enum Platform {
             return (name, .barrier)
         #elseif canImport(Glibc)
             guard let magic = fileSystemMagic(fd) else { return ("unknown", .eachFile) }
-            if let name = wholeFlushFileSystems[magic], syncfsFunction != nil { return (name, .wholeFileSystem) }
+            if let name = wholeFlushFileSystems[magic] { return (name, .wholeFileSystem) }
             let name = wholeFlushFileSystems[magic] ?? otherFileSystems[magic] ?? "unknown (0x" + String(magic, radix: 16) + ")"
             return (name, .eachFile)
         #else
@@ -109,30 +92,21 @@ enum Platform {
         #endif
     }
 
-    private typealias ExchangeFunction = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
-
-    /// The call that swaps two directory entries, looked up once by name (so that no SDK needs
-    /// to declare it): Linux's `renameat2`, which the Glibc module leaves out, or Apple's
-    /// `renameatx_np`. Both take the swap flag as `1 << 1` (`RENAME_EXCHANGE`, `RENAME_SWAP`).
-    private static let exchangeFunction: ExchangeFunction? = {
-        #if canImport(Darwin)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "renameatx_np") else { return nil }  // RTLD_DEFAULT
-            return unsafeBitCast(symbol, to: ExchangeFunction.self)
-        #elseif canImport(Glibc)
-            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2") else { return nil }  // RTLD_DEFAULT
-            return unsafeBitCast(symbol, to: ExchangeFunction.self)
-        #else
-            return nil
-        #endif
-    }()
-
     /// Swaps two entries of the directory `fd` atomically: 0 on success, -1 with `errno` set,
     /// `nil` where the system has no such call or the file system refuses it (then nothing
     /// changed).
     static func exchange(_ fd: Int32, _ first: String, _ second: String) -> Int32? {
-        guard let exchangeFunction else { return nil }
-        let swapFlag: UInt32 = 1 << 1
-        let result = exchangeFunction(fd, first, fd, second, swapFlag)
+        let swapFlag: UInt32 = 1 << 1  // RENAME_EXCHANGE, RENAME_SWAP
+        #if canImport(Darwin)
+            // Looked up by name, so that no SDK needs to declare it.
+            typealias Swap = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "renameatx_np") else { return nil }  // RTLD_DEFAULT
+            let result = unsafeBitCast(symbol, to: Swap.self)(fd, first, fd, second, swapFlag)
+        #elseif canImport(Glibc)
+            let result = likes_renameat2(fd, first, fd, second, swapFlag)
+        #else
+            return nil
+        #endif
         if result != 0, [EINVAL, ENOSYS, ENOTSUP].contains(errno) { return nil }
         return result
     }

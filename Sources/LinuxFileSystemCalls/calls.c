@@ -1,0 +1,44 @@
+// See LinuxFileSystemCalls.h. Made through syscall(2), so that glibc and musl serve alike.
+
+#include "LinuxFileSystemCalls.h"
+
+#include <errno.h>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+long likes_file_system_magic(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return -1;
+    return (long)info.f_type;
+}
+
+int likes_syncfs(int fd) { return (int)syscall(SYS_syncfs, fd); }
+
+int likes_renameat2(int old_directory, const char *old_name, int new_directory, const char *new_name, unsigned int flags) {
+    return (int)syscall(SYS_renameat2, old_directory, old_name, new_directory, new_name, flags);
+}
+
+#else
+
+long likes_file_system_magic(int fd) {
+    (void)fd;
+    errno = ENOSYS;
+    return -1;
+}
+
+int likes_syncfs(int fd) {
+    (void)fd;
+    errno = ENOSYS;
+    return -1;
+}
+
+int likes_renameat2(int old_directory, const char *old_name, int new_directory, const char *new_name, unsigned int flags) {
+    (void)old_directory, (void)old_name, (void)new_directory, (void)new_name, (void)flags;
+    errno = ENOSYS;
+    return -1;
+}
+
+#endif
