@@ -1,6 +1,19 @@
 // libFuzzer harness: the journal reader must take any bytes without crashing — read forward
-// into an index, walked backward from the end, its end read for recovery — and a line that
-// parses must encode back to itself. Built by Fuzz/run.sh.
+// into an index, walked backward from the end, its end read for recovery, scanned as the catalog
+// and jumped in as a cursor does — and a line that parses must encode back to itself. Built by
+// Fuzz/run.sh.
+
+/// The bytes lent whole, as a mapped journal is, so that the jump to a place is fuzzed too.
+struct MappedBytes: JournalBytes {
+    let bytes: [UInt8]
+    var identity: UInt64? { nil }
+    func currentSize() throws -> Int { bytes.count }
+    func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
+    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -25,6 +38,28 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     _ = try! reader.end()
     _ = try! reader.snapshotEnd()
+    // The catalog: every photo met once, in the listing's order unless the scan says otherwise.
+    var keys = Set<[UInt8]>()
+    var places: [ListingKey] = []
+    let scanned = try! CatalogScan.photos(in: reader) { photo in
+        precondition(keys.insert(Array(photo.liked.key)).inserted)
+        places.append(photo.listingKey)
+        return true
+    }
+    if scanned == .complete { precondition(zip(places, places.dropFirst()).allSatisfy { $0 > $1 }) }
+    let mapped = JournalReader(source: MappedBytes(bytes: bytes), isCommitted: { $0.at % 2 == 0 })
+    for place in places.prefix(3) + [ListingKey(likedAt: .min, key: "")] {
+        for newestFirst in [true, false] {
+            var previous: ListingKey?
+            _ = try! mapped.likedLines(after: place, newestFirst: newestFirst) { line in
+                let here = ListingKey(line)
+                precondition(newestFirst ? here < place : place < here)
+                if let previous { precondition(newestFirst ? here < previous : previous < here) }
+                previous = here
+                return true
+            }
+        }
+    }
     var start = 0
     while start < bytes.count {
         let lineEnd = bytes[start...].firstIndex(of: 0x0A) ?? bytes.count

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check and the journal reader.
+# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
 set -euo pipefail
@@ -9,15 +9,22 @@ out=.build/fuzz
 mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no   # the backtracer can hang after a crash under the fuzzer
 sources=$(find Sources/LikeKit -name '*.swift')
-for target in JPEGHeaderFuzz JournalFuzz; do
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit $sources "Fuzz/$target.swift" -o "$out/$target"
+# LikeKit's C target, built as SwiftPM builds it.
+clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCalls/include -o "$out/calls.o"
+for target in JPEGHeaderFuzz JournalFuzz RecordFuzz; do
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -I Sources/LinuxFileSystemCalls/include \
+        $sources "Fuzz/$target.swift" "$out/calls.o" -o "$out/$target"
     mkdir -p "$out/$target-corpus"
     case $target in
         JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
+        RecordFuzz) cp Tests/Fixtures/records/*.json "$out/$target-corpus/" 2>/dev/null || printf '%s' \
+            '{"albums":["Été"],"format":1,"generation":"0123456789ab","id":"a","image":{"bytes":2,"crc32":"00000000","generation":"0123456789ab","height":1,"width":1},"likedAt":"2026-11-23T23:15:42.732Z","note":"x\ty","photo":{"color":"#60544D","createdAt":null,"description":"d","height":3000,"photographer":"p","photographerUsername":"u","sourceURL":"s","width":4000},"userImage":null}' \
+            > "$out/$target-corpus/seed" ;;
         JournalFuzz) cat > "$out/$target-corpus/seed" <<'LINES'
 J 0 0123456789ab 0 - - likes-journal-1
 L 1763774625123 1a2b3c4d5e6f 2048 1a2b3c4d5e6f - ^dwu85^p9^s^o^ik
 L 1763774625123 3a2b3c4d5e6f 2048 3a2b3c4d5e6f - abc Caf%C3%A9,Trip%20to%20Lisbon,a%2Cb%25
+L 1763774625127 4a2b3c4d5e6f 2048 4a2b3c4d5e6f - ^x 60544d xcafé Caf%C3%A9
 M 1763774625124 2a2b3c4d5e6f 2048 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik
 U 1763774625125 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik Dwu85P9SOIk
 A 1763774625125 2a2b3c4d5e6f 0 - - ^dwu85^p9^s^o^ik
