@@ -46,9 +46,12 @@ extension LikeRepository {
                 try session.records.directory.sync()
                 try session.images.directory.sync(commit: true)
             }
-            // Rebuild an index that disagrees with the records; compact one mostly superseded.
-            if !inventory.indexIsSound || inventory.journalLines > 2 * inventory.entries.count + 64 {
+            // Rebuild an index that disagrees with the records (from the records decoded); compact
+            // one mostly superseded (from the whole index, read only then).
+            if !inventory.indexIsSound {
                 try session.rebuildJournal(from: inventory.entries)
+            } else if inventory.journalLines > 2 * inventory.files.count + 64 {
+                try session.rebuildJournal(from: Array(session.openStore(lockTimeout: lockTimeout).index(locked: true).live.values))
             }
             let at = session.tick()
             try session.journal.append(removed.map { JournalLine.purged(path: $0.path, bytes: $0.size, at: at) }, durable: session.durable)
@@ -88,6 +91,9 @@ extension LikeRepository {
     }
 
     struct Inventory {
+        /// The live photos' files: by the catalog, or by the records where it was not trusted.
+        var files: [PhotoFiles] = []
+        /// The records decoded, where the index was not trusted.
         var entries: [LiveEntry] = []
         var damage: [String] = []
         var damagedKeys: Set<String> = []
@@ -109,23 +115,30 @@ extension LikeRepository {
         let imageNames = try opened.images?.directory.names() ?? []
         var useIndex = true
         if opened.records != nil {
-            let index = try opened.index(locked: locked)
-            inventory.journalLines = index.lineCount
+            if let catalog = try opened.catalogFiles(locked: locked) {
+                (inventory.files, inventory.journalLines) = catalog
+            } else {
+                let index = try opened.index(locked: locked)
+                inventory.journalLines = index.lineCount
+                inventory.indexIsSound = index.damage == nil
+                inventory.files = index.live.values.map(PhotoFiles.init)
+            }
             let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
-            inventory.indexIsSound = index.damage == nil && recordKeys.count == index.live.count && recordKeys.allSatisfy { index.live[$0] != nil }
-            useIndex = useIndex && inventory.indexIsSound
-            if useIndex { inventory.entries = Array(index.live.values) }
+            let indexKeys = Set(inventory.files.map(\.key))
+            inventory.indexIsSound = inventory.indexIsSound && recordKeys == indexKeys && indexKeys.count == inventory.files.count
+            useIndex = inventory.indexIsSound
         }
         while true {
             if !useIndex, let records = opened.records {
                 let decoded = try records.decodeAll()
                 inventory.entries = decoded.entries
+                inventory.files = decoded.entries.map(PhotoFiles.init)
                 inventory.damage = decoded.damage
                 inventory.damagedKeys = decoded.damagedKeys
             }
             let orphans = try findOrphans(opened, recordNames: recordNames, imageNames: imageNames, inventory: inventory)
             // Before trusting the index to call a live photo's image an orphan, ask its record.
-            if useIndex, let records = opened.records, try recordContradicts(orphans, live: inventory.entries, records: records) {
+            if useIndex, let records = opened.records, try recordContradicts(orphans, live: inventory.files, records: records) {
                 useIndex = false
                 inventory.indexIsSound = false
                 continue
@@ -141,9 +154,9 @@ extension LikeRepository {
     )] {
         // The live names of each directory; paths are made only for orphans (a store of 100,000
         // favorites has 200,000 names to sort).
-        var liveRecords = Set<String>(minimumCapacity: inventory.entries.count)
-        var liveImages = Set<String>(minimumCapacity: inventory.entries.count * 2)
-        for entry in inventory.entries {
+        var liveRecords = Set<String>(minimumCapacity: inventory.files.count)
+        var liveImages = Set<String>(minimumCapacity: inventory.files.count * 2)
+        for entry in inventory.files {
             liveRecords.insert(StoreLayout.recordFileName(entry.key))
             liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
             if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
@@ -172,7 +185,7 @@ extension LikeRepository {
 
     /// Whether the record of a live photo still names an image the index calls an orphan (or
     /// is gone): then the index is not to be trusted.
-    private func recordContradicts(_ orphans: [(path: String, size: Int)], live: [LiveEntry], records: RecordFiles) throws -> Bool {
+    private func recordContradicts(_ orphans: [(path: String, size: Int)], live: [PhotoFiles], records: RecordFiles) throws -> Bool {
         let liveKeys = Set(live.map(\.key))
         for orphan in orphans where orphan.path.hasPrefix(ImageFiles.directoryName + "/") {
             let name = String(orphan.path.dropFirst(ImageFiles.directoryName.count + 1))

@@ -92,6 +92,14 @@ enum CatalogScan {
     /// Hands each live photo to `body`, newest first, until it returns false. `checkingEveryField`:
     /// each line is parsed as the index parses it (for `verify`), not only as far as a query reads.
     static func photos(in reader: JournalReader, checkingEveryField: Bool = false, _ body: (Photo) throws -> Bool) throws -> End {
+        var lines = 0
+        return try photos(in: reader, checkingEveryField: checkingEveryField, lineCount: &lines, body)
+    }
+
+    /// As ``photos(in:checkingEveryField:_:)``, counting in `lineCount` the settled lines walked.
+    static func photos(
+        in reader: JournalReader, checkingEveryField: Bool, lineCount: inout Int, _ body: (Photo) throws -> Bool
+    ) throws -> End {
         var table = KeyTable()
         defer { table.release() }
         var updates: [[UInt8]] = []  // `M` lines met before their photo's `L` line
@@ -99,6 +107,7 @@ enum CatalogScan {
         var previousKey: [UInt8] = []
         var unordered = false
         let end = try reader.backwardViews(checkingEveryField: checkingEveryField) { view in
+            lineCount += 1
             switch view.operation {
             case .unliked, .updated:
                 let found = table.find(view.key)

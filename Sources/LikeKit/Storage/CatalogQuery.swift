@@ -192,6 +192,25 @@ extension OpenStore {
         return end == .complete ? digests : nil
     }
 
+    /// The files of each live photo by the catalog, and the number of lines walked (for purge,
+    /// which needs no more of it); `nil` where the journal is damaged, missing, cut short or out
+    /// of order (the index then says which). Under a lock the caller holds (`locked`: it got one).
+    func catalogFiles(locked: Bool) throws -> (files: [PhotoFiles], lineCount: Int)? {
+        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return nil }
+        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        var files: [PhotoFiles] = []
+        var lines = 0
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: true, lineCount: &lines) { photo in
+            let user = photo.newest.userImage
+            files.append(
+                PhotoFiles(
+                    key: String(decoding: photo.liked.key, as: UTF8.self), imageGeneration: String(decoding: photo.newest.image, as: UTF8.self),
+                    userImageGeneration: JournalLine.View.isDash(user) ? nil : String(decoding: user, as: UTF8.self)))
+            return true
+        }
+        return end == .complete ? (files, lines + 1) : nil  // the header too, as the index counts
+    }
+
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
     private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {

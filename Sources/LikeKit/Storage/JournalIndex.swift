@@ -32,6 +32,23 @@ struct LiveEntry: Hashable, Sendable {
     }
 }
 
+/// The files a live photo has, by its key and image generations: what purge needs of it.
+struct PhotoFiles: Sendable {
+    var key: String
+    var imageGeneration: String
+    var userImageGeneration: String?
+
+    init(key: String, imageGeneration: String, userImageGeneration: String?) {
+        self.key = key
+        self.imageGeneration = imageGeneration
+        self.userImageGeneration = userImageGeneration
+    }
+
+    init(_ entry: LiveEntry) {
+        self.init(key: entry.key, imageGeneration: entry.imageGeneration, userImageGeneration: entry.userImageGeneration)
+    }
+}
+
 /// The order of a listing: the time a photo was liked, then its storage key. Total, and
 /// derived from the record alone, so that a cursor names a place in it.
 struct ListingKey: Comparable, Hashable, Sendable {
