@@ -12,7 +12,7 @@ sources=$(find Sources/LikeKit -name '*.swift')
 # LikeKit's C target, built as SwiftPM builds it.
 clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCalls/include -o "$out/calls.o"
 for target in JPEGHeaderFuzz JournalFuzz RecordFuzz; do
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -I Sources/LinuxFileSystemCalls/include \
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include \
         $sources "Fuzz/$target.swift" "$out/calls.o" -o "$out/$target"
     mkdir -p "$out/$target-corpus"
     case $target in

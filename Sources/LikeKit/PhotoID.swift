@@ -33,7 +33,7 @@ public struct PhotoID: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// What makes `text` unfit as an id or album name, or `nil` when it is fit: empty, too long,
     /// or holding a control character (other than those `allowed`).
-    static func problem(with text: String, maximumByteCount: Int, allowed: Set<Unicode.Scalar> = []) -> String? {
+    static func problem(with text: String, maximumByteCount: Int, allowed: [Unicode.Scalar] = []) -> String? {
         if text.isEmpty { return "it is empty" }
         let byteCount = text.utf8.count
         if byteCount > maximumByteCount { return "it is \(byteCount) UTF-8 bytes long" }
@@ -85,7 +85,8 @@ enum StorageKey {
     static let maximumReadableLength = 200
 
     static func make(for id: String) -> String {
-        let normalized = id.precomposedStringWithCanonicalMapping
+        // ASCII is NFC already (and most ids are ASCII): no trip through the normaliser.
+        let normalized = id.utf8.allSatisfy { $0 < 0x80 } ? id : id.precomposedStringWithCanonicalMapping
         var stem: [UInt8] = []
         stem.reserveCapacity(normalized.utf8.count)
         PercentEscaping.storageKey.escape(normalized.utf8, into: &stem)

@@ -157,3 +157,13 @@ enum ColorFilter: Sendable, Hashable {
         }
     }
 }
+
+extension String {
+    /// The text of UTF-8 bytes, or `nil` where they are not UTF-8. Decoding and comparing back
+    /// does what `String(validating:as:)` does without its generic path, whose first use in a
+    /// process costs a search of the binary's conformances.
+    static func validatingUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.utf8.elementsEqual(bytes) ? text : nil
+    }
+}

@@ -74,23 +74,26 @@ struct CommandSpec {
 }
 
 /// The parsed command line of one command, read by the command through its own options.
+///
+/// Options are kept in arrays, not dictionaries: a command has a dozen at most, and a dictionary's
+/// first use in a process costs a search of the binary's conformances (for `Option: Hashable`).
 struct ParsedArguments {
-    private var values: [Option: String] = [:]
+    private var values: [(option: Option, value: String)] = []
     /// Every value of a repeatable option, in order.
-    private var lists: [Option: [String]] = [:]
-    private var flags: Set<Option> = []
+    private var lists: [(option: Option, value: String)] = []
+    private var flags: [Option] = []
     var positionals: [String] = []
     var wantsHelp = false
     /// The command being parsed, for usage errors.
     var command = ""
 
-    func value(_ option: Option) -> String? { values[option] }
-    func allValues(_ option: Option) -> [String] { lists[option] ?? [] }
+    func value(_ option: Option) -> String? { values.last { $0.option == option }?.value }
+    func allValues(_ option: Option) -> [String] { lists.filter { $0.option == option }.map(\.value) }
     func has(_ flag: Option) -> Bool { flags.contains(flag) }
 
     /// A non-negative whole number option such as `--limit`.
     func count(_ option: Option) throws -> Int? {
-        guard let text = values[option] else { return nil }
+        guard let text = value(option) else { return nil }
         guard let number = Int(text), number >= 0 else {
             throw UsageError(message: "\(option.name) takes a whole number of 0 or more; \"\(text)\" is not one", command: command)
         }
@@ -103,14 +106,14 @@ struct ParsedArguments {
     mutating func set(_ option: Option, to value: String) throws {
         switch option.kind {
         case .flag:
-            flags.insert(option)
+            if !flags.contains(option) { flags.append(option) }
         case .repeatable:
-            lists[option, default: []].append(value)
+            lists.append((option, value))
         case .value:
-            if values[option] != nil, !Option.global.contains(option) {
+            if self.value(option) != nil, !Option.global.contains(option) {
                 throw UsageError(message: "\(option.name) is given twice", command: command)
             }
-            values[option] = value
+            values.append((option, value))
         }
     }
 }

@@ -28,11 +28,18 @@ struct Output {
     }
 
     func print(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        Self.write(text, to: FileHandle.standardOutput)
     }
 
     func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Self.write(text, to: FileHandle.standardError)
+    }
+
+    /// Writes a line from its bytes (`Data` made from a string's UTF-8 view goes through a dynamic
+    /// cast, whose first use costs a search of the binary's conformances).
+    private static func write(_ text: String, to handle: FileHandle) {
+        var line = text + "\n"
+        line.withUTF8 { bytes in handle.write(Data(bytes: bytes.baseAddress!, count: bytes.count)) }
     }
 
     /// Prints aligned columns, the last one cut to the terminal's width.

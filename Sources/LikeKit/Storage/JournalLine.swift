@@ -354,7 +354,7 @@ extension JournalLine {
             // Not UTF-8 would not read back as itself; the writer writes no control byte there
             // but the separator (a scan of the catalog does not look).
             guard searchable.allSatisfy({ $0 == TextFolding.separator || ($0 >= 0x20 && $0 != 0x7F) }),
-                let text = String(validating: searchable, as: UTF8.self)
+                let text = String.validatingUTF8(searchable)
             else { return nil }
             catalog = CatalogFields(color: View.isDash(color) ? nil : String(decoding: color, as: UTF8.self), text: text)
         }

@@ -54,14 +54,16 @@ enum Platform {
     /// flushes the device cache, by `statfs` magic number. FUSE is not among them: the kernel
     /// does not pass `syncfs` on to a FUSE server (only virtiofs opts in), so it flushes nothing
     /// there; neither are NFS, SMB, overlay file systems or any that is not known.
-    private static let wholeFlushFileSystems: [Int: String] = [
-        0xEF53: "ext2/ext3/ext4", 0x5846_5342: "xfs", 0x9123_683E: "btrfs", 0xF2F5_2010: "f2fs", 0x0102_1994: "tmpfs",
+    private static let wholeFlushFileSystems: [(magic: Int, name: String)] = [
+        (0xEF53, "ext2/ext3/ext4"), (0x5846_5342, "xfs"), (0x9123_683E, "btrfs"), (0xF2F5_2010, "f2fs"), (0x0102_1994, "tmpfs"),
     ]
 
     /// Names of other file systems that stores are often kept on, for `likes stats`.
-    private static let otherFileSystems: [Int: String] = [
-        0x6573_5546: "fuse", 0x6969: "nfs", 0xFF53_4D42: "cifs", 0xFE53_4D42: "smb2", 0x794C_7630: "overlay", 0x4D44: "vfat",
-        0x5346_544E: "ntfs", 0x7366_746E: "ntfs3", 0x2011_BAB0: "exfat", 0x8584_58F6: "ramfs", 0x2FC1_2FC1: "zfs", 0x00C3_6400: "ceph",
+    /// (Arrays of pairs, not dictionaries: read once per store opened, where a dictionary's first
+    /// use costs a search of the binary's conformances.)
+    private static let otherFileSystems: [(magic: Int, name: String)] = [
+        (0x6573_5546, "fuse"), (0x6969, "nfs"), (0xFF53_4D42, "cifs"), (0xFE53_4D42, "smb2"), (0x794C_7630, "overlay"), (0x4D44, "vfat"),
+        (0x5346_544E, "ntfs"), (0x7366_746E, "ntfs3"), (0x2011_BAB0, "exfat"), (0x8584_58F6, "ramfs"), (0x2FC1_2FC1, "zfs"), (0x00C3_6400, "ceph"),
     ]
 
     #if canImport(Glibc)
@@ -84,8 +86,8 @@ enum Platform {
             return (name, .barrier)
         #elseif canImport(Glibc)
             guard let magic = fileSystemMagic(fd) else { return ("unknown", .eachFile) }
-            if let name = wholeFlushFileSystems[magic] { return (name, .wholeFileSystem) }
-            let name = wholeFlushFileSystems[magic] ?? otherFileSystems[magic] ?? "unknown (0x" + String(magic, radix: 16) + ")"
+            if let known = wholeFlushFileSystems.first(where: { $0.magic == magic }) { return (known.name, .wholeFileSystem) }
+            let name = otherFileSystems.first { $0.magic == magic }?.name ?? "unknown (0x" + String(magic, radix: 16) + ")"
             return (name, .eachFile)
         #else
             return ("unknown", .eachFile)

@@ -9,13 +9,31 @@ import Foundation
 /// strings in UTF-8 with the usual escapes. A listing decodes its page's records, and on a
 /// large binary JSONDecoder's first use of each type costs more than the decoding itself.
 struct RecordReader {
-    /// A JSON value, as far as records need one.
+    /// A JSON value, as far as records need one. An object's members stay in an array: a
+    /// record's objects have ten members at most, and a dictionary's first use in a process costs
+    /// the runtime a search of every conformance of the binary (for `String: Hashable`).
     private indirect enum Value {
         case null
         case int(Int)
         case string(String)
         case array([Value])
-        case object([String: Value])
+        case object(Members)
+    }
+
+    /// An object's members in the order read; each key at most once.
+    private struct Members {
+        var pairs: [(key: String, value: Value)] = []
+
+        subscript(_ key: String) -> Value? {
+            pairs.first { $0.key == key }?.value
+        }
+
+        /// Adds a member; false when the object has that key already.
+        mutating func add(_ key: String, _ value: Value) -> Bool {
+            guard self[key] == nil else { return false }
+            pairs.append((key, value))
+            return true
+        }
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -37,7 +55,7 @@ struct RecordReader {
 
     // MARK: Records from values, checked as StoredRecord's Decodable init checks them
 
-    private static func record(_ members: [String: Value]) -> StoredRecord? {
+    private static func record(_ members: Members) -> StoredRecord? {
         guard case .int(1)? = members["format"], case .string(let idText)? = members["id"], let id = try? PhotoID(idText),
             case .string(let generation)? = members["generation"], case .string(let likedAtText)? = members["likedAt"],
             let likedAt = Timestamp.parse(likedAtText), case .object(let imageMembers)? = members["image"], let image = Self.image(imageMembers),
@@ -60,14 +78,14 @@ struct RecordReader {
         }
     }
 
-    private static func image(_ members: [String: Value]) -> StoredRecord.Image? {
+    private static func image(_ members: Members) -> StoredRecord.Image? {
         guard case .string(let generation)? = members["generation"], case .int(let bytes)? = members["bytes"],
             case .int(let width)? = members["width"], case .int(let height)? = members["height"], case .string(let crc32)? = members["crc32"]
         else { return nil }
         return StoredRecord.Image(generation: generation, bytes: bytes, width: width, height: height, crc32: crc32)
     }
 
-    private static func photo(_ members: [String: Value]) -> PhotoMetadata? {
+    private static func photo(_ members: Members) -> PhotoMetadata? {
         func text(_ key: String) -> String?? { optional(members[key]) { value in if case .string(let text) = value { text } else { nil } } }
         func number(_ key: String) -> Int?? { optional(members[key]) { value in if case .int(let number) = value { number } else { nil } } }
         guard let description = text("description"), let photographer = text("photographer"),
@@ -114,10 +132,10 @@ struct RecordReader {
 
     private mutating func object() -> Value? {
         index += 1
-        var members: [String: Value] = [:]
+        var members = Members()
         if take(UInt8(ascii: "}")) { return .object(members) }
         repeat {
-            guard let key = string(), take(UInt8(ascii: ":")), let value = value(), members.updateValue(value, forKey: key) == nil else {
+            guard let key = string(), take(UInt8(ascii: ":")), let value = value(), members.add(key, value) else {
                 return nil  // a key twice: JSONDecoder decides which counts
             }
         } while take(UInt8(ascii: ","))
@@ -145,7 +163,7 @@ struct RecordReader {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(validating: decoded, as: UTF8.self)
+                return decoded.withUnsafeBufferPointer(String.validatingUTF8)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { return nil }
                 let escaped = bytes[index]
