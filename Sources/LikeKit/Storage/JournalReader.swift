@@ -246,12 +246,13 @@ struct JournalReader {
             else { return nil }
             let end = lastNewline + 1  // a torn append after it is no line
             let boundary = Self.firstLiked(atOrAfter: place, in: bytes, from: headerEnd, to: end)
-            var previous: (at: Int64, key: [UInt8])?
+            // Each line handed on must follow the place, and the one before it, strictly: where one
+            // does not, the journal is out of order and the jump cannot be trusted.
+            var previous = place
             func inOrder(_ view: JournalLine.View) -> Bool {
-                defer { previous = (view.at, Array(view.key)) }
-                guard let previous else { return true }
-                let ascending = previous.at < view.at || (previous.at == view.at && previous.key.lexicographicallyPrecedes(view.key))
-                return ascending != newestFirst
+                let here = ListingKey(view)
+                defer { previous = here }
+                return newestFirst ? here < previous : previous < here
             }
             var start = boundary
             if newestFirst {
