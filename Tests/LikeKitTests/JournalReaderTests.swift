@@ -185,4 +185,13 @@ import Testing
             } == true)
         #expect(handed == ["^x"])
     }
+
+    @Test func anUnlikeLineWhoseIdIsNotUTF8IsMalformed() {
+        // Found by the fuzzer: "%C3" then "5" is no UTF-8, and read leniently it did not encode
+        // back to the line it came from.
+        let line = Array("U 1763774625126 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f abc 01234%C3561".utf8)
+        #expect(JournalLine.parse(line[...]) == nil)
+        let valid = Array("U 1763774625126 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f abc Caf%C3%A9".utf8)
+        #expect(JournalLine.parse(valid[...])?.id == "Café")
+    }
 }

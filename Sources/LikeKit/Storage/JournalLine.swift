@@ -343,8 +343,10 @@ extension JournalLine {
             userImageGeneration: View.isDash(view.userImage) ? nil : text(view.userImage), key: text(view.key))
         if let last = view.last {
             if operation == .unliked {
-                guard let bytes = PercentEscaping.journalField.unescape(last) else { return nil }
-                id = String(decoding: bytes, as: UTF8.self)
+                // Bytes that are not UTF-8 would not read back as themselves.
+                guard let bytes = PercentEscaping.journalField.unescape(last), let text = bytes.withUnsafeBufferPointer(String.validatingUTF8)
+                else { return nil }
+                id = text
             } else {
                 guard let names = Self.decodeAlbums(last) else { return nil }
                 albums = names
