@@ -3,18 +3,6 @@
 // and jumped in as a cursor does — and a line that parses must encode back to itself. Built by
 // Fuzz/run.sh.
 
-/// The bytes lent whole, as a mapped journal is, so that the jump to a place is fuzzed too.
-struct MappedBytes: JournalBytes {
-    let bytes: [UInt8]
-    var identity: UInt64? { nil }
-    func currentSize() throws -> Int { bytes.count }
-    func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
-    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
-        try bytes.withUnsafeBufferPointer(body)
-    }
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -47,7 +35,7 @@ public func fuzzJournal(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return true
     }
     if scanned == .complete { precondition(zip(places, places.dropFirst()).allSatisfy { $0 > $1 }) }
-    let mapped = JournalReader(source: MappedBytes(bytes: bytes), isCommitted: { $0.at % 2 == 0 })
+    let mapped = JournalReader(source: MappedJournalBytes(bytes: bytes), isCommitted: { $0.at % 2 == 0 })
     for place in places.prefix(3) + [ListingKey(likedAt: .min, key: "")] {
         for newestFirst in [true, false] {
             var previous: ListingKey?

@@ -145,18 +145,6 @@ import Testing
         }
     }
 
-    /// Bytes lent whole, as a journal mapped under a lock is (arrays are read chunk by chunk).
-    private struct Mapped: JournalBytes {
-        let bytes: [UInt8]
-        var identity: UInt64? { nil }
-        func currentSize() throws -> Int { bytes.count }
-        func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
-        func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
-            try bytes.withUnsafeBufferPointer(body)
-        }
-    }
-
     @Test func aJumpSaysWhenTheLikesAreOutOfOrderAndHandsOnNothingBeforeItsPlace() throws {
         // Found by the fuzzer: two likes of one millisecond out of key order ("-" sorts before "^"),
         // jumped into, oldest first, from the first of them.
@@ -164,7 +152,7 @@ import Testing
         let second = Self.line(.liked, "-", 2, at: 10)
         var bytes = Self.journal([first, second])
         bytes.replaceSubrange(0..<bytes.firstIndex(of: 0x0A)!, with: Array("J 1 0123456789ab 0 - - likes-journal-2".utf8))
-        let reader = JournalReader(source: Mapped(bytes: bytes), isCommitted: { _ in true })
+        let reader = JournalReader(source: MappedJournalBytes(bytes: bytes), isCommitted: { _ in true })
         var handed: [String] = []
         let ordered = try reader.likedLines(after: ListingKey(likedAt: 10, key: "^x"), newestFirst: false) { line in
             handed.append(String(decoding: line.key, as: UTF8.self))
@@ -177,7 +165,7 @@ import Testing
         sorted.replaceSubrange(0..<sorted.firstIndex(of: 0x0A)!, with: Array("J 1 0123456789ab 0 - - likes-journal-2".utf8))
         handed = []
         #expect(
-            try JournalReader(source: Mapped(bytes: sorted), isCommitted: { _ in true }).likedLines(
+            try JournalReader(source: MappedJournalBytes(bytes: sorted), isCommitted: { _ in true }).likedLines(
                 after: ListingKey(likedAt: 10, key: "-"), newestFirst: false
             ) { line in
                 handed.append(String(decoding: line.key, as: UTF8.self))

@@ -40,6 +40,19 @@ extension Array: JournalBytes where Element == UInt8 {
     func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? { nil }
 }
 
+/// Bytes in memory lent whole, as a journal mapped under a lock is: for tests and the fuzzer,
+/// which read plain arrays chunk by chunk.
+struct MappedJournalBytes: JournalBytes {
+    let bytes: [UInt8]
+    var identity: UInt64? { nil }
+    func currentSize() throws -> Int { bytes.count }
+    func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
+    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+        try bytes.withUnsafeBufferPointer(body)
+    }
+}
+
 /// Reads a journal's lines as they stand once settled.
 ///
 /// Settled means: a line that an `A` line takes back is not handed on, and neither is the `A`
