@@ -331,4 +331,26 @@ import Testing
             #expect(!listing.damage.isEmpty)
         }
     }
+
+    @Test func upgradingAJournalDamagedInTheMiddleRebuildsItFromTheRecordsAndLosesNoPhoto() throws {
+        let (repository, reference, _) = try makeStore(seed: 11, count: 40)
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        var lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            if fields.first == "J" { fields[6] = "likes-journal-1" }
+            if fields.first == "L" || fields.first == "M", fields.count >= 9 { fields.removeSubrange(7...8) }
+            return fields.joined(separator: " ")
+        }
+        lines[lines.count / 2] = "garbled"  // the middle damaged, the end sound
+        let converted = Data(lines.joined(separator: "\n").utf8)
+        try converted.write(to: journal)
+        let digits = String(converted.count)
+        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        // The next change upgrades the journal; every photo must still be listed by it.
+        try repository.like(PhotoID(valid: "new"), image: Samples.jpeg(seed: 3, scanBytes: 8))
+        let listed = Set(try repository.list().records.map(\.id))
+        #expect(listed == Set(reference.records.keys).union([PhotoID(valid: "new")]))
+        #expect(try repository.verify().problems.isEmpty)
+    }
 }

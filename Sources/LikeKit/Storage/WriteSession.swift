@@ -36,8 +36,12 @@ struct WriteSession {
         if let end = try journal.recoverEnd(records: records, durable: durable) {
             clock = end.lastTime
             if !end.hasCatalog {
-                // Written before the catalog: once, its photos' lines are written anew with it.
-                clock = max(clock, try journal.rewrite(Array(journal.index(records: records).live.values), records: records, durable: durable))
+                // Written before the catalog: once, its photos' lines are written anew with it,
+                // from the records where the journal is damaged (its index would miss photos).
+                let index = try journal.index(records: records)
+                let rewritten =
+                    index.damage == nil ? try journal.rewrite(Array(index.live.values), records: records, durable: durable) : try rebuildJournal()
+                clock = max(clock, rewritten)
             }
         } else {
             clock = try rebuildJournal()
