@@ -154,7 +154,7 @@ struct RecordReader {
     }
 
     /// A string: UTF-8, no control byte, and the escapes `\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
-    /// `\r`, `\t` and `\uXXXX` outside the surrogates.
+    /// `\r`, `\t`, and `\u` with four hex digits outside the surrogates.
     private mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
         var decoded: [UInt8] = []
