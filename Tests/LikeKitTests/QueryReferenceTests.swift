@@ -197,6 +197,27 @@ import Testing
         #expect(listing.damage.isEmpty, "\(context)")
     }
 
+    /// Rewrites the store's journal as the format before the catalog wrote it (no colour and no
+    /// text on `L` and `M` lines), optionally with its middle line garbled, and notes its length
+    /// in the lock file, as the writer of that journal would have. Returns the journal's place.
+    @discardableResult
+    func writeJournalWithoutCatalog(garblingTheMiddleLine: Bool = false) throws -> URL {
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        var lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            if fields.first == "J" { fields[6] = "likes-journal-1" }
+            if fields.first == "L" || fields.first == "M", fields.count >= 9 { fields.removeSubrange(7...8) }
+            return fields.joined(separator: " ")
+        }
+        if garblingTheMiddleLine { lines[lines.count / 2] = "garbled" }
+        let converted = Data(lines.joined(separator: "\n").utf8)
+        try converted.write(to: journal)
+        let digits = String(converted.count)
+        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        return journal
+    }
+
     // MARK: The tests
 
     @Test(arguments: [1, 2, 3] as [UInt64])
@@ -292,20 +313,7 @@ import Testing
 
     @Test func aJournalWrittenBeforeTheCatalogAnswersTheSameAndTheNextWriterUpgradesIt() throws {
         var (repository, reference, random) = try makeStore(seed: 9, count: 60)
-        let journal = folder.store.appendingPathComponent("likes.journal")
-        // The journal as the format before wrote it: no colour and no text on `L` and `M` lines.
-        let lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            if fields.first == "J" { fields[6] = "likes-journal-1" }
-            if fields.first == "L" || fields.first == "M", fields.count >= 9 { fields.removeSubrange(7...8) }
-            return fields.joined(separator: " ")
-        }
-        let converted = Data(lines.joined(separator: "\n").utf8)
-        try converted.write(to: journal)
-        // The lock file notes the journal's length, as the writer of that journal would have.
-        let digits = String(converted.count)
-        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
-            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        let journal = try writeJournalWithoutCatalog()
         for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "old journal, query \(index)") }
         #expect(try repository.verify().problems.isEmpty)
 
@@ -334,19 +342,7 @@ import Testing
 
     @Test func upgradingAJournalDamagedInTheMiddleRebuildsItFromTheRecordsAndLosesNoPhoto() throws {
         let (repository, reference, _) = try makeStore(seed: 11, count: 40)
-        let journal = folder.store.appendingPathComponent("likes.journal")
-        var lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            if fields.first == "J" { fields[6] = "likes-journal-1" }
-            if fields.first == "L" || fields.first == "M", fields.count >= 9 { fields.removeSubrange(7...8) }
-            return fields.joined(separator: " ")
-        }
-        lines[lines.count / 2] = "garbled"  // the middle damaged, the end sound
-        let converted = Data(lines.joined(separator: "\n").utf8)
-        try converted.write(to: journal)
-        let digits = String(converted.count)
-        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
-            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        try writeJournalWithoutCatalog(garblingTheMiddleLine: true)  // the end sound
         // The next change upgrades the journal; every photo must still be listed by it.
         try repository.like(PhotoID(valid: "new"), image: Samples.jpeg(seed: 3, scanBytes: 8))
         let listed = Set(try repository.list().records.map(\.id))

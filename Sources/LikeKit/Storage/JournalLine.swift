@@ -197,9 +197,6 @@ struct JournalLine: Hashable, Sendable {
         /// The album field of an `L` or `M` line in albums, or the escaped id of a `U` line.
         var last: UnsafeBufferPointer<UInt8>?
 
-        /// Whether the line is a header of the format before the catalog.
-        var isHeaderWithoutCatalog: Bool { operation == .header && key.elementsEqual(JournalLine.formatWithoutCatalog.utf8) }
-
         /// Parses one line without its newline; `nil` for anything the writer would not write.
         ///
         /// `checkingEveryField` false: a scan of the catalog, which reads only the operation,
