@@ -16,19 +16,43 @@ public struct LikeChange: Sendable, Hashable {
         case purged
     }
 
+    /// A part of a liked photo that a change can touch.
+    public enum Field: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The photo's JPEG.
+        case image
+        /// The photographer's picture.
+        case userImage
+        /// The person's note.
+        case note
+        /// The albums the photo is in.
+        case albums
+        /// The metadata from the photo's source (``PhotoMetadata``).
+        case photo
+    }
+
     /// What happened.
     public var kind: Kind
     /// The photo concerned; `nil` for ``Kind/purged``.
     public var id: PhotoID?
     /// When it happened.
     public var date: Date
-    /// The record as it is after a like or update; `nil` after an unlike or purge.
+    /// The record as the change committed it: never `nil` for ``Kind/liked`` and
+    /// ``Kind/updated``, always `nil` for ``Kind/unliked`` and ``Kind/purged``.
+    ///
+    /// A change made by another process is read from the store a moment after it was made;
+    /// should that process change the same photo again within that moment, the record is as the
+    /// later change left it (the later change follows with the same record).
     public var record: LikeRecord?
+    /// What the change touched: for ``Kind/liked``, every part the new record has (always
+    /// ``Field/image``); for ``Kind/updated``, the parts that differ from the record before;
+    /// empty for ``Kind/unliked`` and ``Kind/purged``.
+    public var fields: Set<Field>
     /// The store files removed, as paths inside the store: an unlike's images, a purge's orphans.
     public var files: [String]
 
-    init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, files: [String] = []) {
+    init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = []) {
         self.kind = kind
+        self.fields = fields
         self.id = id
         self.date = date
         self.record = record

@@ -88,9 +88,13 @@ extension LikeRepository {
                 return (request: try request(existing, id), existing: existing)
             }
             var changes: [LikeChange] = []
-            defer { if !changes.isEmpty { observers.changed() } }
+            var committed: [StoredRecord] = []
+            defer { if !changes.isEmpty { observers.changed(committed) } }
             for edit in edits {
-                if let change = try session.edit(edit.request, over: edit.existing) { changes.append(publicChange(change)) }
+                if let change = try session.edit(edit.request, over: edit.existing) {
+                    committed += change.record.map { [$0] } ?? []
+                    changes.append(publicChange(change))
+                }
             }
             return changes
         }

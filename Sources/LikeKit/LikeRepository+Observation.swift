@@ -1,5 +1,6 @@
 // Observers: every change to the store reaches its subscribers, in order, whichever process made it.
 
+import Dispatch
 import Foundation
 
 extension LikeRepository {
@@ -7,11 +8,13 @@ extension LikeRepository {
     /// another repository, or by another process, until the returned token is cancelled or
     /// released.
     ///
-    /// Changes arrive in the order they were committed, one at a time, on a thread of the
+    /// Changes arrive in the order they were committed, one at a time, on a serial queue of the
     /// observer's own: a slow observer never stalls a writer or another observer, and cancelling
     /// from inside the handler is safe. Changes made in this process arrive at once; those of
-    /// other processes within a second (on Linux, as soon as inotify reports them). Each observer
-    /// follows the store's journal, so it never rereads the whole store.
+    /// other processes as soon as the system reports the journal grew (inotify on Linux, a
+    /// kqueue source on Apple platforms), and within a second anyway. One follower of the store's
+    /// journal per repository feeds all its observers, so it never rereads the whole store, and
+    /// subscribing never waits for the store's lock.
     ///
     /// ```swift
     /// let token = repository.observe { change in print(change.kind, change.id ?? "") }
@@ -21,11 +24,7 @@ extension LikeRepository {
     /// - Parameter handler: Called with each change.
     /// - Returns: A token; delivery stops when it is cancelled or deinitialized.
     public func observe(_ handler: @escaping @Sendable (LikeChange) -> Void) -> LikeObservation {
-        let directory = self.directory
-        let follower = JournalFollower(store: store, start: JournalFollower.currentPosition(of: store)) { change in
-            handler(LikeRepository.publicChange(change, in: directory))
-        }
-        return LikeObservation(registry: observers, identifier: observers.add(follower))
+        LikeObservation(registry: observers, identifier: observers.add(handler))
     }
 
     /// Every change made to the store from now on, as an asynchronous sequence; see
@@ -63,30 +62,104 @@ public final class LikeObservation: Sendable {
     deinit { registry.remove(identifier) }
 }
 
-/// The followers of one repository, so that its own writes can wake them at once.
+/// The observers of one repository and the one follower of the journal that feeds them, which
+/// runs while there is an observer.
 final class ObserverRegistry: Sendable {
-    private struct State {
-        var nextIdentifier = 0
-        var followers: [Int: JournalFollower] = [:]
+    /// One subscriber: its handler, its own serial queue, and where in the journal it started.
+    private final class Observer: Sendable {
+        let handler: @Sendable (LikeChange) -> Void
+        let queue = DispatchQueue(label: "LikeKit.LikeObservation")
+        let start: JournalPosition
+        /// Whether the follower has passed `start`: from then on every change is delivered.
+        let reachedStart: Locked<Bool>
+        let cancelled = Locked(false)
+
+        init(handler: @escaping @Sendable (LikeChange) -> Void, start: JournalPosition) {
+            self.handler = handler
+            self.start = start
+            reachedStart = Locked(start.inode == nil)
+        }
+
+        /// Whether `change` was committed after this observer subscribed.
+        func follows(_ change: FollowedChange) -> Bool {
+            reachedStart.withLock { reached in
+                if !reached, change.position.inode == start.inode, change.position.offset > start.offset { reached = true }
+                return reached
+            }
+        }
     }
 
+    private struct State {
+        var nextIdentifier = 0
+        var observers: [Int: Observer] = [:]
+        var follower: JournalFollower?
+        /// Records this repository committed lately, by key and generation, newest last.
+        var recent: [(key: String, generation: String, record: StoredRecord)] = []
+    }
+
+    private let store: Store
+    private let directory: URL
     private let state = Locked(State())
 
-    func add(_ follower: JournalFollower) -> Int {
-        state.withLock { state in
+    init(store: Store, directory: URL) {
+        self.store = store
+        self.directory = directory
+    }
+
+    func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> Int {
+        let start = JournalFollower.currentPosition(of: store)
+        let observer = Observer(handler: handler, start: start)
+        return state.withLock { state in
             state.nextIdentifier += 1
-            state.followers[state.nextIdentifier] = follower
+            state.observers[state.nextIdentifier] = observer
+            if state.follower == nil {
+                state.follower = JournalFollower(
+                    store: store, start: start, recentRecord: { [weak self] key, generation in self?.recentRecord(key, generation) },
+                    leftJournal: { [weak self] inode in self?.leftJournal(inode) }, deliver: { [weak self] change in self?.deliver(change) })
+            }
             return state.nextIdentifier
         }
     }
 
     func remove(_ identifier: Int) {
-        state.withLock { $0.followers.removeValue(forKey: identifier) }?.stop()
+        let stopping = state.withLock { state -> JournalFollower? in
+            state.observers.removeValue(forKey: identifier)?.cancelled.withLock { $0 = true }
+            guard state.observers.isEmpty, let follower = state.follower else { return nil }
+            state.follower = nil
+            state.recent = []
+            return follower
+        }
+        stopping?.stop()
     }
 
-    /// Wakes every follower: called after each change this repository commits.
-    func changed() {
-        let followers = state.withLock { Array($0.followers.values) }
-        for follower in followers { follower.kick() }
+    /// Notes a record this repository committed and wakes the follower: called after each change.
+    func changed(_ records: [StoredRecord] = []) {
+        let follower = state.withLock { state -> JournalFollower? in
+            guard let follower = state.follower else { return nil }
+            for record in records { state.recent.append((record.key, record.generation, record)) }
+            if state.recent.count > 1024 { state.recent.removeFirst(state.recent.count - 512) }
+            return follower
+        }
+        follower?.kick()
+    }
+
+    private func recentRecord(_ key: String, _ generation: String) -> StoredRecord? {
+        state.withLock { state in state.recent.last { $0.key == key && $0.generation == generation }?.record }
+    }
+
+    private func leftJournal(_ inode: UInt64?) {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers where observer.start.inode == inode { observer.reachedStart.withLock { $0 = true } }
+    }
+
+    private func deliver(_ followed: FollowedChange) {
+        let observers = state.withLock { state in state.observers.sorted { $0.key < $1.key }.map(\.value) }
+        let change = LikeRepository.publicChange(followed.change, in: directory)
+        for observer in observers where observer.follows(followed) {
+            observer.queue.async {
+                guard !observer.cancelled.withLock({ $0 }) else { return }
+                observer.handler(change)
+            }
+        }
     }
 }

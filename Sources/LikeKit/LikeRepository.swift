@@ -31,7 +31,9 @@ public final class LikeRepository: Sendable {
 
     /// The store below this façade: its directories, locks, journal and records.
     let store: Store
-    let observers = ObserverRegistry()
+    let observers: ObserverRegistry
+    /// Where the `async` overloads run their blocking work.
+    let work: BlockingWork
 
     /// Opens the store in `directory`; nothing is created until the first change.
     ///
@@ -48,6 +50,8 @@ public final class LikeRepository: Sendable {
         self.durability = durability
         self.lockTimeout = lockTimeout
         store = Store(path: self.directory.path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
+        observers = ObserverRegistry(store: store, directory: self.directory)
+        work = BlockingWork(label: "LikeKit.LikeRepository")
     }
 
     var isDurable: Bool { store.durable }
@@ -83,6 +87,36 @@ public final class LikeRepository: Sendable {
         _ id: PhotoID, image: Data?, userImage: Data? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
     ) throws -> LikeChange {
         let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        return try store.withWriteSession { session in try publishing(session.like(request)) }
+    }
+
+    /// Likes a photo whose JPEG is in a file, as ``like(_:image:userImage:note:photo:albums:)``
+    /// does, copying the file into the store a piece at a time: a photo of any size costs a
+    /// megabyte of memory, not its size.
+    ///
+    /// ```swift
+    /// try repository.like(id, imageFile: downloadedFile, note: "From the trip")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The photo's id.
+    ///   - imageFile: A JPEG file; it is checked, then copied. If it changes while it is being
+    ///     copied, the like fails and the store is left as it was.
+    ///   - userImageFile: The photographer's profile picture, a JPEG file.
+    ///   - note: The person's note.
+    ///   - photo: Metadata from the photo's source.
+    ///   - albums: Albums to put the photo in, besides those it is in already.
+    /// - Returns: The change made, with the record as stored.
+    /// - Throws: ``LikeRepositoryError``: `io` when a file cannot be read, `notJPEG`,
+    ///   `invalidNote`, `storeBusy`.
+    @discardableResult
+    public func like(
+        _ id: PhotoID, imageFile: URL, userImageFile: URL? = nil, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = []
+    ) throws -> LikeChange {
+        let request = try LikeRequest(
+            id: id, image: try LikeRequest.Image(file: imageFile.path, kind: .image),
+            userImage: try userImageFile.map { try LikeRequest.Image(file: $0.path, kind: .userImage) }, note: note, photo: photo,
+            albums: albums)
         return try store.withWriteSession { session in try publishing(session.like(request)) }
     }
 
@@ -125,9 +159,12 @@ public final class LikeRepository: Sendable {
             start = chunk.endIndex
             try store.withWriteSession { session in
                 var storeFailure: LikeRepositoryError?
+                var committed: [StoredRecord] = []
                 for (index, request) in chunk {
                     do {
-                        results[index] = .success(publicChange(try session.like(request, flushCommit: false)))
+                        let change = try session.like(request, flushCommit: false)
+                        committed += change.record.map { [$0] } ?? []
+                        results[index] = .success(publicChange(change))
                     } catch let error as LikeRepositoryError {
                         switch error {
                         case .io, .storeBusy:
@@ -139,7 +176,7 @@ public final class LikeRepository: Sendable {
                         break
                     }
                 }
-                observers.changed()
+                observers.changed(committed)
                 // The chunk's commits, flushed together, also when a like failed on the way.
                 if isDurable { try session.records.directory.sync(commit: true) }
                 if let storeFailure { throw storeFailure }
@@ -174,6 +211,50 @@ public final class LikeRepository: Sendable {
         }
     }
 
+    /// The heart button, for an app that has the photo's JPEG only after downloading it:
+    /// unlikes a liked photo, else likes it with the JPEG that `image` returns.
+    ///
+    /// `image` is called only when the photo is not liked, before the store is locked, so a slow
+    /// download never holds up another process. Should another process like the photo in the
+    /// meantime, the toggle unlikes it: the result is always the state flipped at the commit.
+    ///
+    /// ```swift
+    /// let change = try repository.toggle(id) { try Data(contentsOf: downloadedFile) }
+    /// heart.isFilled = change.kind == .liked
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The photo's id.
+    ///   - note: A note, used only when liking.
+    ///   - photo: Metadata, used only when liking.
+    ///   - albums: Albums, used only when liking.
+    ///   - image: Returns the photo's JPEG; what it throws is thrown as it is.
+    /// - Returns: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/unliked``.
+    /// - Throws: What `image` throws; ``LikeRepositoryError``: `notJPEG`, `invalidNote`,
+    ///   `storeBusy`, `io`.
+    @discardableResult
+    public func toggle(
+        _ id: PhotoID, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = [], image: () throws -> Data
+    ) throws -> LikeChange {
+        var request: LikeRequest?
+        if try !isLiked(id) { request = try LikeRequest(id: id, image: try image(), userImage: nil, note: note, photo: photo, albums: albums) }
+        while true {
+            if let change = try toggleCommit(id, request) { return change }
+            // Unliked by another process since it was found liked: now the image is needed.
+            request = try LikeRequest(id: id, image: try image(), userImage: nil, note: note, photo: photo, albums: albums)
+        }
+    }
+
+    /// Unlikes a liked photo, else likes it with `request`; `nil` when it is not liked and there
+    /// is no request.
+    func toggleCommit(_ id: PhotoID, _ request: LikeRequest?) throws -> LikeChange? {
+        try store.withWriteSession { session in
+            if try session.isLiked(id) { return try publishing(session.unlike(id)) }
+            guard let request else { return nil }
+            return try publishing(session.like(request))
+        }
+    }
+
     // MARK: Reading
 
     /// Whether the photo is liked.
@@ -181,6 +262,21 @@ public final class LikeRepository: Sendable {
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func isLiked(_ id: PhotoID) throws -> Bool {
         try store.open()?.records?.exists(key: id.storageKey) ?? false
+    }
+
+    /// Which of `ids` are liked: the hearts of a page of search results, in one call.
+    ///
+    /// ```swift
+    /// let liked = try repository.likedIDs(among: results.map(\.id))
+    /// cells = results.map { Cell(photo: $0, isLiked: liked.contains($0.id)) }
+    /// ```
+    ///
+    /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
+    public func likedIDs(among ids: some Sequence<PhotoID>) throws -> Set<PhotoID> {
+        guard let records = try store.open()?.records else { return [] }
+        var liked = Set<PhotoID>()
+        for id in ids where try records.exists(key: id.storageKey) { liked.insert(id) }
+        return liked
     }
 
     /// The record of a liked photo, or `nil` when it is not liked.
@@ -204,7 +300,7 @@ public final class LikeRepository: Sendable {
     /// Wakes this repository's observers, which read the change from the journal, and returns
     /// the change made public.
     func publishing(_ change: StoredChange) -> LikeChange {
-        observers.changed()
+        observers.changed(change.record.map { [$0] } ?? [])
         return publicChange(change)
     }
 
@@ -220,7 +316,7 @@ public final class LikeRepository: Sendable {
     static func publicChange(_ change: StoredChange, in directory: URL) -> LikeChange {
         LikeChange(
             kind: change.kind, id: change.id, date: Timestamp.date(change.at), record: change.record.map { publicRecord($0, in: directory) },
-            files: change.files)
+            fields: change.fields, files: change.files)
     }
 
     /// A record as stored, with its images' places in the store in `directory`.
@@ -240,18 +336,58 @@ public final class LikeRepository: Sendable {
 
 /// A like's images, validated and checksummed before the store is locked, and what it changes
 /// besides.
-struct LikeRequest {
+struct LikeRequest: Sendable {
     /// What a change does to the photo's note.
-    enum NoteEdit {
+    enum NoteEdit: Sendable {
         case keep
         case set(String)
         case clear
     }
 
-    struct Image {
-        var data: Data
+    /// A JPEG to store: its bytes in memory or a file to copy, checked and checksummed.
+    struct Image: Sendable {
+        enum Source: Sendable {
+            case bytes(Data)
+            /// Copied into the store a piece at a time, never read whole into memory.
+            case file(path: String)
+        }
+
+        var source: Source
+        var byteCount: Int
         var header: JPEGHeader
-        var crc32: String
+        var checksum: UInt32
+
+        /// The checksum as a record keeps it: eight hex digits.
+        var crc32: String {
+            let text = String(checksum, radix: 16)
+            return String(repeating: "0", count: 8 - text.count) + text
+        }
+
+        init(_ data: Data, kind: LikeRepositoryError.ImageKind) throws {
+            source = .bytes(data)
+            byteCount = data.count
+            header = try Self.relabelled(kind) { try JPEGHeader(parsing: data) }
+            checksum = data.withUnsafeBytes { CRC32.checksum($0) }
+        }
+
+        /// Checks the JPEG in the file at `path` and checksums it, reading it in pieces.
+        init(file path: String, kind: LikeRepositoryError.ImageKind) throws {
+            let file = try ImageFileReader(path: path)
+            defer { file.close() }
+            source = .file(path: path)
+            byteCount = file.size
+            header = try Self.relabelled(kind) { try file.withMappedBytes { try JPEGHeader(parsing: $0) } }
+            checksum = try file.checksum()
+        }
+
+        /// Errors about the JPEG named for the image they are about.
+        private static func relabelled(_ kind: LikeRepositoryError.ImageKind, _ parse: () throws -> JPEGHeader) throws -> JPEGHeader {
+            do {
+                return try parse()
+            } catch LikeRepositoryError.notJPEG(_, let reason) {
+                throw LikeRepositoryError.notJPEG(image: kind, reason: reason)
+            }
+        }
     }
 
     var id: PhotoID
@@ -263,21 +399,15 @@ struct LikeRequest {
     var removeAlbums: [AlbumName] = []
 
     init(id: PhotoID, image: Data?, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName] = []) throws {
-        func prepare(_ data: Data?, what: String) throws -> Image? {
-            guard let data else { return nil }
-            do {
-                let header = try JPEGHeader(parsing: data)
-                let crc = data.withUnsafeBytes { CRC32.checksum($0) }
-                let text = String(crc, radix: 16)
-                return Image(data: data, header: header, crc32: String(repeating: "0", count: 8 - text.count) + text)
-            } catch {
-                if case .notJPEG(_, let reason) = error, what != "image" { throw LikeRepositoryError.notJPEG(image: .userImage, reason: reason) }
-                throw error
-            }
-        }
+        try self.init(
+            id: id, image: try image.map { try Image($0, kind: .image) }, userImage: try userImage.map { try Image($0, kind: .userImage) },
+            note: note, photo: photo, albums: albums)
+    }
+
+    init(id: PhotoID, image: Image?, userImage: Image?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]) throws {
         self.id = id
-        self.image = try prepare(image, what: "image")
-        self.userImage = try prepare(userImage, what: "user image")
+        self.image = image
+        self.userImage = userImage
         if let note { try Note.validate(note) }
         self.note = note.map(NoteEdit.set) ?? .keep
         self.photo = photo

@@ -342,15 +342,15 @@ import Testing
             let record = change?.record.map { record in "\(record.note ?? "-") \(record.albums.map { $0.rawValue })" } ?? "nil"
             seen.append("\(change?.kind.rawValue ?? "end") \(change?.id?.rawValue ?? "?") \(record)")
         }
-        try other.setNote("hello", for: PhotoID(valid: "a"))
+        try await other.setNote("hello", for: PhotoID(valid: "a"))
         await next()
-        try other.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
+        try await other.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
         await next()
-        try other.addPhotos([PhotoID(valid: "b")], toAlbum: lisbon)
+        try await other.addPhotos([PhotoID(valid: "b")], toAlbum: lisbon)
         await next()
-        try other.removePhotos([PhotoID(valid: "b")], fromAlbum: lisbon)
+        try await other.removePhotos([PhotoID(valid: "b")], fromAlbum: lisbon)
         await next()
-        try other.unlike(PhotoID(valid: "a"))
+        try await other.unlike(PhotoID(valid: "a"))
         await next()
         #expect(
             seen == [

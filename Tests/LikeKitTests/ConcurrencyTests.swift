@@ -28,10 +28,10 @@ import Testing
             }
             try await group.waitForAll()
         }
-        let ids = Set(try repository.list().records.map(\.id.rawValue))
+        let ids = await Set(try repository.list().records.map(\.id.rawValue))
         #expect(ids.filter { $0.hasPrefix("w") }.count == 200)
         #expect(ids.filter { $0.hasPrefix("shared") }.isEmpty, "8 toggles of each shared id cancel out")
-        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+        await #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
     @Test func twoRepositoriesOnOneStoreExcludeEachOther() async throws {
@@ -45,8 +45,8 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try first.statistics().count == 80)
-        #expect(try second.verify().isOK)
+        await #expect(try first.statistics().count == 80)
+        await #expect(try second.verify().isOK)
     }
 
     @Test func anObserverWithoutAWakePipeStillHearsChangesAndLeavesStandardInputAlone() async throws {
@@ -56,7 +56,7 @@ import Testing
         let repository = folder.repository(durability: .relaxed, faults: FaultInjector(withoutPipe: true))
         let heard = Locked<[String]>([])
         var token: LikeObservation? = repository.observe { change in heard.withLock { $0.append(change.id?.rawValue ?? "-") } }
-        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await repository.like(PhotoID(valid: "a"), image: Samples.rocket)
         try await waitUntil { heard.withLock { $0 } == ["a"] }
         token?.cancel()
         token = nil
@@ -70,16 +70,16 @@ import Testing
         let token = repository.observe { change in
             heard.withLock { $0.append("\(change.kind.rawValue) \(change.id?.rawValue ?? "-")") }
         }
-        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
-        try repository.like(PhotoID(valid: "a"), image: nil, note: "n")
-        try repository.toggle(PhotoID(valid: "b"), image: Samples.coffee)
-        try repository.unlike(PhotoID(valid: "a"))
+        try await repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await repository.like(PhotoID(valid: "a"), image: nil, note: "n")
+        try await repository.toggle(PhotoID(valid: "b"), image: Samples.coffee)
+        try await repository.unlike(PhotoID(valid: "a"))
         try Data("x".utf8).write(to: folder.store.appendingPathComponent("images/zz~0123456789ab.jpg"))
-        try repository.purge()
+        try await repository.purge()
         try await waitUntil { heard.withLock { $0.count } == 5 }
         #expect(heard.withLock { $0 } == ["liked a", "updated a", "liked b", "unliked a", "purged -"])
         token.cancel()
-        try repository.unlike(PhotoID(valid: "b"))
+        try await repository.unlike(PhotoID(valid: "b"))
         try await Task.sleep(for: .milliseconds(100))
         #expect(heard.withLock { $0.count } == 5, "nothing arrives after cancel")
     }
@@ -88,11 +88,11 @@ import Testing
         let repository = folder.repository(durability: .relaxed)
         let count = Locked(0)
         var token: LikeObservation? = repository.observe { _ in count.withLock { $0 += 1 } }
-        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await repository.like(PhotoID(valid: "a"), image: Samples.rocket)
         try await waitUntil { count.withLock { $0 } == 1 }
         _ = token
         token = nil
-        try repository.unlike(PhotoID(valid: "a"))
+        try await repository.unlike(PhotoID(valid: "a"))
         try await Task.sleep(for: .milliseconds(100))
         #expect(count.withLock { $0 } == 1)
     }
@@ -107,7 +107,7 @@ import Testing
                 holder.withLock { $0?.cancel() }
             }
         }
-        for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+        for index in 0..<5 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
         try await Task.sleep(for: .milliseconds(150))
         #expect(count.withLock { $0 } == 1)
     }
@@ -115,9 +115,14 @@ import Testing
     @Test func slowObserverDoesNotStallTheWriter() async throws {
         let repository = folder.repository(durability: .relaxed)
         let token = repository.observe { _ in Thread.sleep(forTimeInterval: 0.2) }
-        let start = Date()
-        for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
-        #expect(Date().timeIntervalSince(start) < 0.5, "five likes waited for a slow observer")
+        // The synchronous likes, timed on this thread: an `await` would also time the wait for a
+        // thread of the cooperative pool, which the other tests running beside this one keep busy.
+        func likeFive() throws -> TimeInterval {
+            let start = Date()
+            for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+            return Date().timeIntervalSince(start)
+        }
+        #expect(try likeFive() < 0.5, "five likes waited for a slow observer")
         token.cancel()
     }
 
@@ -132,9 +137,9 @@ import Testing
             }
             return kinds
         }
-        try repository.like(PhotoID(valid: "a"), image: Samples.rocket)
-        try repository.like(PhotoID(valid: "a"), image: Samples.coffee)
-        try repository.unlike(PhotoID(valid: "a"))
+        try await repository.like(PhotoID(valid: "a"), image: Samples.rocket)
+        try await repository.like(PhotoID(valid: "a"), image: Samples.coffee)
+        try await repository.unlike(PhotoID(valid: "a"))
         #expect(await reader.value == [.liked, .updated, .unliked])
     }
 }

@@ -21,7 +21,8 @@ struct FileLock: ~Copyable {
 
     let descriptor: Int32
 
-    /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause.
+    /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause; for
+    /// work started by an `async` overload, until its task is cancelled (`CancellationError`).
     init(in directory: StoreDirectory, timeout: Double) throws {
         guard let fd = try directory.openLockFile(Self.fileName, create: true) else {
             throw LikeRepositoryError.io(action: "open the lock file", path: directory.path(Self.fileName), code: ENOENT)
@@ -48,6 +49,11 @@ struct FileLock: ~Copyable {
             if Date() >= deadline {
                 close(fd)
                 throw LikeRepositoryError.storeBusy(directory: directory.displayPath, waitedSeconds: timeout)
+            }
+            // An `async` caller whose task was cancelled stops waiting.
+            if LockWaitCancellation.current?.isCancelled == true {
+                close(fd)
+                throw CancellationError()
             }
             usleep(pause)
             pause = min(pause * 2, 20_000)

@@ -19,7 +19,13 @@ struct JournalPosition: Sendable {
     var offset: Int
 }
 
-/// One observer's reader of the journal, on a thread of its own.
+/// A change read from the journal, and where in the journal its line ends.
+struct FollowedChange: Sendable {
+    var change: StoredChange
+    var position: JournalPosition
+}
+
+/// A repository's reader of the journal, on a thread of its own, feeding all its observers.
 ///
 /// It wakes when the store directory changes (inotify on Linux), when this process's repository
 /// has written (a kick through a pipe), or every quarter of a second where there is no inotify,
@@ -27,14 +33,23 @@ struct JournalPosition: Sendable {
 /// is half done, reads the new lines and hands the changes to `deliver`, one at a time, in order.
 final class JournalFollower: Sendable {
     private let store: Store
-    private let deliver: @Sendable (StoredChange) -> Void
+    private let deliver: @Sendable (FollowedChange) -> Void
+    /// Called when the follower leaves a journal file (rebuilt by purge) for its replacement.
+    private let leftJournal: @Sendable (UInt64?) -> Void
+    /// Records this process committed, by key and generation: the exact record for its own changes.
+    private let recentRecord: @Sendable (String, String) -> StoredRecord?
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let stopped = Locked(false)
 
-    init(store: Store, start: JournalPosition, deliver: @escaping @Sendable (StoredChange) -> Void) {
+    init(
+        store: Store, start: JournalPosition, recentRecord: @escaping @Sendable (String, String) -> StoredRecord?,
+        leftJournal: @escaping @Sendable (UInt64?) -> Void, deliver: @escaping @Sendable (FollowedChange) -> Void
+    ) {
         self.store = store
         self.deliver = deliver
+        self.leftJournal = leftJournal
+        self.recentRecord = recentRecord
         // Without a pipe (no descriptors left) the follower still wakes on its timer; -1 keeps it
         // from writing to, polling and closing descriptor 0 in its place.
         var ends: [Int32] = [-1, -1]
@@ -67,19 +82,21 @@ final class JournalFollower: Sendable {
         if !wasStopped { kick() }
     }
 
-    /// The journal's current end: where a new observer starts.
+    /// The journal's current end: where a new observer starts. Read without the store's lock,
+    /// so that subscribing never waits for another process: a writer appends each line with one
+    /// write, so the end is a line's end (or, after a crash cut a line, the follower passes over
+    /// the damaged line it starts in).
     static func currentPosition(of store: Store) -> JournalPosition {
-        guard let opened = try? store.open() else { return JournalPosition(inode: nil, offset: 0) }
-        let lock = try? opened.sharedLock()
-        defer { _ = lock }
-        guard let entry = try? opened.root.entry(Journal.fileName) else { return JournalPosition(inode: nil, offset: 0) }
+        guard let root = try? store.openRoot(), let entry = try? root.entry(Journal.fileName) else {
+            return JournalPosition(inode: nil, offset: 0)
+        }
         return JournalPosition(inode: entry.inode, offset: entry.size)
     }
 
     // MARK: The thread
 
     private func run(from start: JournalPosition) {
-        var reader = Reader(store: store, position: start)
+        var reader = Reader(store: store, position: start, recentRecord: recentRecord)
         var watcher = DirectoryWatcher(path: store.path)
         defer {
             reader.close()
@@ -88,32 +105,43 @@ final class JournalFollower: Sendable {
             if wakeWrite >= 0 { close(wakeWrite) }
         }
         while !isStopped {
-            for change in reader.readNewChanges() {
+            for event in reader.readNewChanges() {
                 guard !isStopped else { return }
-                deliver(change)
+                switch event {
+                case .change(let change): deliver(change)
+                case .left(let inode): leftJournal(inode)
+                }
             }
             watcher.wait(wakeDescriptor: wakeRead, timeoutMilliseconds: watcher.isWatching ? 1000 : 250)
         }
+    }
+
+    /// What a read of the journal found: a change, or that the journal followed was replaced.
+    private enum Event {
+        case change(FollowedChange)
+        case left(UInt64?)
     }
 
     /// Reads the journal from a position onwards; owned by the follower's thread.
     private struct Reader {
         let store: Store
         var position: JournalPosition
+        let recentRecord: @Sendable (String, String) -> StoredRecord?
         /// The journal file being followed, kept open: a compaction puts another in its place.
         var journal: JournalReader?
         var journalInode: UInt64?
 
-        init(store: Store, position: JournalPosition) {
+        init(store: Store, position: JournalPosition, recentRecord: @escaping @Sendable (String, String) -> StoredRecord?) {
             self.store = store
             self.position = position
+            self.recentRecord = recentRecord
         }
 
         mutating func close() {
             journal = nil
         }
 
-        mutating func readNewChanges() -> [StoredChange] {
+        mutating func readNewChanges() -> [Event] {
             guard let opened = try? store.open(), let records = opened.records else { return [] }
             guard let lock = try? FileLock.shared(in: opened.root, timeout: 0.5) else { return [] }
             let changes = (try? readNewChanges(opened.journal, records: records)) ?? []
@@ -121,38 +149,55 @@ final class JournalFollower: Sendable {
             return changes
         }
 
-        private mutating func readNewChanges(_ current: Journal, records: RecordFiles) throws -> [StoredChange] {
-            var changes: [StoredChange] = []
+        private mutating func readNewChanges(_ current: Journal, records: RecordFiles) throws -> [Event] {
+            var events: [Event] = []
             while true {
-                if journal == nil, try !open(current, records: records) { return changes }
-                guard let journal else { return changes }
-                var purge: StoredChange?  // `P` lines of one purge share their time
+                if journal == nil, try !open(current, records: records) { return events }
+                guard let journal else { return events }
+                let inode = journalInode
+                var purge: FollowedChange?  // `P` lines of one purge share their time
                 let end = try journal.forward(from: position.offset) { item in
                     guard let line = item.line else { return true }  // a damaged line tells nothing; pass over it
-                    if let group = purge, line.operation != .purged || line.at != group.at {
-                        changes.append(group)
+                    if let group = purge, line.operation != .purged || line.at != group.change.at {
+                        events.append(.change(group))
                         purge = nil
                     }
+                    let position = JournalPosition(inode: inode, offset: item.end)
                     switch line.operation {
                     case .liked, .updated, .unliked:
-                        changes.append(change(for: line, records: records))
+                        if let change = change(for: line, endingAt: item.end, in: journal, records: records) {
+                            events.append(.change(FollowedChange(change: change, position: position)))
+                        }
                     case .purged:
-                        if purge == nil { purge = StoredChange(kind: .purged, id: nil, at: line.at, record: nil) }
-                        purge!.files.append(line.purgedPath ?? line.key)
+                        if purge == nil { purge = FollowedChange(change: StoredChange(kind: .purged, id: nil, at: line.at, record: nil), position: position) }
+                        purge!.change.files.append(line.purgedPath ?? line.key)
+                        purge!.position = position
                     case .header, .aborted:
                         break
                     }
                     return true
                 }
-                if let purge { changes.append(purge) }
+                if let purge { events.append(.change(purge)) }
                 position.offset = end.end
                 // A journal rebuilt by purge replaced ours: finish the old file, then go on in the new.
-                if let inode = try current.currentInode(), inode != journalInode {
+                if let replacement = try current.currentInode(), replacement != journalInode {
+                    events.append(.left(journalInode))
                     close()
                     continue
                 }
-                return changes
+                return events
             }
+        }
+
+        /// The record kept by the first `U` line of `key` after `offset`.
+        private func unlikedRecord(_ key: String, after offset: Int, in journal: JournalReader) -> StoredRecord? {
+            var found: StoredRecord?
+            _ = try? journal.forward(from: offset) { item in
+                guard let line = item.line, line.operation == .unliked, line.key == key else { return true }
+                found = line.unlikedRecord.flatMap { try? StoredRecord.decode(Data($0)) }
+                return false
+            }
+            return found
         }
 
         /// Opens the journal; a file other than the one `position` names is read from just after
@@ -167,7 +212,9 @@ final class JournalFollower: Sendable {
             return true
         }
 
-        private func change(for line: JournalLine, records: RecordFiles) -> StoredChange {
+        /// The change a line records; `nil` only for a like or update whose record cannot be
+        /// found at all.
+        private func change(for line: JournalLine, endingAt end: Int, in journal: JournalReader, records: RecordFiles) -> StoredChange? {
             if line.operation == .unliked {
                 var files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(line.key)]
                 if line.imageGeneration != "-" {
@@ -179,11 +226,18 @@ final class JournalFollower: Sendable {
                 let id = (line.id ?? StorageKey.decode(line.key)).flatMap { try? PhotoID($0) }
                 return StoredChange(kind: .unliked, id: id, at: line.at, record: nil, files: files)
             }
-            let stored = try? records.read(key: line.key)
-            // A later change may have replaced the record already; then only the id is known.
-            let record = stored.flatMap { $0.generation == line.generation ? $0 : nil }
-            let id = stored?.id ?? StorageKey.decode(line.key).flatMap { try? PhotoID($0) }
-            return StoredChange(kind: line.operation == .liked ? .liked : .updated, id: id, at: line.at, record: record)
+            let kind: LikeChange.Kind = line.operation == .liked ? .liked : .updated
+            // This process's own change: the record it committed.
+            if let record = recentRecord(line.key, line.generation) {
+                return StoredChange(kind: kind, id: record.id, at: line.at, record: record)
+            }
+            // Another process's: its record file, unless a later change has replaced it already
+            // (then the later record; what changed is then not known, so every part is named),
+            // or unliked it (then the record its `U` line kept).
+            guard let stored = (try? records.read(key: line.key)) ?? unlikedRecord(line.key, after: end, in: journal) else { return nil }
+            var change = StoredChange(kind: kind, id: stored.id, at: line.at, record: stored)
+            if stored.generation != line.generation { change.fieldsUnknown = true }
+            return change
         }
     }
 }

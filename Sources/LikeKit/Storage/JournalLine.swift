@@ -28,7 +28,9 @@
 ///
 /// - `U`: a photo unliked; its image generations are those of the images removed, and an eighth
 ///   field holds the photo's id, escaped by ``PercentEscaping/journalField``, for observers in
-///   other processes.
+///   other processes. A ninth holds the record file's bytes as they were, escaped the same way:
+///   an observer that reads a like only after the photo was unliked again still delivers the
+///   record that like committed. (Lines written before this field existed have eight fields.)
 /// - `A`: the line just before it never took effect (its writer died before the commit).
 /// - `P`: an orphan file purged; the key field is its path in the store, escaped by
 ///   ``PercentEscaping/journalField``.
@@ -62,6 +64,8 @@ struct JournalLine: Hashable, Sendable {
     var key: String
     /// On `U` lines: the id of the photo unliked (the record is gone by the time others read).
     var id: String?
+    /// On `U` lines: the record file as it was before the unlike, when it could be read.
+    var unlikedRecord: [UInt8]?
     /// On `L` and `M` lines: the albums the photo is in, in canonical order.
     var albums: [AlbumName] = []
     /// On `L` and `M` lines: what queries need of the photo; `nil` on lines of the format before.
@@ -118,6 +122,10 @@ struct JournalLine: Hashable, Sendable {
         if let id {
             line.append(0x20)
             PercentEscaping.journalField.escape(id.utf8, into: &line)
+            if let unlikedRecord, !unlikedRecord.isEmpty {
+                line.append(0x20)
+                PercentEscaping.journalField.escape(unlikedRecord, into: &line)
+            }
         }
         if let catalog {
             line.append(0x20)
@@ -196,6 +204,8 @@ struct JournalLine: Hashable, Sendable {
         var text: UnsafeBufferPointer<UInt8>?
         /// The album field of an `L` or `M` line in albums, or the escaped id of a `U` line.
         var last: UnsafeBufferPointer<UInt8>?
+        /// On `U` lines that have it: the escaped record as it was.
+        var unlikedRecord: UnsafeBufferPointer<UInt8>?
 
         /// Parses one line without its newline; `nil` for anything the writer would not write.
         ///
@@ -240,9 +250,12 @@ struct JournalLine: Hashable, Sendable {
             switch (operation, fields.count) {
             case (_, 7):
                 return true
-            case (.unliked, 8):
-                guard !checking || (!fields[7].isEmpty && PercentEscaping.journalField.isCanonical(fields[7])) else { return false }
+            case (.unliked, 8), (.unliked, 9):
+                for field in 7..<fields.count {
+                    guard !checking || (!fields[field].isEmpty && PercentEscaping.journalField.isCanonical(fields[field])) else { return false }
+                }
                 last = fields[7]
+                if fields.count == 9 { unlikedRecord = fields[8] }
                 return true
             case (.liked, 8), (.updated, 8):
                 last = fields[7]
@@ -344,6 +357,10 @@ extension JournalLine {
                 guard let bytes = PercentEscaping.journalField.unescape(last), let text = bytes.withUnsafeBufferPointer(String.validatingUTF8)
                 else { return nil }
                 id = text
+                if let escaped = view.unlikedRecord {
+                    guard let bytes = PercentEscaping.journalField.unescape(escaped) else { return nil }
+                    unlikedRecord = Array(bytes)
+                }
             } else {
                 guard let names = Self.decodeAlbums(last) else { return nil }
                 albums = names

@@ -62,11 +62,29 @@ struct RecordReader {
             let userImage = optional(members["userImage"], { value in if case .object(let members) = value { Self.image(members) } else { nil } }),
             let note = optional(members["note"], { value in if case .string(let text) = value { text } else { nil } }),
             let photo = optional(members["photo"], { value in if case .object(let members) = value { Self.photo(members) } else { nil } }),
-            let albums = Self.albums(members["albums"])
+            let albums = Self.albums(members["albums"]), let changed = Self.changed(members["changed"])
         else { return nil }
         guard ([generation, image.generation] + (userImage.map { [$0.generation] } ?? [])).allSatisfy(Generation.isValid) else { return nil }
-        return StoredRecord(
+        var record = StoredRecord(
             id: id, generation: generation, likedAt: likedAt, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        record.changed = changed
+        return record
+    }
+
+    /// `.some(nil)` when absent, the fields named (unknown names passed over, as StoredRecord's
+    /// Decodable init does), `nil` for anything but an array of strings.
+    private static func changed(_ value: Value?) -> [LikeChange.Field]?? {
+        switch value {
+        case nil, .null?: return .some(nil)
+        case .array(let values)?:
+            var fields: [LikeChange.Field] = []
+            for value in values {
+                guard case .string(let name) = value else { return nil }
+                if let field = LikeChange.Field(rawValue: name) { fields.append(field) }
+            }
+            return .some(fields)
+        default: return nil
+        }
     }
 
     /// `.some(nil)` for a member absent or null, `.some(value)` for one `make` takes, and `nil`

@@ -95,8 +95,10 @@ enum CRC32 {
         return tables
     }()
 
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
+    /// The CRC-32 of `bytes`; of a longer run of bytes when `previous` is the CRC-32 of what
+    /// came before them (so a file can be checked a piece at a time).
+    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+        var crc: UInt32 = previous ^ 0xFFFF_FFFF
         tables.withUnsafeBufferPointer { t in
             func fold(_ word: UInt32, _ slice: Int) -> UInt32 {
                 t[(slice + 3) * 256 + Int(word & 0xFF)] ^ t[(slice + 2) * 256 + Int((word >> 8) & 0xFF)]

@@ -151,6 +151,36 @@ final class StoreDirectory: Sendable {
         succeeded = true
     }
 
+    /// Creates `name` with the bytes of the image file `source`, copied a piece at a time; fails
+    /// (and removes `name`) when they no longer have `checksum`: the file changed after its check.
+    func createFile(_ name: String, copying source: ImageFileReader, checksum: UInt32, durable: Bool) throws {
+        try Self.checkName(name)
+        try begin("create \(name)", failing: "create", path(name))
+        let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, 0o600)
+        guard fd >= 0 else { throw fail("create", name, Platform.errno) }
+        var succeeded = false
+        defer {
+            close(fd)
+            if !succeeded, !(faults?.hasCrashed ?? false) { unlinkat(descriptor, name, 0) }
+        }
+        let tearing = try begin("write \(name)", failing: "write", path(name), tearable: true)
+        var crc: UInt32 = 0
+        try source.forEachPiece { piece in
+            if tearing {
+                _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: piece[..<(piece.count / 2)]))
+                throw FaultInjector.InjectedCrash()
+            }
+            crc = CRC32.checksum(piece, continuing: crc)
+            let written = writeAll(fd, piece)
+            if written != 0 { throw fail("write", name, written) }
+        }
+        guard crc == checksum else {
+            throw LikeRepositoryError.notJPEG(image: .image, reason: "the file \(source.path) changed while it was being liked")
+        }
+        if durable { try syncDescriptor(fd, name: name) }
+        succeeded = true
+    }
+
     func createFile(_ name: String, data: Data, durable: Bool, mode: mode_t = 0o600) throws {
         try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable, mode: mode) }
     }

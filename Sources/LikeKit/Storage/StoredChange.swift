@@ -11,4 +11,15 @@ struct StoredChange: Sendable {
     var record: StoredRecord?
     /// The store files removed, as paths inside the store.
     var files: [String] = []
+    /// The record is a later one than the change committed, so what the change touched is not
+    /// known from it.
+    var fieldsUnknown = false
+
+    /// What the change touched (see ``LikeChange/fields``).
+    var fields: Set<LikeChange.Field> {
+        guard let record else { return [] }
+        if kind == .liked { return record.likedFields }
+        guard !fieldsUnknown, let changed = record.changed else { return Set(LikeChange.Field.allCases) }
+        return Set(changed)
+    }
 }

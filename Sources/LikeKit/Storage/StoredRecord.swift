@@ -28,8 +28,11 @@ struct StoredRecord: Codable, Hashable, Sendable {
     var photo: PhotoMetadata?
     /// The albums the photo is in, sorted and without duplicates; left out of the file when none.
     var albums: [AlbumName]
+    /// What the update that wrote this record changed, so that observers in other processes can
+    /// say it; `nil` (left out of the file) after a first like, a repair or an older version.
+    var changed: [LikeChange.Field]?
 
-    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums }
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, changed }
 
     init(
         id: PhotoID, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: PhotoMetadata?,
@@ -63,6 +66,8 @@ struct StoredRecord: Codable, Hashable, Sendable {
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
         albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
+        // Names a later version may add are passed over.
+        changed = try container.decodeIfPresent([String].self, forKey: .changed).map { $0.compactMap(LikeChange.Field.init(rawValue:)) }
         for value in [generation, image.generation, userImage?.generation].compactMap({ $0 }) where !Generation.isValid(value) {
             throw DecodingError.dataCorruptedError(forKey: .generation, in: container, debugDescription: "malformed generation \(value)")
         }
@@ -79,6 +84,28 @@ struct StoredRecord: Codable, Hashable, Sendable {
         try container.encode(note, forKey: .note)
         try container.encode(photo, forKey: .photo)
         if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
+        if let changed, !changed.isEmpty { try container.encode(changed, forKey: .changed) }
+    }
+
+    /// The parts of the photo that differ between `earlier` and this record.
+    func fields(changedSince earlier: StoredRecord) -> [LikeChange.Field] {
+        var fields: [LikeChange.Field] = []
+        if image != earlier.image { fields.append(.image) }
+        if userImage != earlier.userImage { fields.append(.userImage) }
+        if note != earlier.note { fields.append(.note) }
+        if albums != earlier.albums { fields.append(.albums) }
+        if photo != earlier.photo { fields.append(.photo) }
+        return fields
+    }
+
+    /// The parts a first like of this record sets.
+    var likedFields: Set<LikeChange.Field> {
+        var fields: Set<LikeChange.Field> = [.image]
+        if userImage != nil { fields.insert(.userImage) }
+        if note != nil { fields.insert(.note) }
+        if !albums.isEmpty { fields.insert(.albums) }
+        if photo != nil { fields.insert(.photo) }
+        return fields
     }
 
     var key: String { id.storageKey }

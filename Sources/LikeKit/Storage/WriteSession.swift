@@ -151,10 +151,17 @@ struct WriteSession {
         func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
             guard let image else { return nil }
             let name = StoreLayout.imageFileName(key, generation, user: user)
-            try images.directory.createFile(name, data: image.data, durable: flushEach)
+            switch image.source {
+            case .bytes(let data):
+                try images.directory.createFile(name, data: data, durable: flushEach)
+            case .file(let path):
+                let file = try ImageFileReader(path: path)
+                defer { file.close() }
+                try images.directory.createFile(name, copying: file, checksum: image.checksum, durable: flushEach)
+            }
             progress.created.append((images.directory, name))
             return StoredRecord.Image(
-                generation: generation, bytes: image.data.count, width: image.header.width, height: image.header.height, crc32: image.crc32)
+                generation: generation, bytes: image.byteCount, width: image.header.width, height: image.header.height, crc32: image.crc32)
         }
         let newImage = try store(request.image, user: false)
         let newUserImage = try store(request.userImage, user: true)
@@ -166,10 +173,11 @@ struct WriteSession {
             case (let old, let new): new ?? old
             }
         guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
-        let record = StoredRecord(
+        var record = StoredRecord(
             id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
             userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
             albums: request.albums(after: existing?.albums ?? []))
+        if let existing { record.changed = record.fields(changedSince: existing) }
         progress.created.append((records.directory, try records.writeTemporary(record, durable: flushEach)))
         return record
     }
@@ -203,7 +211,7 @@ struct WriteSession {
         let line = JournalLine(
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
             bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
-            id: existing?.id.rawValue ?? id.rawValue)
+            id: existing?.id.rawValue ?? id.rawValue, unlikedRecord: try existing.map { Array(try $0.encoded()) })
         try journal.append([line], durable: durable)
         var removed = false
         do {

@@ -1,0 +1,92 @@
+// Owns reading a JPEG that a like takes from a file outside the store: its size, its header
+// through a read-only mapping (only the pages the check touches are read), and its checksum and
+// copy a piece at a time, so that a 300 MB photo never costs 300 MB of memory. Used by
+// LikeRequest (the check) and StoreDirectory (the copy).
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// An image file outside the store, open for reading.
+struct ImageFileReader {
+    /// How much is read and written at a time.
+    static let pieceSize = 1 << 20
+
+    let path: String
+    let descriptor: Int32
+    let size: Int
+
+    /// Opens `path`; fails with ``LikeRepositoryError/io(action:path:code:)`` when it cannot be
+    /// read or is not a regular file.
+    init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LikeRepositoryError.io(action: "open the image", path: path, code: Platform.errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = Platform.errno
+            _ = Self.closeDescriptor(fd)
+            throw LikeRepositoryError.io(action: "read the image", path: path, code: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            _ = Self.closeDescriptor(fd)
+            throw LikeRepositoryError.io(action: "read the image", path: path, code: EISDIR)
+        }
+        self.path = path
+        descriptor = fd
+        size = Int(info.st_size)
+    }
+
+    func close() { _ = Self.closeDescriptor(descriptor) }
+
+    /// Calls `body` with the file's bytes mapped read-only; pages are read as `body` touches them.
+    func withMappedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+            throw LikeRepositoryError.io(action: "read the image", path: path, code: Platform.errno)
+        }
+        defer { munmap(base, size) }
+        return try body(UnsafeRawBufferPointer(start: base, count: size))
+    }
+
+    /// Reads the file from its start a piece at a time, calling `body` with each; fails when the
+    /// file's length is no longer the one it had when opened.
+    func forEachPiece(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+            if count < 0 {
+                if Platform.errno == EINTR { continue }
+                throw LikeRepositoryError.io(action: "read the image", path: path, code: Platform.errno)
+            }
+            if count == 0 { break }
+            try body(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            offset += count
+        }
+        guard offset == size else {
+            throw LikeRepositoryError.notJPEG(image: .image, reason: "the file changed while it was being read (\(size) bytes, then \(offset))")
+        }
+    }
+
+    /// The CRC-32 of the whole file.
+    func checksum() throws -> UInt32 {
+        var crc: UInt32 = 0
+        try forEachPiece { crc = CRC32.checksum($0, continuing: crc) }
+        return crc
+    }
+
+    private static func closeDescriptor(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+            return Darwin.close(fd)
+        #elseif canImport(Glibc)
+            return Glibc.close(fd)
+        #else
+            return Musl.close(fd)
+        #endif
+    }
+}
