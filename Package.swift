@@ -3,8 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "likes",
-    // NSLock-based locking (not Synchronization.Mutex) keeps iOS 15 apps in reach.
-    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
+    // NSLock-based locking (not Synchronization.Mutex) keeps iOS 15 apps in reach. No tvOS: the
+    // system may delete any file a tvOS app keeps outside iCloud, so a store there could lose likes.
+    platforms: [.macOS(.v12), .iOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "LikeKit", targets: ["LikeKit"]),
         .executable(name: "likes", targets: ["likes"]),
@@ -22,9 +23,11 @@ let package = Package(
         .executableTarget(name: "likes-fetch"),
         // The in-process halves of the benchmarks (Benchmarks/run.sh); built by CI, run by hand.
         .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
+        // A small photo app's view models over LikeKit, run through one session; CI runs it.
+        .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit"], path: "Samples/AppSample"),
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
-        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "LikeKit"]),
+        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,10 +52,12 @@ extension LikeRepository {
     }
 
     /// The heart button for an app that downloads the JPEG only when it is needed; see
-    /// ``toggle(_:note:photo:albums:image:)-swift.method``.
+    /// ``toggle(_:note:photo:albums:image:)``.
     ///
     /// `image` is awaited in the calling task, only when the photo is not liked and before the
-    /// store is locked, so a download never holds up another process.
+    /// store is locked, so a download never holds up another process. The call stays on the
+    /// caller's actor (`isolation`, filled in by the compiler), so `image` may use the caller's
+    /// state, a main-actor view model's for instance.
     ///
     /// ```swift
     /// let change = try await repository.toggle(photo.id) {
@@ -64,7 +66,8 @@ extension LikeRepository {
     /// ```
     @discardableResult
     public func toggle(
-        _ id: PhotoID, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = [], image: () async throws -> Data
+        _ id: PhotoID, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = [],
+        isolation: isolated (any Actor)? = #isolation, image: () async throws -> Data
     ) async throws -> LikeChange {
         var request: LikeRequest?
         if try await !isLiked(id) {

@@ -132,6 +132,9 @@ final class ObserverRegistry: Sendable {
         stopping?.stop()
     }
 
+    /// How many followers run for this repository: one while it has observers, else none.
+    var followerCount: Int { state.withLock { $0.follower == nil ? 0 : 1 } }
+
     /// Notes a record this repository committed and wakes the follower: called after each change.
     func changed(_ records: [StoredRecord] = []) {
         let follower = state.withLock { state -> JournalFollower? in

@@ -46,44 +46,63 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
         case userImage
     }
 
-    /// A sentence that says what went wrong and what to do about it.
+    /// What went wrong and what to do about it, in one or two sentences: ``errorDescription``
+    /// followed by ``recoverySuggestion``.
     public var description: String {
-        switch self {
-        case .invalidID(let id, let reason):
-            return "Invalid photo id \(Self.quoted(id)): \(reason). Use a non-empty id of at most 256 UTF-8 bytes without control characters."
-        case .notJPEG(let image, let reason):
-            return "The \(image == .userImage ? "user image" : "image") is not a usable JPEG: \(reason). Give a complete JPEG file."
-        case .notLiked(let id):
-            return "Photo \(Self.quoted(id.rawValue)) is not liked."
-        case .imageRequired(let id):
-            return "Photo \(Self.quoted(id.rawValue)) is not liked yet, so liking it needs its image. Give the JPEG to store."
-        case .storeBusy(let directory, let waited):
-            return "The store \(directory) stayed locked by another process for \(Self.seconds(waited)). Try again when it has finished."
-        case .io(let action, let path, let code):
-            return "Could not \(action) \(path): \(Platform.message(for: code)). Fix the cause and try again."
-        case .damagedRecord(let file, let reason):
-            return "The record file \(file) is damaged (\(reason)). Repairing the store sets it aside, or rebuilds it from its image."
-        case .idCollision(let id, let existing):
-            return
-                "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)). Unlike that photo first."
-        case .invalidArgument(let message):
-            return message
-        case .invalidAlbumName(let name, let reason):
-            return
-                "Invalid album name \(Self.quoted(name)): \(reason). Use a non-empty name of at most 256 UTF-8 bytes without control characters."
-        case .invalidNote(let reason):
-            return "Invalid note: \(reason). Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
-        case .noSuchAlbum(let album):
-            return "There is no album \(Self.quoted(album.rawValue))."
-        case .notInAlbum(let id, let album):
-            return "Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue))."
-        case .exportDestinationUnusable(let path, let reason):
-            return "Cannot export to \(path): \(reason); nothing was written. Export into a new or empty folder whose parent exists."
-        }
+        let (problem, suggestion) = parts
+        return suggestion.map { problem + " " + $0 } ?? problem
     }
 
-    /// The same sentence as ``description``, for `localizedDescription` and alerts.
-    public var errorDescription: String? { description }
+    /// What went wrong, as one sentence for an alert's title or `localizedDescription`. Names
+    /// no command: an app shows it as it is, and the command line adds its own advice.
+    public var errorDescription: String? { parts.problem }
+
+    /// What the person can do about it, when there is something to do.
+    public var recoverySuggestion: String? { parts.suggestion }
+
+    private var parts: (problem: String, suggestion: String?) {
+        switch self {
+        case .invalidID(let id, let reason):
+            return ("Invalid photo id \(Self.quoted(id)): \(reason).", "Use a non-empty id of at most 256 UTF-8 bytes without control characters.")
+        case .notJPEG(let image, let reason):
+            return ("The \(image == .userImage ? "user image" : "image") is not a usable JPEG: \(reason).", "Give a complete JPEG file.")
+        case .notLiked(let id):
+            return ("Photo \(Self.quoted(id.rawValue)) is not liked.", nil)
+        case .imageRequired(let id):
+            return ("Photo \(Self.quoted(id.rawValue)) is not liked yet, so liking it needs its image.", "Give the JPEG to store.")
+        case .storeBusy(let directory, let waited):
+            return (
+                "The store \(directory) stayed locked by another process for \(Self.seconds(waited)).", "Try again when it has finished."
+            )
+        case .io(let action, let path, let code):
+            return ("Could not \(action) \(path): \(Platform.message(for: code)).", "Fix the cause and try again.")
+        case .damagedRecord(let file, let reason):
+            return (
+                "The record file \(file) is damaged (\(reason)).", "Repairing the store sets it aside, or rebuilds it from its image."
+            )
+        case .idCollision(let id, let existing):
+            return (
+                "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)).",
+                "Unlike that photo first."
+            )
+        case .invalidArgument(let message):
+            return (message, nil)
+        case .invalidAlbumName(let name, let reason):
+            return (
+                "Invalid album name \(Self.quoted(name)): \(reason).", "Use a non-empty name of at most 256 UTF-8 bytes without control characters."
+            )
+        case .invalidNote(let reason):
+            return (
+                "Invalid note: \(reason).", "Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
+            )
+        case .noSuchAlbum(let album):
+            return ("There is no album \(Self.quoted(album.rawValue)).", nil)
+        case .notInAlbum(let id, let album):
+            return ("Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)).", nil)
+        case .exportDestinationUnusable(let path, let reason):
+            return ("Cannot export to \(path): \(reason); nothing was written.", "Export into a new or empty folder whose parent exists.")
+        }
+    }
 
     static func quoted(_ text: String) -> String {
         // Control characters are escaped so that a hostile id cannot rewrite the terminal.

@@ -4,6 +4,9 @@
 //   likes-bench like-vs-floor DIR COUNT BYTES   durable likes against the raw durable write
 //   likes-bench build STORE COUNT BYTES [RECORDS.jsonl]   a store of COUNT likes (relaxed)
 //   likes-bench like-unlike STORE COUNT          durable like + unlike pairs on an existing store
+//   likes-bench responsiveness STORE             a ticker task while eight awaiting likes wait on a
+//                                                lock another process holds for 1.5 s
+//   likes-bench cancellation STORE               how soon cancelling an awaiting like ends its wait
 
 import Foundation
 import LikeKit
@@ -59,6 +62,99 @@ func durableWrite(_ data: Data, directory: String, name: String) {
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     precondition(fsync(directoryFD) == 0)
     close(directoryFD)
+}
+
+// MARK: LikeKit in an app: what awaiting callers see while another process holds the lock
+
+/// Figures to print, made where `[String: Any]` cannot go (it is not Sendable).
+struct Figures: Sendable {
+    var values: [(String, Double)] = []
+    var json: [String: Any] { Dictionary(uniqueKeysWithValues: values.map { ($0.0, $0.1 as Any) }) }
+}
+
+/// Runs `body` on Swift's cooperative pool and waits for it on this (the main) thread.
+func waitFor(_ body: @escaping @Sendable () async -> Figures) -> Figures {
+    final class Box: @unchecked Sendable {  // written once by the task, read after the semaphore
+        var figures = Figures()
+    }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.figures = await body()
+        done.signal()
+    }
+    done.wait()
+    return box.figures
+}
+
+/// Another process (util-linux's `flock`) holding the store's exclusive lock for `seconds`;
+/// returns once the lock is held.
+func holdLock(of store: URL, seconds: Double) -> Process {
+    let ready = store.path + ".held"
+    unlink(ready)
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+    holder.arguments = ["--exclusive", store.appendingPathComponent("likes.lock").path, "sh", "-c", "touch \"$0\" && sleep \(seconds)", ready]
+    try! holder.run()
+    while access(ready, F_OK) != 0 { usleep(1000) }
+    return holder
+}
+
+/// Eight likes awaited at once while another process holds the lock for 1.5 s, and a task that
+/// sleeps 10 ms at a time: its ticks show whether the waits hold threads of the pool.
+func responsiveness(store: URL) async -> Figures {
+    let repository = LikeRepository(directory: store, durability: .relaxed)
+    try! await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let holder = holdLock(of: store, seconds: 1.5)
+    let held = now()
+    let ticker = Task { () -> [Double] in
+        var ticks: [Double] = []
+        while !Task.isCancelled {
+            ticks.append(now())
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return ticks
+    }
+    let finished = await withTaskGroup(of: Double.self) { group in
+        for index in 0..<8 {
+            group.addTask {
+                try! await repository.like(PhotoID("waiting\(index)"), image: madeUpJPEG(seed: 10 + index, bytes: 20 * 1024))
+                return now()
+            }
+        }
+        return await group.reduce(into: [Double]()) { $0.append($1) }
+    }
+    ticker.cancel()
+    let ticks = await ticker.value
+    holder.waitUntilExit()
+    let during = ticks.filter { $0 > held + 0.05 && $0 < held + 1.45 }
+    let gaps = zip(during, during.dropFirst()).map { $1 - $0 }
+    return Figures(values: [
+        ("heldSeconds", 1.5), ("likes", Double(finished.count)), ("firstLikeAfterSeconds", (finished.min() ?? held) - held),
+        ("ticksWhileHeld", Double(during.count)), ("medianGapMs", median(gaps) * 1000), ("longestGapMs", (gaps.max() ?? 0) * 1000),
+    ])
+}
+
+/// An awaiting like cancelled 200 ms into its wait for a lock another process holds for 3 s.
+func cancellation(store: URL) async -> Figures {
+    let repository = LikeRepository(directory: store, durability: .relaxed)
+    try! await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let holder = holdLock(of: store, seconds: 3)
+    let like = Task { try await repository.like(PhotoID("cancelled"), image: madeUpJPEG(seed: 2, bytes: 20 * 1024)) }
+    try? await Task.sleep(for: .milliseconds(200))
+    let cancelled = now()
+    like.cancel()
+    let result = await like.result
+    let stopped = now()
+    let stillHeld = holder.isRunning
+    holder.waitUntilExit()
+    var threwCancellation = false
+    if case .failure(let error) = result, error is CancellationError { threwCancellation = true }
+    let liked = try! await repository.isLiked(PhotoID("cancelled"))
+    return Figures(values: [
+        ("threwCancellationError", threwCancellation ? 1 : 0), ("stoppedAfterMs", (stopped - cancelled) * 1000),
+        ("lockStillHeldWhenStopped", stillHeld ? 1 : 0), ("likedAfterwards", liked ? 1 : 0),
+    ])
 }
 
 let arguments = CommandLine.arguments
@@ -143,6 +239,14 @@ case "like-unlike":
         pairs.append(now() - start)
     }
     printJSON(["count": count, "pairMedianMs": median(pairs) * 1000, "pairMeanMs": pairs.reduce(0, +) / Double(count) * 1000])
+
+case "responsiveness":
+    let store = URL(fileURLWithPath: arguments[2])
+    printJSON(waitFor { await responsiveness(store: store) }.json)
+
+case "cancellation":
+    let store = URL(fileURLWithPath: arguments[2])
+    printJSON(waitFor { await cancellation(store: store) }.json)
 
 default:
     FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))

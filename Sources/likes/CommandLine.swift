@@ -163,11 +163,7 @@ enum LikesCommandLine {
                 FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first ?? FileManager.default.homeDirectoryForCurrentUser
             return documents.appendingPathComponent("Likes", isDirectory: true)
         #else
-            if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-                return URL(fileURLWithPath: data).appendingPathComponent("likes", isDirectory: true)
-            }
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            return URL(fileURLWithPath: home).appendingPathComponent(".local/share/likes", isDirectory: true)
+            return LikeRepository.dataDirectory(environment: environment)
         #endif
     }
 

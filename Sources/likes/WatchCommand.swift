@@ -18,7 +18,8 @@ struct WatchCommand: Command {
         usage: "watch [--json]",
         details: """
             One line per change: liked, updated, unliked or purged. With --json, one JSON object per line,
-            {"change", "id", "at", "record", "files"} (keys that do not apply are null), flushed at once,
+            {"change", "id", "at", "record", "files", "fields"} (keys that do not apply are null; "fields"
+            names what the change touched: image, userImage, note, albums, photo), flushed at once,
             so that it pipes into jq. A line on stderr says when watching has begun.
             """,
         example: "likes watch --json | jq -r .id",
@@ -30,12 +31,19 @@ struct WatchCommand: Command {
         printsJSON = arguments.has(Self.json)
     }
 
-    /// `{"change", "id", "at", "record", "files"}`; keys that do not apply are null.
+    /// `{"change", "id", "at", "record", "files", "fields"}`; keys that do not apply are null.
     static func json(_ change: LikeChange) -> JSONValue {
-        .object([
+        let fields = orderedFields(change)
+        return .object([
             ("change", .string(change.kind.rawValue)), ("id", .string(change.id?.rawValue)), ("at", .date(change.date)),
             ("record", change.record.json), ("files", change.files.isEmpty ? .null : .strings(change.files)),
+            ("fields", fields.isEmpty ? .null : .strings(fields)),
         ])
+    }
+
+    /// What a change touched, in a fixed order.
+    static func orderedFields(_ change: LikeChange) -> [String] {
+        LikeChange.Field.allCases.filter(change.fields.contains).map(\.rawValue)
     }
 
     func run(_ context: Context) throws {
@@ -70,6 +78,7 @@ struct WatchCommand: Command {
             if let albums = change.record?.albums, !albums.isEmpty {
                 detail += "  albums: \(albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))"
             }
+            if change.kind == .updated { detail += "  (changed: \(orderedFields(change).joined(separator: ", ")))" }
             return "\(time)  \(change.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(id)\(detail)"
         case .unliked:
             return "\(time)  unliked  \(id)"

@@ -105,6 +105,33 @@ final class Watcher {
         #expect(changes[0].1 > started)
     }
 
+    @Test func changesOfAnotherProcessCarryTheRecordTheyCommittedAndWhatTheyTouched() async throws {
+        #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
+        let repository = LikeRepository(directory: box.store)
+        let heard = Locked<[LikeChange]>([])
+        let token = repository.observe { change in heard.update { $0.append(change) } }
+        defer { token.cancel() }
+        let rocket = Samples.photo("rocket.jpg").path
+        let commands: [[String]] = [
+            ["like", "a", "--image", rocket], ["note", "a", "a note"], ["album", "add", "Sky", "a"],
+            ["like", "a", "--image", Samples.photo("coffee.jpg").path],
+            // Liked and unliked at once: the like is read after its record is gone.
+            ["like", "b", "--image", rocket, "--note", "gone soon"], ["unlike", "b"],
+        ]
+        for command in commands { #expect(try box.run(command).status == 0) }
+        let deadline = Date().addingTimeInterval(5)
+        while heard.get().count < commands.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let changes = heard.get()
+        try #require(changes.count == commands.count, "heard \(changes.map(\.kind))")
+        #expect(changes.map(\.kind) == [.liked, .updated, .updated, .updated, .liked, .unliked])
+        #expect(changes.map(\.fields) == [[.image], [.note], [.albums], [.image], [.image, .note], []])
+        for change in changes where change.kind != .unliked {
+            #expect(change.record != nil, "\(change.kind) \(change.id?.rawValue ?? "") arrived without its record")
+        }
+        #expect(changes[1].record?.note == "a note" && changes[2].record?.albums.map(\.rawValue) == ["Sky"])
+        #expect(changes[4].record?.note == "gone soon")
+    }
+
     @Test func watchJSONPrintsEachChangeOfOtherProcessesLineByLine() throws {
         let watcher = try Watcher(store: box.store)
         defer { watcher.stop() }
@@ -115,18 +142,21 @@ final class Watcher {
         #expect(line["change"] as? String == "liked" && line["id"] as? String == "a")
         #expect((line["record"] as? [String: Any])?["note"] as? String == "one")
         #expect(line["files"] is NSNull)
+        #expect(line["fields"] as? [String] == ["image", "note"])
         #expect((line["at"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
 
         #expect(try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path]).status == 0)
         line = try watcher.line(1, within: 1)
         #expect(line["change"] as? String == "updated")
         #expect(((line["record"] as? [String: Any])?["image"] as? [String: Any])?["width"] as? Int == 600)
+        #expect(line["fields"] as? [String] == ["image"])
 
         #expect(try box.run(["unlike", "a"]).status == 0)
         line = try watcher.line(2, within: 1)
         #expect(line["change"] as? String == "unliked" && line["id"] as? String == "a" && line["record"] is NSNull)
         #expect((line["files"] as? [String])?.first == "records/a.json")
         #expect((line["files"] as? [String])?.count == 2)
+        #expect(line["fields"] is NSNull)
 
         box.file("store/images/stray~0123456789ab.jpg", Data(count: 10))
         #expect(try box.run(["purge"]).status == 0)
@@ -178,8 +208,8 @@ final class Watcher {
         let lines = watcher.text
         #expect(lines.count == 4)
         #expect(lines.first?.contains(#/\sliked +a +109\.89 KB +640×427$/#) == true, "\(lines)")
-        #expect(lines.dropFirst().first?.hasSuffix("  updated  a  109.89 KB  640×427  note: first light") == true, "\(lines)")
-        #expect(lines.dropFirst(2).first?.hasSuffix("  note: first light  albums: Sky") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix("  updated  a  109.89 KB  640×427  note: first light  (changed: note)") == true, "\(lines)")
+        #expect(lines.dropFirst(2).first?.hasSuffix("  note: first light  albums: Sky  (changed: albums)") == true, "\(lines)")
         #expect(lines.last?.hasSuffix("  unliked  a") == true, "\(lines)")
     }
 }

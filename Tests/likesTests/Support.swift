@@ -32,6 +32,9 @@ enum Binary {
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
+
+    /// Another executable of the package, built beside `likes`.
+    static func sibling(_ name: String) -> URL { url.deletingLastPathComponent().appendingPathComponent(name) }
 }
 
 enum Samples {

@@ -20,6 +20,8 @@ struct FileLock: ~Copyable {
     static let fileName = "likes.lock"
 
     let descriptor: Int32
+    /// Keeps an app from being suspended while it holds the lock (see ``SuspensionAssertion``).
+    private let assertion: SuspensionAssertion
 
     /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause; for
     /// work started by an `async` overload, until its task is cancelled (`CancellationError`).
@@ -59,6 +61,7 @@ struct FileLock: ~Copyable {
             pause = min(pause * 2, 20_000)
         }
         descriptor = fd
+        assertion = SuspensionAssertion()
     }
 
     /// Notes the journal's length in the lock file after every append, so that a reader can
@@ -80,5 +83,6 @@ struct FileLock: ~Copyable {
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)
+        assertion.release()
     }
 }

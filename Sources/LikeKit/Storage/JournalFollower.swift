@@ -2,6 +2,7 @@
 // made by this process or any other, in the order the changes were committed. Made by the
 // façade's observe; reads through Journal and hands StoredChanges to the façade's closure.
 
+import Dispatch
 import Foundation
 
 #if canImport(Darwin)
@@ -97,7 +98,7 @@ final class JournalFollower: Sendable {
 
     private func run(from start: JournalPosition) {
         var reader = Reader(store: store, position: start, recentRecord: recentRecord)
-        var watcher = DirectoryWatcher(path: store.path)
+        var watcher = DirectoryWatcher(path: store.path, wakeDescriptor: wakeWrite)
         defer {
             reader.close()
             watcher.close()
@@ -169,7 +170,9 @@ final class JournalFollower: Sendable {
                             events.append(.change(FollowedChange(change: change, position: position)))
                         }
                     case .purged:
-                        if purge == nil { purge = FollowedChange(change: StoredChange(kind: .purged, id: nil, at: line.at, record: nil), position: position) }
+                        if purge == nil {
+                            purge = FollowedChange(change: StoredChange(kind: .purged, id: nil, at: line.at, record: nil), position: position)
+                        }
                         purge!.change.files.append(line.purgedPath ?? line.key)
                         purge!.position = position
                     case .header, .aborted:
@@ -242,20 +245,47 @@ final class JournalFollower: Sendable {
     }
 }
 
-/// Waits for a change in the store directory: inotify on Linux, a plain timeout elsewhere.
+/// Waits for a change in the store directory: inotify on Linux; on Apple platforms kqueue, through
+/// Dispatch sources on the directory (a journal created or replaced) and on the journal (a line
+/// appended), which wake the follower through its pipe; elsewhere a plain timeout.
 private struct DirectoryWatcher {
     let path: String
+    /// The follower's wake pipe, written to by the Dispatch sources.
+    let wakeDescriptor: Int32
     private var descriptor: Int32 = -1
+    #if canImport(Darwin)
+        private var sources: [DispatchSourceFileSystemObject] = []
+        /// The journal file the journal's source watches.
+        private var journalInode: UInt64?
+    #endif
 
-    init(path: String) {
+    init(path: String, wakeDescriptor: Int32) {
         self.path = path
+        self.wakeDescriptor = wakeDescriptor
         attach()
     }
 
-    var isWatching: Bool { descriptor >= 0 }
+    var isWatching: Bool {
+        #if canImport(Darwin)
+            return !sources.isEmpty
+        #else
+            return descriptor >= 0
+        #endif
+    }
 
     private mutating func attach() {
-        #if canImport(Glibc)
+        #if canImport(Darwin)
+            // The directory's source stays; the journal's is made anew when the journal is
+            // replaced (a source follows the file it opened, not its name).
+            var status = stat()
+            let inode = stat(path + "/" + Journal.fileName, &status) == 0 ? UInt64(status.st_ino) : nil
+            if !sources.isEmpty, inode == journalInode { return }
+            for source in sources { source.cancel() }
+            sources = []
+            journalInode = inode
+            watch(path, events: .write)
+            if inode != nil { watch(path + "/" + Journal.fileName, events: [.write, .extend, .delete, .rename]) }
+        #elseif canImport(Glibc)
             let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard fd >= 0 else { return }
             if inotify_add_watch(fd, path, UInt32(IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE)) < 0 {
@@ -266,8 +296,31 @@ private struct DirectoryWatcher {
         #endif
     }
 
+    #if canImport(Darwin)
+        /// A source on `file` (opened for events only) that wakes the follower.
+        private mutating func watch(_ file: String, events: DispatchSource.FileSystemEvent) {
+            let fd = open(file, O_EVTONLY)
+            guard fd >= 0 else { return }
+            let source = DispatchSource.makeFileSystemObjectSource(fileDescriptor: fd, eventMask: events, queue: DirectoryWatcher.queue)
+            let wake = wakeDescriptor
+            source.setEventHandler {
+                var byte: UInt8 = 1
+                _ = write(wake, &byte, 1)
+            }
+            source.setCancelHandler { _ = SystemCall.close(fd) }
+            source.resume()
+            sources.append(source)
+        }
+
+        private static let queue = DispatchQueue(label: "LikeKit.JournalFollower.events")
+    #endif
+
     mutating func wait(wakeDescriptor: Int32, timeoutMilliseconds: Int32) {
-        if descriptor < 0 { attach() }  // the store may not have existed yet
+        #if canImport(Darwin)
+            attach()  // the store or its journal may be new, or the journal replaced
+        #else
+            if descriptor < 0 { attach() }  // the store may not have existed yet
+        #endif
         var watched = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)]
         if descriptor >= 0 { watched.append(pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)) }
         _ = poll(&watched, nfds_t(watched.count), timeoutMilliseconds)
@@ -278,6 +331,10 @@ private struct DirectoryWatcher {
     }
 
     mutating func close() {
+        #if canImport(Darwin)
+            for source in sources { source.cancel() }
+            sources = []
+        #endif
         if descriptor >= 0 { _ = SystemCall.close(descriptor) }
         descriptor = -1
     }

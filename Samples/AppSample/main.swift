@@ -1,0 +1,130 @@
+// likes-app-sample: LikeKit under the view models of a small photo app (a search grid with
+// hearts, a Favorites list paged by cursor and kept fresh by changes, an album), driven through
+// one session as a person would use it, printing what each screen shows. It checks what it
+// shows and exits 1 if a screen is wrong, so CI runs it as a test.
+//
+//   swift run likes-app-sample [STORE]      (a new temporary store by default)
+
+import Foundation
+import LikeKit
+
+@MainActor func check(_ condition: Bool, _ what: String) {
+    guard !condition else { return }
+    print("✘ \(what)")
+    exit(1)
+}
+
+/// Waits (up to 5 s) for the changes to reach the view models.
+@MainActor func settle(until condition: () -> Bool) async {
+    let deadline = Date().addingTimeInterval(5)
+    while !condition(), Date() < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+}
+
+@MainActor func show(_ results: SearchResultsModel) {
+    for cell in results.cells {
+        print(
+            "  \(cell.isLiked ? "♥" : "♡") \(cell.id.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(cell.result.title.prefix(48)) — \(cell.result.photographer)"
+        )
+    }
+}
+
+@MainActor func show(_ favorites: FavoritesModel) {
+    for record in favorites.records {
+        let note = record.note.map { " “\($0)”" } ?? ""
+        print("  \(record.id.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(record.image.width)×\(record.image.height)\(note)")
+    }
+    if favorites.hasMore { print("  … more") }
+}
+
+/// The session, a screen at a time. (In a function: at the top level of `main.swift` the
+/// synchronous overloads would be chosen.)
+@MainActor func session() async throws {
+    let store =
+        CommandLine.arguments.count > 1
+        ? URL(fileURLWithPath: CommandLine.arguments[1], isDirectory: true)
+        : FileManager.default.temporaryDirectory.appendingPathComponent("likes-app-sample-\(UUID().uuidString)", isDirectory: true)
+    let photos = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("photos")
+    // An app keeps its store in LikeRepository.defaultDirectory, or defaultDirectory(appGroup:) to
+    // share it with a widget; the sample takes a folder of its own.
+    let repository = LikeRepository(directory: store)
+    let search = PhotoSearch(folder: photos)
+    print("Store: \(store.path)")
+
+    // The search screen: six results, no heart filled yet.
+    let results = SearchResultsModel(repository: repository, search: search)
+    try await results.load("")
+    print("\nSearch (all photos): \(results.cells.count) results")
+    show(results)
+    check(results.cells.count == 6 && results.cells.allSatisfy { !$0.isLiked }, "six results, none liked")
+
+    // The Favorites screen follows the store from the start, two photos a page.
+    let favorites = FavoritesModel(repository: repository, pageSize: 2)
+    try await favorites.start()
+    check(favorites.records.isEmpty && !favorites.hasMore, "no favorites yet")
+
+    // Hearts tapped on four photos: each downloads its JPEG and likes it.
+    let tapped = ["rocket", "chelsea", "coffee", "retina"].map { try! PhotoID($0) }
+    for id in tapped { await results.tapHeart(id) }
+    print("\nTapped ♡ on \(tapped.map(\.rawValue).joined(separator: ", "))")
+    show(results)
+    check(results.cells.filter(\.isLiked).map(\.id) == tapped.sorted { $0.rawValue < $1.rawValue }, "four hearts filled")
+
+    // Favorites heard each like, with its record, without listing again.
+    await settle { favorites.records.count == 4 }
+    print("\nFavorites, kept fresh by `changes`:")
+    show(favorites)
+    check(favorites.records.map(\.id) == tapped.reversed(), "favorites newest first")
+
+    // Paging by cursor while a widget likes a photo between two pages: nothing twice, nothing lost.
+    let pager = FavoritesModel(repository: repository, pageSize: 2)
+    try await pager.start()
+    let widget = LikeRepository(directory: store)  // as another process would
+    try await widget.like(try PhotoID("astronaut"), image: try Data(contentsOf: photos.appendingPathComponent("astronaut.jpg")))
+    try await pager.loadNextPage()
+    await settle { pager.records.count == 5 }
+    print("\nFavorites paged 2 at a time, a widget liking astronaut between the pages:")
+    show(pager)
+    check(pager.records.map(\.id.rawValue) == ["astronaut", "retina", "coffee", "chelsea", "rocket"] && !pager.hasMore, "pages by cursor")
+    pager.stop()
+
+    // The search screen hears the widget's like too.
+    let heard = repository.observe { change in Task { @MainActor in results.apply(change) } }
+    await results.tapHeart(try PhotoID("hubble_deep_field"))
+    try await widget.unlike(try PhotoID("astronaut"))
+    await settle { results.cells.first { $0.id.rawValue == "astronaut" }?.isLiked == false }
+    check(results.cells.first { $0.id.rawValue == "hubble_deep_field" }?.isLiked == true, "heart of hubble_deep_field")
+    heard.cancel()
+
+    // An album: count and cover.
+    let album = AlbumModel(repository: repository, name: try AlbumName("Space"))
+    try await album.add(["rocket", "hubble_deep_field"].map { try! PhotoID($0) })
+    print("\nAlbum \(album.name.rawValue): \(album.summary?.count ?? 0) photos, cover \(album.summary?.cover?.id.rawValue ?? "-")")
+    for record in album.photos { print("  \(record.id.rawValue)") }
+    check(album.summary?.count == 2 && album.summary?.cover?.id.rawValue == "hubble_deep_field", "album count and cover")
+
+    // A note, and an unlike from the grid: Favorites updates in place.
+    try await repository.setNote("Launch day", for: try PhotoID("rocket"))
+    await results.tapHeart(try PhotoID("coffee"))
+    await settle {
+        favorites.records.first { $0.id.rawValue == "rocket" }?.note == "Launch day" && !favorites.records.contains { $0.id.rawValue == "coffee" }
+    }
+    print("\nFavorites after a note on rocket and an unlike of coffee:")
+    show(favorites)
+    check(favorites.records.map(\.id.rawValue) == ["hubble_deep_field", "retina", "chelsea", "rocket"], "favorites after unlike")
+    check(favorites.records.last?.note == "Launch day", "note shown")
+
+    // An error an app can show as it is.
+    let broken = SearchResultsModel(repository: repository, search: PhotoSearch(folder: photos.appendingPathComponent("missing")))
+    do {
+        try await broken.load("")
+        check(false, "a search of a missing folder fails")
+    } catch {
+        print("\nA failing search says: \(error.localizedDescription)")
+    }
+    favorites.stop()
+    check(try await repository.verify().isOK, "the store verifies")
+    print("\n✔ Every screen showed what the store holds.")
+    if CommandLine.arguments.count < 2 { try FileManager.default.removeItem(at: store) }
+}
+
+try await session()

@@ -1,0 +1,311 @@
+// LikeKit as an app uses it: async calls that never hold a thread of the cooperative pool while
+// another process holds the lock, cancellation, the heart button's calls, files taken without
+// being read into memory, observers fed by one follower, errors an app can show.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+/// Another process holding the store's exclusive lock: util-linux's `flock` running `sleep`.
+final class LockHolder: Sendable {
+    private let process: Process
+
+    /// Returns once the lock is held; it is held for `seconds`.
+    init(store: URL, seconds: Double) throws {
+        let ready = store.deletingLastPathComponent().appendingPathComponent("held-\(UUID().uuidString)")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        process.arguments = [
+            "--exclusive", store.appendingPathComponent("likes.lock").path, "sh", "-c", "touch \"$0\" && sleep \(seconds)", ready.path,
+        ]
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: ready.path) {
+            guard Date() < deadline else { throw CancellationError() }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    /// Waits for the holder to let go.
+    func finish() { process.waitUntilExit() }
+}
+
+@Suite struct AppTests {
+    let folder = TemporaryDirectory()
+
+    // MARK: Never blocking
+
+    // What an awaiting caller sees while another process holds the lock (a ticker that keeps
+    // ticking, a cancelled wait that ends at once) is measured in a process of its own, where no
+    // other test holds threads of the cooperative pool: likesTests/LikeKitInAnAppTests.swift.
+
+    @Test func workOfATaskCancelledBeforeItStartsNeverStarts() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await repository.like(PhotoID(valid: "never"), image: Samples.jpeg(seed: 3))
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await repository.isLiked(PhotoID(valid: "never")) == false)
+    }
+
+    @Test func subscribingNeverWaitsForTheLock() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        try await repository.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))
+        let holder = try LockHolder(store: folder.store, seconds: 1)
+        let start = Date()
+        let heard = Locked<[LikeChange]>([])
+        let token = repository.observe { change in heard.withLock { $0.append(change) } }
+        let stream = repository.changes
+        #expect(Date().timeIntervalSince(start) < 0.3, "subscribing waited \(Date().timeIntervalSince(start)) s")
+        holder.finish()
+        try await repository.like(PhotoID(valid: "second"), image: Samples.jpeg(seed: 2), note: "hello")
+        var iterator = stream.makeAsyncIterator()
+        let change = try #require(await iterator.next())
+        #expect(change.kind == .liked && change.id == PhotoID(valid: "second"))
+        #expect(change.record?.note == "hello")
+        #expect(change.fields == [.image, .note])
+        let deadline = Date().addingTimeInterval(5)
+        while heard.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(heard.withLock { $0.map(\.id) } == [PhotoID(valid: "second")])
+        token.cancel()
+    }
+
+    // MARK: The heart button
+
+    @Test func likedIDsAmongAPageOfResults() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        func likedSynchronously(_ ids: [PhotoID]) throws -> Set<PhotoID> { try repository.likedIDs(among: ids) }
+        #expect(try likedSynchronously([PhotoID(valid: "a")]).isEmpty, "no store yet")
+        for id in ["a", "c", "e"] { try await repository.like(PhotoID(valid: id), image: Samples.jpeg(seed: id.count)) }
+        let page = ["a", "b", "c", "d", "e", "f", "a"].map { PhotoID(valid: $0) }
+        #expect(try likedSynchronously(page) == Set(["a", "c", "e"].map { PhotoID(valid: $0) }))
+        #expect(try await repository.likedIDs(among: page) == Set(["a", "c", "e"].map { PhotoID(valid: $0) }))
+        #expect(try await repository.likedIDs(among: []).isEmpty)
+    }
+
+    @Test func toggleCallsForTheImageOnlyWhenItLikes() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let id = PhotoID(valid: "heart")
+        let calls = Locked(0)
+        func image() throws -> Data {
+            calls.withLock { $0 += 1 }
+            return Samples.jpeg(seed: 7)
+        }
+        func toggleSynchronously() throws -> LikeChange { try repository.toggle(id, note: "tapped", image: image) }
+        #expect(try toggleSynchronously().kind == .liked)
+        #expect(calls.withLock { $0 } == 1)
+        #expect(try await repository.record(for: id)?.note == "tapped")
+        #expect(try toggleSynchronously().kind == .unliked)
+        #expect(calls.withLock { $0 } == 1, "the image was asked for to unlike")
+
+        // The async form awaits its closure, a download for instance.
+        let liked = try await repository.toggle(id) {
+            try await Task.sleep(for: .milliseconds(5))
+            return try image()
+        }
+        #expect(liked.kind == .liked && calls.withLock { $0 } == 2)
+        let unliked = try await repository.toggle(id) { () async throws -> Data in
+            Issue.record("asked for the image to unlike")
+            return Data()
+        }
+        #expect(unliked.kind == .unliked)
+
+        // What the closure throws is thrown as it is, and nothing is liked.
+        struct Offline: Error {}
+        await #expect(throws: Offline.self) { try await repository.toggle(id) { () async throws -> Data in throw Offline() } }
+        #expect(try await repository.isLiked(id) == false)
+    }
+
+    @Test func likeFromAFileCopiesItWithoutHoldingItInMemory() async throws {
+        #if os(Linux)
+            // A 300 MB JPEG: a real header, 300 MB of scan data, EOI.
+            let sample = Samples.jpeg(seed: 5)
+            let file = folder.url.appendingPathComponent("large.jpg")
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.write(contentsOf: sample.dropLast(2))
+            let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            for _ in 0..<300 { try handle.write(contentsOf: block) }
+            try handle.write(contentsOf: Data([0xFF, 0xD9]))
+            try handle.close()
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+
+            let repository = folder.repository(durability: .relaxed)
+            // The peak resident size of this process, reset first (Linux: clear_refs 5).
+            try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+            let before = try Self.peakResidentBytes()
+            let change = try await repository.like(PhotoID(valid: "large"), imageFile: file, note: "big")
+            let growth = try Self.peakResidentBytes() - before
+            #expect(growth < 64 << 20, "liking a 300 MB file raised the peak resident size by \(growth >> 20) MB")
+
+            let record = try #require(change.record)
+            #expect(record.image.byteCount == size)
+            let stored = try Data(contentsOf: record.image.file, options: .alwaysMapped)
+            let original = try Data(contentsOf: file, options: .alwaysMapped)
+            #expect(stored == original)
+            await #expect(try repository.verify().isOK)
+        #endif
+    }
+
+    @Test func likeFromAFileChecksItAndSaysWhichFileIsWrong() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let cut = folder.url.appendingPathComponent("cut.jpg")
+        try Samples.jpeg(seed: 1).dropLast(5).write(to: cut)
+        let good = folder.url.appendingPathComponent("good.jpg")
+        try Samples.jpeg(seed: 2).write(to: good)
+        #expect {
+            try repository.like(PhotoID(valid: "x"), imageFile: cut)
+        } throws: { error in
+            guard case LikeRepositoryError.notJPEG(.image, let reason) = error else { return false }
+            return reason.contains("EOI")
+        }
+        #expect {
+            try repository.like(PhotoID(valid: "x"), imageFile: good, userImageFile: cut)
+        } throws: { error in
+            if case LikeRepositoryError.notJPEG(.userImage, _) = error { true } else { false }
+        }
+        #expect {
+            try repository.like(PhotoID(valid: "x"), imageFile: folder.url.appendingPathComponent("missing.jpg"))
+        } throws: { error in
+            if case LikeRepositoryError.io(_, let path, ENOENT) = error { path.hasSuffix("missing.jpg") } else { false }
+        }
+        await #expect(try repository.isLiked(PhotoID(valid: "x")) == false)
+        let change = try await repository.like(PhotoID(valid: "x"), imageFile: good, userImageFile: good)
+        #expect(try Data(contentsOf: try #require(change.record?.userImage?.file)) == Samples.jpeg(seed: 2))
+    }
+
+    /// VmHWM of /proc/self/status: the most this process has had resident since the last reset.
+    static func peakResidentBytes() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
+        return try #require(Int(line.dropFirst(6).dropLast(3).trimmingCharacters(in: .whitespaces))) * 1024
+    }
+
+    // MARK: Changes
+
+    @Test func changesSayWhatTheyTouched() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let id = PhotoID(valid: "p")
+        let stream = repository.changes
+        var iterator = stream.makeAsyncIterator()
+        try await repository.like(id, image: Samples.jpeg(seed: 1))
+        try await repository.setNote("a note", for: id)
+        try await repository.addPhotos([id], toAlbum: AlbumName(valid: "Sky"))
+        try await repository.like(id, image: Samples.jpeg(seed: 2), userImage: Samples.jpeg(seed: 3))
+        try await repository.like(id, image: nil, photo: PhotoMetadata(photographer: "Ann"))
+        try await repository.unlike(id)
+        var seen: [(LikeChange.Kind, Set<LikeChange.Field>, Bool)] = []
+        for _ in 0..<6 {
+            let change = try #require(await iterator.next())
+            seen.append((change.kind, change.fields, change.record != nil))
+        }
+        let expected: [(LikeChange.Kind, Set<LikeChange.Field>, Bool)] = [
+            (.liked, [.image], true), (.updated, [.note], true), (.updated, [.albums], true), (.updated, [.image, .userImage], true),
+            (.updated, [.photo], true), (.unliked, [], false),
+        ]
+        #expect(seen.map(\.0) == expected.map(\.0))
+        #expect(seen.map(\.1) == expected.map(\.1))
+        #expect(seen.map(\.2) == expected.map(\.2))
+    }
+
+    @Test func aLikeReadOnlyAfterItsPhotoWasUnlikedStillCarriesItsRecord() async throws {
+        // The follower starts behind two changes another process made, as when it reads a like
+        // only after that process has unliked the photo again.
+        let other = folder.repository(durability: .relaxed)
+        try await other.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))
+        let store = folder.repository().store
+        let start = JournalFollower.currentPosition(of: store)
+        try await other.like(PhotoID(valid: "brief"), image: Samples.jpeg(seed: 2), note: "gone soon", albums: [AlbumName(valid: "Sky")])
+        try await other.setNote("changed", for: PhotoID(valid: "brief"))
+        try await other.unlike(PhotoID(valid: "brief"))
+        let heard = Locked<[StoredChange]>([])
+        let follower = JournalFollower(store: store, start: start, recentRecord: { _, _ in nil }, leftJournal: { _ in }) { followed in
+            heard.withLock { $0.append(followed.change) }
+        }
+        defer { follower.stop() }
+        let deadline = Date().addingTimeInterval(5)
+        while heard.withLock({ $0.count < 3 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let changes = heard.withLock { $0 }
+        try #require(changes.count == 3)
+        #expect(changes.map(\.kind) == [.liked, .updated, .unliked])
+        // The unlike kept the last record: the update's exactly, the like's as the update left it.
+        #expect(changes[1].record?.note == "changed" && changes[1].fields == [.note])
+        #expect(changes[0].record?.note == "changed" && changes[0].record?.albums == [AlbumName(valid: "Sky")])
+        #expect(changes[0].fields == [.image, .note, .albums])
+    }
+
+    @Test func oneFollowerFeedsEveryObserver() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        try await repository.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))
+        let heard = Locked([Int](repeating: 0, count: 20))
+        let tokens = (0..<20).map { index in repository.observe { _ in heard.withLock { $0[index] += 1 } } }
+        #expect(repository.observers.followerCount == 1)
+        for index in 0..<3 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: 10 + index)) }
+        let deadline = Date().addingTimeInterval(5)
+        while heard.withLock({ $0.contains { $0 < 3 } }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(heard.withLock { $0 } == [Int](repeating: 3, count: 20))
+        for token in tokens.dropFirst() { token.cancel() }
+        #expect(repository.observers.followerCount == 1)
+        tokens[0].cancel()
+        #expect(repository.observers.followerCount == 0)
+    }
+
+    @Test func anObserverAddedLaterHearsOnlyWhatFollows() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        let early = Locked<[PhotoID?]>([])
+        let first = repository.observe { change in early.withLock { $0.append(change.id) } }
+        try await repository.like(PhotoID(valid: "one"), image: Samples.jpeg(seed: 1))
+        let late = Locked<[PhotoID?]>([])
+        let second = repository.observe { change in late.withLock { $0.append(change.id) } }
+        try await repository.like(PhotoID(valid: "two"), image: Samples.jpeg(seed: 2))
+        let deadline = Date().addingTimeInterval(5)
+        while late.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(late.withLock { $0 } == [PhotoID(valid: "two")])
+        #expect(early.withLock { $0 } == [PhotoID(valid: "one"), PhotoID(valid: "two")])
+        first.cancel()
+        second.cancel()
+    }
+
+    // MARK: Errors and places
+
+    @Test func errorsReadWellInAnAppAndNameNoCommand() throws {
+        let id = PhotoID(valid: "p")
+        let errors: [LikeRepositoryError] = [
+            .invalidID("", reason: "it is empty"), .notJPEG(image: .image, reason: "it is cut short"), .notLiked(id: id), .imageRequired(id: id),
+            .storeBusy(directory: "/s", waitedSeconds: 10), .io(action: "read", path: "/s/x", code: ENOENT),
+            .damagedRecord(file: "records/p.json", reason: "not JSON"), .idCollision(id: id, existing: PhotoID(valid: "q")),
+            .invalidArgument("The limit must not be negative."), .invalidAlbumName("", reason: "it is empty"), .invalidNote(reason: "it is blank"),
+            .noSuchAlbum(AlbumName(valid: "Sky")), .notInAlbum(id: id, album: AlbumName(valid: "Sky")),
+            .exportDestinationUnusable(path: "/e", reason: "it is a file"),
+        ]
+        for error in errors {
+            let described = try #require(error.errorDescription)
+            #expect(error.localizedDescription == described)
+            #expect(described.hasSuffix(".") && !described.contains("likes "), "\(described)")
+            if let suggestion = error.recoverySuggestion {
+                #expect(suggestion.hasSuffix(".") && !suggestion.contains("likes ") && !suggestion.contains("`"))
+                #expect(error.description == described + " " + suggestion)
+            } else {
+                #expect(error.description == described)
+            }
+        }
+        #expect(LikeRepositoryError.storeBusy(directory: "/s", waitedSeconds: 10).recoverySuggestion == "Try again when it has finished.")
+    }
+
+    @Test func defaultPlaces() throws {
+        #if os(Linux)
+            let environment = ProcessInfo.processInfo.environment
+            #expect(LikeRepository.defaultDirectory == LikeRepository.dataDirectory(environment: environment))
+            #expect(LikeRepository.dataDirectory(environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/a"]).path == "/data/likes")
+            #expect(LikeRepository.dataDirectory(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/a"]).path == "/home/a/.local/share/likes")
+            #expect(LikeRepository.defaultDirectory(appGroup: "group.com.example.photos") == nil)
+        #endif
+    }
+}
+
+extension AlbumName {
+    init(valid text: String) { try! self.init(text) }
+}
