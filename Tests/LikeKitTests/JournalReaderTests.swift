@@ -174,6 +174,47 @@ import Testing
         #expect(handed == ["^x"])
     }
 
+    @Test func aJumpHandsOnEveryLikeWhateverLinesLieBetweenThem() throws {
+        // Found by the randomized query test: a jump's binary search that met no `L` line between
+        // its middle and its upper end moved that end to the middle byte, inside a line; walking
+        // back from there, the `L` line cut in two was passed over. Here every layout of likes
+        // among runs of long `M` lines, and every place, against a plain walk.
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<60 {
+            var lines: [JournalLine] = []
+            var at: Int64 = 100
+            for step in 0..<Int.random(in: 5..<40, using: &generator) {
+                at += 1
+                lines.append(Self.line(.liked, "k\(step)", step, at: at))
+                // Now and then a long run of them, longer than the search's last stretch (4 KB).
+                for _
+                    in 0..<(Int.random(in: 0..<6, using: &generator) == 0
+                    ? Int.random(in: 10..<60, using: &generator) : Int.random(in: 0..<3, using: &generator))
+                {
+                    at += 1
+                    var updated = Self.line(.updated, "k\(Int.random(in: 0...step, using: &generator))", step, at: at)
+                    updated.albums = [try AlbumName(String(repeating: "a", count: Int.random(in: 1..<250, using: &generator)))]
+                    lines.append(updated)
+                }
+            }
+            let bytes = Self.journal(lines)
+            let reader = JournalReader(source: MappedJournalBytes(bytes: bytes), isCommitted: { _ in true })
+            let likes = lines.filter { $0.operation == .liked }.map { ListingKey(likedAt: $0.at, key: $0.key) }
+            for place in likes {
+                for newestFirst in [true, false] {
+                    var handed: [ListingKey] = []
+                    let ordered = try reader.likedLines(after: place, newestFirst: newestFirst) { line in
+                        handed.append(ListingKey(line))
+                        return true
+                    }
+                    let expected = newestFirst ? likes.filter { $0 < place }.reversed() : likes.filter { place < $0 }
+                    #expect(ordered == true)
+                    #expect(handed == expected, "round \(round), after \(place.key), newest first: \(newestFirst)")
+                }
+            }
+        }
+    }
+
     @Test func anUnlikeLineWhoseIdIsNotUTF8IsMalformed() {
         // Found by the fuzzer: "%C3" then "5" is no UTF-8, and read leniently it did not encode
         // back to the line it came from.

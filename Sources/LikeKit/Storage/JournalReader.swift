@@ -300,8 +300,13 @@ struct JournalReader {
         var high = end  // the boundary is at or before it
         while high - low > 4096 {
             let middle = low + (high - low) / 2
-            guard let probe = nextLineStart(in: bytes, from: middle - 1), let found = firstLikedLine(in: bytes, from: probe, to: high) else {
-                high = middle
+            // The line holding `middle` runs to `high`: the last stretch is read line by line.
+            guard let probe = nextLineStart(in: bytes, from: middle - 1), probe < high else { break }
+            guard let found = firstLikedLine(in: bytes, from: probe, to: high) else {
+                // No `L` line starts in probe..<high, so probe serves as the boundary as well as
+                // high does: both walks heed `L` lines only. (Not `middle`: a boundary inside a
+                // line would cut that line in two, and the walk back would pass over it.)
+                high = probe
                 continue
             }
             if ListingKey(found.view) < place {
