@@ -15,7 +15,7 @@ import Foundation
 /// A name is valid on the same terms as a ``PhotoID``: any non-empty string of at most 256 UTF-8
 /// bytes with no control characters. It is kept in its NFC form, so the two spellings of
 /// `Café` name one album. Names compare by their UTF-8 bytes (the order a record keeps them in);
-/// ``LikeRepository/albums()`` lists them as people expect instead, ignoring case and accents.
+/// ``LikeRepository/albums()-81hsa`` lists them as people expect instead, ignoring case and accents.
 ///
 /// ```swift
 /// try repository.addPhotos([id], toAlbum: try AlbumName("Trip to Lisbon"))

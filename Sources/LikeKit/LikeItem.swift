@@ -2,8 +2,8 @@
 
 import Foundation
 
-/// One photo for ``LikeRepository/likeAll(_:)``: what
-/// ``LikeRepository/like(_:image:userImage:note:photo:albums:)`` takes.
+/// One photo for ``LikeRepository/likeAll(_:)-712ic``: what
+/// ``LikeRepository/like(_:image:userImage:note:photo:albums:)-3llxn`` takes.
 public struct LikeItem: Sendable {
     /// The photo's id.
     public var id: PhotoID

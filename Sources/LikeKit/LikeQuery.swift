@@ -2,7 +2,7 @@
 
 import Foundation
 
-/// What ``LikeRepository/list(_:)`` returns: order, paging and filters.
+/// What ``LikeRepository/list(_:)-1u07d`` returns: order, paging and filters.
 ///
 /// ```swift
 /// let newest = try repository.list(LikeQuery(limit: 20)).records
@@ -27,7 +27,7 @@ public struct LikeQuery: Sendable, Hashable {
     /// Keeps records whose photo colour is this hex colour (`#0C2340`; case and the `#`
     /// ignored), or in this colour family: the nearest of `black`, `white`, `gray`, `yellow`,
     /// `orange`, `red`, `purple`, `magenta`, `green`, `teal`, `blue` and `brown`. Anything else
-    /// makes ``LikeRepository/list(_:)`` throw ``LikeRepositoryError/invalidArgument(_:)``.
+    /// makes ``LikeRepository/list(_:)-1u07d`` throw ``LikeRepositoryError/invalidArgument(_:)``.
     public var color: String?
     /// Keeps records where every whitespace-separated word of this text is found in the id,
     /// description, photographer name or username, note or album names, ignoring case and

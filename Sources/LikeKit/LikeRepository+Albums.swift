@@ -2,7 +2,7 @@
 
 import Foundation
 
-/// An album as ``LikeRepository/albums()`` lists it: its size and its newest photo.
+/// An album as ``LikeRepository/albums()-81hsa`` lists it: its size and its newest photo.
 public struct AlbumSummary: Sendable, Hashable {
     /// The album's name.
     public var name: AlbumName

@@ -10,7 +10,7 @@ extension LikeRepository {
     ///
     /// It trusts the index where it names exactly the record files present, and so stays close
     /// to the cost of listing the files. An index whose entries a hand-edited record file
-    /// contradicts (which ``verify()`` reports) is repaired by ``rebuildIndex()``.
+    /// contradicts (which ``verify()-axqj`` reports) is repaired by ``rebuildIndex()-2ggvp``.
     ///
     /// A damaged record file is not an orphan, and neither are the images of its photo: they stay
     /// for `verify` to report.
@@ -71,11 +71,11 @@ extension LikeRepository {
         try directory.remove(parts[parts.count - 1])
     }
 
-    /// Writes the index anew from the record files: the repair for an index that ``verify()``
+    /// Writes the index anew from the record files: the repair for an index that ``verify()-axqj``
     /// finds out of step with the records. Decodes every record, so it takes about as long as
     /// reading them all (seconds at 100,000), holding the store's lock.
     ///
-    /// Damaged record files are left out of the index (``verify()`` goes on naming them).
+    /// Damaged record files are left out of the index (``verify()-axqj`` goes on naming them).
     /// Observers go on from the new index, as after a compaction.
     ///
     /// - Returns: The number of records in the new index.

@@ -68,7 +68,9 @@ final class ObserverRegistry: Sendable {
     /// One subscriber: its handler, its own serial queue, and where in the journal it started.
     private final class Observer: Sendable {
         let handler: @Sendable (LikeChange) -> Void
-        let queue = DispatchQueue(label: "LikeKit.LikeObservation")
+        // Serial, in order; on the shared global queue, so observers share its threads (as many
+        // as there are cores, more while some are blocked) rather than taking one each.
+        let queue = DispatchQueue(label: "LikeKit.LikeObservation", target: .global(qos: .default))
         let start: JournalPosition
         /// Whether the follower has passed `start`: from then on every change is delivered.
         let reachedStart: Locked<Bool>

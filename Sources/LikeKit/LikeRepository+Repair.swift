@@ -3,19 +3,19 @@
 import Foundation
 
 extension LikeRepository {
-    /// Brings a damaged store back to a state ``verify()`` accepts, deleting nothing.
+    /// Brings a damaged store back to a state ``verify()-axqj`` accepts, deleting nothing.
     ///
     /// What cannot stay is moved under `damaged/REPAIR/` in the store (`REPAIR` names the
     /// repair by its time), keeping its path inside the store: a record file that is cut, empty,
     /// garbled or not a regular file; a photo whose image is missing, cut short or changed (its
     /// record and every image of it); a user image that is damaged (the photo stays, without
     /// it); a journal that is garbled or cut short; folders, links and other entries where the
-    /// store expects files. ``purge(dryRun:)`` and ``verify()`` leave `damaged/` alone.
+    /// store expects files. ``purge(dryRun:)-3p5qs`` and ``verify()-axqj`` leave `damaged/` alone.
     ///
     /// A photo whose record file was lost but whose image is whole and named by the journal is
     /// rebuilt: its id, like date, images and albums come back; its note and metadata, which
     /// only the record held, do not. Finally the journal is written anew from the records.
-    /// Orphan files are left for ``purge(dryRun:)``.
+    /// Orphan files are left for ``purge(dryRun:)-3p5qs``.
     ///
     /// ```swift
     /// let report = try repository.repair()

@@ -12,7 +12,7 @@ extension LikeRepository {
     /// index says of each photo and the generations of its images.
     ///
     /// - Returns: The problems found (none when the store is sound) and the orphan files, which
-    ///   are harmless and removed by ``purge(dryRun:)``.
+    ///   are harmless and removed by ``purge(dryRun:)-3p5qs``.
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
     public func verify() throws -> VerificationReport {
         guard let opened = try store.open() else { return VerificationReport(problems: [], orphans: []) }

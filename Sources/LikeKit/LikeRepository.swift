@@ -14,7 +14,7 @@ import Foundation
 ///
 /// Every change is durable when it returns (unless ``Durability/relaxed`` is chosen), and a
 /// crash at any instant leaves either the state before the change or the state after it, plus at
-/// worst orphan files that ``purge(dryRun:)`` removes. Changes take an exclusive lock on the
+/// worst orphan files that ``purge(dryRun:)-3p5qs`` removes. Changes take an exclusive lock on the
 /// store, so several processes may share it; within a process a repository may be used from any
 /// thread or task. Reading never writes, so it works on a read-only store.
 ///
@@ -74,7 +74,7 @@ public final class LikeRepository: Sendable {
     ///   - id: The photo's id.
     ///   - image: The photo's JPEG; may be `nil` only when the photo is liked already.
     ///   - userImage: The photographer's profile picture, a JPEG.
-    ///   - note: The person's note; replaces the one the photo has. See ``setNote(_:for:)`` to
+    ///   - note: The person's note; replaces the one the photo has. See ``setNote(_:for:)-2m4f4`` to
     ///     remove it.
     ///   - photo: Metadata from the photo's source.
     ///   - albums: Albums to put the photo in, besides those it is in already.
@@ -90,7 +90,7 @@ public final class LikeRepository: Sendable {
         return try store.withWriteSession { session in try publishing(session.like(request)) }
     }
 
-    /// Likes a photo whose JPEG is in a file, as ``like(_:image:userImage:note:photo:albums:)``
+    /// Likes a photo whose JPEG is in a file, as ``like(_:image:userImage:note:photo:albums:)-3llxn``
     /// does, copying the file into the store a piece at a time: a photo of any size costs a
     /// megabyte of memory, not its size.
     ///
@@ -120,7 +120,7 @@ public final class LikeRepository: Sendable {
         return try store.withWriteSession { session in try publishing(session.like(request)) }
     }
 
-    /// Likes many photos: each as ``like(_:image:userImage:note:photo:albums:)`` would, with one flush
+    /// Likes many photos: each as ``like(_:image:userImage:note:photo:albums:)-3llxn`` would, with one flush
     /// fewer per photo, for imports.
     ///
     /// Each like is still made durable before its commit, so a crash leaves every photo either

@@ -2,7 +2,7 @@
 
 import Foundation
 
-/// What ``LikeRepository/purge(dryRun:)`` removed, or would remove.
+/// What ``LikeRepository/purge(dryRun:)-3p5qs`` removed, or would remove.
 public struct PurgeReport: Sendable, Hashable {
     /// Whether this was a dry run that removed nothing.
     public var dryRun: Bool
@@ -14,18 +14,18 @@ public struct PurgeReport: Sendable, Hashable {
     public var count: Int { files.count }
 }
 
-/// What ``LikeRepository/verify()`` found.
+/// What ``LikeRepository/verify()-axqj`` found.
 public struct VerificationReport: Sendable, Hashable {
     /// One sentence for each broken invariant: a damaged record, a missing, cut short or
     /// changed image, a file shared by two records, an index that disagrees with the records.
     public var problems: [String]
-    /// Files that belong to no record: harmless, and removed by ``LikeRepository/purge(dryRun:)``.
+    /// Files that belong to no record: harmless, and removed by ``LikeRepository/purge(dryRun:)-3p5qs``.
     public var orphans: [String]
     /// Whether every invariant holds; orphans alone do not break one.
     public var isOK: Bool { problems.isEmpty }
 }
 
-/// What ``LikeRepository/repair(dryRun:)`` did, or would do.
+/// What ``LikeRepository/repair(dryRun:)-69flr`` did, or would do.
 public struct RepairReport: Sendable, Hashable {
     /// Something that could not stay in the store, moved under `damaged/`.
     public struct SetAside: Sendable, Hashable {

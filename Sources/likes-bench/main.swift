@@ -7,6 +7,7 @@
 //   likes-bench responsiveness STORE             a ticker task while eight awaiting likes wait on a
 //                                                lock another process holds for 1.5 s
 //   likes-bench cancellation STORE               how soon cancelling an awaiting like ends its wait
+//   likes-bench observers STORE COUNT            threads of the process before and with COUNT observers
 
 import Foundation
 import LikeKit
@@ -62,6 +63,11 @@ func durableWrite(_ data: Data, directory: String, name: String) {
     let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     precondition(fsync(directoryFD) == 0)
     close(directoryFD)
+}
+
+/// The threads of this process (Linux: the entries of /proc/self/task).
+func threadCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
 }
 
 // MARK: LikeKit in an app: what awaiting callers see while another process holds the lock
@@ -247,6 +253,22 @@ case "responsiveness":
 case "cancellation":
     let store = URL(fileURLWithPath: arguments[2])
     printJSON(waitFor { await cancellation(store: store) }.json)
+
+case "observers":
+    let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
+    let count = Int(arguments[3])!
+    try! repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let before = threadCount()
+    let heard = DispatchSemaphore(value: 0)
+    let tokens = (0..<count).map { _ in repository.observe { _ in heard.signal() } }
+    usleep(200_000)
+    let subscribed = threadCount()
+    try! repository.like(PhotoID("second"), image: madeUpJPEG(seed: 2, bytes: 20 * 1024))
+    for _ in 0..<count { heard.wait() }
+    usleep(200_000)
+    let afterDelivery = threadCount()
+    withExtendedLifetime(tokens) {}
+    printJSON(["observers": count, "threadsBefore": before, "threadsSubscribed": subscribed, "threadsAfterOneChange": afterDelivery])
 
 default:
     FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))

@@ -49,3 +49,18 @@ import Testing
         #expect(try box.run(["verify"]).status == 0)
     }
 }
+
+@Suite struct ObserverThreadTests {
+    let box = Sandbox()
+
+    @Test func twentyObserversCostOneFollowerThreadNotTwenty() throws {
+        let run = try Sandbox.execute(["observers", box.store.path, "20"], executable: Binary.sibling("likes-bench"))
+        try #require(run.status == 0, "\(run.stderr)")
+        let figures = try run.object()
+        let before = try #require(figures["threadsBefore"] as? Int)
+        // Subscribing starts one follower for all twenty...
+        #expect(figures["threadsSubscribed"] as? Int == before + 1, "\(figures)")
+        // ...and delivering a change to all twenty takes a few of Dispatch's shared threads.
+        #expect((figures["threadsAfterOneChange"] as? Int ?? .max) <= before + 1 + 8, "\(figures)")
+    }
+}

@@ -2,7 +2,7 @@
 
 import Foundation
 
-/// What ``LikeRepository/export(to:query:)`` wrote.
+/// What ``LikeRepository/export(to:query:)-lbdl`` wrote.
 public struct ExportReport: Sendable, Hashable {
     /// One exported photo.
     public struct Photo: Sendable, Hashable {

@@ -33,7 +33,7 @@ extension LikeRepository {
     /// - Parameters:
     ///   - directory: The export folder; its parent must exist.
     ///   - query: The photos to export and their order; all of them, newest first, by default.
-    ///     `limit` and `offset` apply as in ``list(_:)``.
+    ///     `limit` and `offset` apply as in ``list(_:)-1u07d``.
     /// - Returns: What was written, and any damage passed over.
     /// - Throws: ``LikeRepositoryError``: `noSuchAlbum` for an album with no photo,
     ///   `exportDestinationUnusable` for a folder with other files, a file, a missing parent;
