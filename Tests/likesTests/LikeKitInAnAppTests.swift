@@ -15,12 +15,14 @@ import Testing
         // The likes waited for the lock (held 1.5 s), all eight of them...
         #expect(figures["likes"] as? Double == 8)
         #expect((figures["firstLikeAfterSeconds"] as? Double ?? 0) > 1.3)
-        // ...while the ticker, sleeping 10 ms at a time, ticked throughout: ~140 ticks in 1.4 s.
+        // ...while the ticker, sleeping 10 ms at a time, ticked throughout: ~140 ticks in 1.4 s
+        // alone, 98–127 with six busy loops competing for two cores. Bounds with room for a
+        // loaded machine; a blocked pool gives none.
         // Likes waiting on threads of the pool would have stopped it: a build that ran them on
         // the awaiting task's thread got 0 ticks here.
-        #expect((figures["ticksWhileHeld"] as? Double ?? 0) >= 100, "\(figures)")
-        #expect((figures["medianGapMs"] as? Double ?? .infinity) < 15, "\(figures)")
-        #expect((figures["longestGapMs"] as? Double ?? .infinity) < 250, "\(figures)")
+        #expect((figures["ticksWhileHeld"] as? Double ?? 0) >= 60, "\(figures)")
+        #expect((figures["medianGapMs"] as? Double ?? .infinity) < 20, "\(figures)")
+        #expect((figures["longestGapMs"] as? Double ?? .infinity) < 300, "\(figures)")
     }
 
     @Test func cancellingAnAwaitingLikeEndsItsWaitForTheLockAtOnce() throws {

@@ -28,11 +28,11 @@ struct ImageFileReader {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = Platform.errno
-            _ = Self.closeDescriptor(fd)
+            _ = Platform.sysClose(fd)
             throw LikeRepositoryError.io(action: "read the image", path: path, code: code)
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            _ = Self.closeDescriptor(fd)
+            _ = Platform.sysClose(fd)
             throw LikeRepositoryError.io(action: "read the image", path: path, code: EISDIR)
         }
         self.path = path
@@ -40,7 +40,7 @@ struct ImageFileReader {
         size = Int(info.st_size)
     }
 
-    func close() { _ = Self.closeDescriptor(descriptor) }
+    func close() { _ = Platform.sysClose(descriptor) }
 
     /// Calls `body` with the file's bytes mapped read-only; pages are read as `body` touches them.
     func withMappedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
@@ -78,15 +78,5 @@ struct ImageFileReader {
         var crc: UInt32 = 0
         try forEachPiece { crc = CRC32.checksum($0, continuing: crc) }
         return crc
-    }
-
-    private static func closeDescriptor(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-            return Darwin.close(fd)
-        #elseif canImport(Glibc)
-            return Glibc.close(fd)
-        #else
-            return Musl.close(fd)
-        #endif
     }
 }

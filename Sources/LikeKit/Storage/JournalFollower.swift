@@ -289,7 +289,7 @@ private struct DirectoryWatcher {
             let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
             guard fd >= 0 else { return }
             if inotify_add_watch(fd, path, UInt32(IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_CLOSE_WRITE)) < 0 {
-                _ = SystemCall.close(fd)
+                _ = Platform.sysClose(fd)
                 return
             }
             descriptor = fd
@@ -307,7 +307,7 @@ private struct DirectoryWatcher {
                 var byte: UInt8 = 1
                 _ = write(wake, &byte, 1)
             }
-            source.setCancelHandler { _ = SystemCall.close(fd) }
+            source.setCancelHandler { _ = Platform.sysClose(fd) }
             source.resume()
             sources.append(source)
         }
@@ -335,20 +335,7 @@ private struct DirectoryWatcher {
             for source in sources { source.cancel() }
             sources = []
         #endif
-        if descriptor >= 0 { _ = SystemCall.close(descriptor) }
+        if descriptor >= 0 { _ = Platform.sysClose(descriptor) }
         descriptor = -1
-    }
-}
-
-/// `close(2)`, reachable from types that have a `close()` method of their own.
-private enum SystemCall {
-    static func close(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-            return Darwin.close(fd)
-        #elseif canImport(Glibc)
-            return Glibc.close(fd)
-        #else
-            return Musl.close(fd)
-        #endif
     }
 }

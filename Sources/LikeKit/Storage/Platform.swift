@@ -131,6 +131,7 @@ enum Platform {
     static func sysOpen(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }
     static func sysRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(fd, buffer, count) }
     static func sysWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(fd, buffer, count) }
+    static func sysClose(_ fd: Int32) -> Int32 { close(fd) }
     static func sysPread(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Int {
         pread(fd, buffer, count, offset)
     }
