@@ -97,6 +97,8 @@ final class ObserverRegistry: Sendable {
         var follower: JournalFollower?
         /// Records this repository committed lately, by key and generation, newest last.
         var recent: [(key: String, generation: String, record: StoredRecord)] = []
+        /// The journal files (by inode) the follower has finished: replaced by rebuilt ones.
+        var finishedJournals: Set<UInt64> = []
     }
 
     private let store: Store
@@ -109,9 +111,16 @@ final class ObserverRegistry: Sendable {
     }
 
     func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> Int {
-        let start = JournalFollower.currentPosition(of: store)
+        add(handler, start: JournalFollower.currentPosition(of: store))
+    }
+
+    /// Adds an observer that hears the changes after `start`, a place in the journal read a
+    /// moment ago (the follower may have left that journal since).
+    func add(_ handler: @escaping @Sendable (LikeChange) -> Void, start: JournalPosition) -> Int {
         let observer = Observer(handler: handler, start: start)
         return state.withLock { state in
+            // Started in a journal the follower has left already: everything it reads follows.
+            if let inode = start.inode, state.finishedJournals.contains(inode) { observer.reachedStart.withLock { $0 = true } }
             state.nextIdentifier += 1
             state.observers[state.nextIdentifier] = observer
             if state.follower == nil {
@@ -129,6 +138,7 @@ final class ObserverRegistry: Sendable {
             guard state.observers.isEmpty, let follower = state.follower else { return nil }
             state.follower = nil
             state.recent = []
+            state.finishedJournals = []
             return follower
         }
         stopping?.stop()
@@ -153,7 +163,10 @@ final class ObserverRegistry: Sendable {
     }
 
     private func leftJournal(_ inode: UInt64?) {
-        let observers = state.withLock { Array($0.observers.values) }
+        let observers = state.withLock { state in
+            if let inode { state.finishedJournals.insert(inode) }
+            return Array(state.observers.values)
+        }
         for observer in observers where observer.start.inode == inode { observer.reachedStart.withLock { $0 = true } }
     }
 

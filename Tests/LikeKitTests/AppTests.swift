@@ -292,6 +292,36 @@ final class LockHolder: Sendable {
         second.cancel()
     }
 
+    @Test func anObserverThatStartedInAJournalTheFollowerHasLeftHearsWhatFollows() async throws {
+        // Subscribing reads the journal's end without the lock; a purge may replace the journal,
+        // and the follower leave it, before the new observer is added.
+        let repository = folder.repository(durability: .relaxed)
+        try await repository.like(PhotoID(valid: "keep"), image: Samples.jpeg(seed: 1))
+        for index in 0..<40 {
+            try await repository.like(PhotoID(valid: "t\(index)"), image: Samples.jpeg(seed: 2))
+            try await repository.unlike(PhotoID(valid: "t\(index)"))
+        }
+        let early = Locked<[PhotoID?]>([])
+        let first = repository.observe { change in early.withLock { $0.append(change.id) } }
+        let oldPlace = JournalFollower.currentPosition(of: repository.store)
+        try await repository.purge()
+        #expect(JournalFollower.currentPosition(of: repository.store).inode != oldPlace.inode, "purge rebuilt the journal")
+        try await repository.like(PhotoID(valid: "marker"), image: Samples.jpeg(seed: 3))
+        let deadline = Date().addingTimeInterval(5)
+        while !early.withLock({ $0.contains(PhotoID(valid: "marker")) }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // The first observer too started in the old journal, which its follower may never have
+        // opened: it hears what follows all the same.
+        #expect(early.withLock { $0 }.contains(PhotoID(valid: "marker")))
+        // The follower is in the new journal now; an observer placed in the old one is added.
+        let late = Locked<[PhotoID?]>([])
+        let second = repository.observers.add({ change in late.withLock { $0.append(change.id) } }, start: oldPlace)
+        try await repository.like(PhotoID(valid: "after"), image: Samples.jpeg(seed: 4))
+        while late.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(late.withLock { $0 } == [PhotoID(valid: "after")])
+        repository.observers.remove(second)
+        first.cancel()
+    }
+
     // MARK: Errors and places
 
     @Test func errorsReadWellInAnAppAndNameNoCommand() throws {

@@ -153,7 +153,13 @@ final class JournalFollower: Sendable {
         private mutating func readNewChanges(_ current: Journal, records: RecordFiles) throws -> [Event] {
             var events: [Event] = []
             while true {
-                if journal == nil, try !open(current, records: records) { return events }
+                if journal == nil {
+                    let expected = position.inode
+                    guard try open(current, records: records) else { return events }
+                    // The journal it was to start in was replaced before it was opened: that one
+                    // is finished for its observers too.
+                    if let expected, expected != journalInode { events.append(.left(expected)) }
+                }
                 guard let journal else { return events }
                 let inode = journalInode
                 var purge: FollowedChange?  // `P` lines of one purge share their time
@@ -184,8 +190,7 @@ final class JournalFollower: Sendable {
                 position.offset = end.end
                 // A journal rebuilt by purge replaced ours: finish the old file, then go on in the new.
                 if let replacement = try current.currentInode(), replacement != journalInode {
-                    events.append(.left(journalInode))
-                    close()
+                    close()  // reopened above, which says this one is finished
                     continue
                 }
                 return events
