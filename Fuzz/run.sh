@@ -18,7 +18,7 @@ for target in JPEGHeaderFuzz JournalFuzz RecordFuzz; do
     case $target in
         JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
         RecordFuzz) cp Tests/Fixtures/records/*.json "$out/$target-corpus/" 2>/dev/null || printf '%s' \
-            '{"albums":["Été"],"format":1,"generation":"0123456789ab","id":"a","image":{"bytes":2,"crc32":"00000000","generation":"0123456789ab","height":1,"width":1},"likedAt":"2026-11-23T23:15:42.732Z","note":"x\ty","photo":{"color":"#60544D","createdAt":null,"description":"d","height":3000,"photographer":"p","photographerUsername":"u","sourceURL":"s","width":4000},"userImage":null}' \
+            '{"albums":["Été"],"changed":["note","albums"],"format":1,"generation":"0123456789ab","id":"a","image":{"bytes":2,"crc32":"00000000","generation":"0123456789ab","height":1,"width":1},"likedAt":"2026-11-23T23:15:42.732Z","note":"x\ty","photo":{"color":"#60544D","createdAt":null,"description":"d","height":3000,"photographer":"p","photographerUsername":"u","sourceURL":"s","width":4000},"userImage":null}' \
             > "$out/$target-corpus/seed" ;;
         JournalFuzz) cat > "$out/$target-corpus/seed" <<'LINES'
 J 0 0123456789ab 0 - - likes-journal-1
@@ -27,6 +27,7 @@ L 1763774625123 3a2b3c4d5e6f 2048 3a2b3c4d5e6f - abc Caf%C3%A9,Trip%20to%20Lisbo
 L 1763774625127 4a2b3c4d5e6f 2048 4a2b3c4d5e6f - ^x 60544d xcafé Caf%C3%A9
 M 1763774625124 2a2b3c4d5e6f 2048 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik
 U 1763774625125 2a2b3c4d5e6f 0 1a2b3c4d5e6f 2a2b3c4d5e6f ^dwu85^p9^s^o^ik Dwu85P9SOIk
+U 1763774625126 2a2b3c4d5e6f 0 1a2b3c4d5e6f - abc abc {"changed":["note"],"format":1,"generation":"2a2b3c4d5e6f","id":"abc","note":"Caf%C3%A9%20x"}
 A 1763774625125 2a2b3c4d5e6f 0 - - ^dwu85^p9^s^o^ik
 P 1763774625126 - 12 - - images/x%20y
 LINES

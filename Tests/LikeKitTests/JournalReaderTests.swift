@@ -215,6 +215,24 @@ import Testing
         }
     }
 
+    @Test func aScanPassesOverKeysThatAreNotPrintableASCII() throws {
+        // Found by the fuzzer: two keys that differ only in a byte that is not UTF-8 became the
+        // same string, so a scan that called itself complete handed on two equal places.
+        var bytes = Array("J 1 0123456789ab 0 - - likes-journal-2\n".utf8)
+        for byte: UInt8 in [0x86, 0xCF] {
+            bytes += Array("L 10 1a2b3c4d5e6f 10 1a2b3c4d5e6f - ^a".utf8) + [byte] + Array("b\n".utf8)
+        }
+        bytes += Array("L 11 1a2b3c4d5e6f 10 1a2b3c4d5e6f - ^c\n".utf8)
+        let reader = JournalReader(source: bytes, isCommitted: { _ in true })
+        var places: [ListingKey] = []
+        let scanned = try CatalogScan.photos(in: reader) { photo in
+            places.append(photo.listingKey)
+            return true
+        }
+        #expect(scanned != .complete, "lines with such keys are damage")
+        #expect(places == [ListingKey(likedAt: 11, key: "^c")])
+    }
+
     @Test func anUnlikeLineWhoseIdIsNotUTF8IsMalformed() {
         // Found by the fuzzer: "%C3" then "5" is no UTF-8, and read leniently it did not encode
         // back to the line it came from.

@@ -222,7 +222,9 @@ struct JournalLine: Hashable, Sendable {
             if checkingEveryField {
                 guard hasValidFields, readOptionalFields(fields, checking: true) else { return nil }
             } else {
-                guard !key.isEmpty, readOptionalFields(fields, checking: false) else { return nil }
+                // Keys are printable ASCII (escaped by StorageKey): bytes that are not could not
+                // be told apart once made strings, and a scan's order rests on telling them apart.
+                guard !key.isEmpty, key.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), readOptionalFields(fields, checking: false) else { return nil }
             }
         }
 
