@@ -6,7 +6,7 @@ import Foundation
 /// through crashes and concurrent processes.
 ///
 /// ```swift
-/// let repository = LikeRepository(directory: documents.appendingPathComponent("Likes"))
+/// let repository = LikeRepository(directory: LikeRepository.defaultDirectory)
 /// try repository.like(try PhotoID("Dwu85P9SOIk"), image: jpegData, note: "Our first trip")
 /// let newest = try repository.list(LikeQuery(limit: 20)).records
 /// try repository.unlike(try PhotoID("Dwu85P9SOIk"))
@@ -18,8 +18,13 @@ import Foundation
 /// store, so several processes may share it; within a process a repository may be used from any
 /// thread or task. Reading never writes, so it works on a read-only store.
 ///
+/// Every throwing method also has an `async` overload with the same name and labels, which runs
+/// the work on the repository's own queues: awaiting it never holds a thread of Swift's
+/// cooperative pool, and cancelling the awaiting task stops a wait for another process's lock.
+/// See <doc:UsingLikeKitInAnApp>.
+///
 /// The cost of a like, unlike or toggle does not grow with the collection, and listing a page
-/// decodes only that page's records. See the README's design section for the layout on disk.
+/// decodes only that page's records. See <doc:Design> for the layout on disk.
 public final class LikeRepository: Sendable {
     /// The store's directory; created with mode 0700 on the first change.
     public let directory: URL
@@ -38,7 +43,8 @@ public final class LikeRepository: Sendable {
     /// Opens the store in `directory`; nothing is created until the first change.
     ///
     /// - Parameters:
-    ///   - directory: The store's directory, for example the app's Documents folder + `Likes`.
+    ///   - directory: The store's directory, for example ``defaultDirectory`` or
+    ///     ``defaultDirectory(appGroup:)``.
     ///   - durability: ``Durability/full`` (the default) or ``Durability/relaxed``.
     ///   - lockTimeout: Seconds to wait for another process's lock; 10 by default.
     public convenience init(directory: URL, durability: Durability = .full, lockTimeout: Double = 10) {
