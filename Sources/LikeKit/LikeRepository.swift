@@ -340,7 +340,7 @@ public final class LikeRepository: Sendable {
     }
 }
 
-/// A like's images, validated and checksummed before the store is locked, and what it changes
+/// A like's images, validated before the store is locked, and what it changes
 /// besides.
 struct LikeRequest: Sendable {
     /// What a change does to the photo's note.
@@ -350,40 +350,39 @@ struct LikeRequest: Sendable {
         case clear
     }
 
-    /// A JPEG to store: its bytes in memory or a file to copy, checked and checksummed.
+    /// A JPEG to store: its bytes in memory, checked and checksummed, or a file to copy, checked
+    /// (and checksummed as it is copied, so that it is read once).
     struct Image: Sendable {
         enum Source: Sendable {
-            case bytes(Data)
-            /// Copied into the store a piece at a time, never read whole into memory.
-            case file(path: String)
+            case bytes(Data, checksum: UInt32)
+            /// Copied into the store a piece at a time, never read whole into memory; the copy
+            /// fails unless the file is still the version that was checked.
+            case file(path: String, version: ImageFileReader.Version)
         }
 
         var source: Source
         var byteCount: Int
         var header: JPEGHeader
-        var checksum: UInt32
-
-        /// The checksum as a record keeps it: eight hex digits.
-        var crc32: String {
-            let text = String(checksum, radix: 16)
-            return String(repeating: "0", count: 8 - text.count) + text
-        }
 
         init(_ data: Data, kind: LikeRepositoryError.ImageKind) throws {
-            source = .bytes(data)
+            source = .bytes(data, checksum: data.withUnsafeBytes { CRC32.checksum($0) })
             byteCount = data.count
             header = try Self.relabelled(kind) { try JPEGHeader(parsing: data) }
-            checksum = data.withUnsafeBytes { CRC32.checksum($0) }
         }
 
-        /// Checks the JPEG in the file at `path` and checksums it, reading it in pieces.
+        /// Checks the JPEG in the file at `path`, reading only the pages the check needs.
         init(file path: String, kind: LikeRepositoryError.ImageKind) throws {
             let file = try ImageFileReader(path: path)
             defer { file.close() }
-            source = .file(path: path)
+            source = .file(path: path, version: file.version)
             byteCount = file.size
             header = try Self.relabelled(kind) { try file.withMappedBytes { try JPEGHeader(parsing: $0) } }
-            checksum = try file.checksum()
+        }
+
+        /// A checksum as a record keeps it: eight hex digits.
+        static func text(_ checksum: UInt32) -> String {
+            let text = String(checksum, radix: 16)
+            return String(repeating: "0", count: 8 - text.count) + text
         }
 
         /// Errors about the JPEG named for the image they are about.

@@ -176,6 +176,27 @@ final class LockHolder: Sendable {
         #expect(try Data(contentsOf: try #require(change.record?.userImage?.file)) == Samples.jpeg(seed: 2))
     }
 
+    @Test func aFileThatChangesBetweenItsCheckAndItsCopyIsNotLiked() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let file = folder.url.appendingPathComponent("photo.jpg")
+        try Samples.jpeg(seed: 1).write(to: file)
+        let request = try LikeRequest(
+            id: PhotoID(valid: "p"), image: try LikeRequest.Image(file: file.path, kind: .image), userImage: nil, note: nil, photo: nil,
+            albums: [])
+        // Rewritten in place with other bytes of the same length, a moment later.
+        Thread.sleep(forTimeInterval: 0.01)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: Samples.jpeg(seed: 2))
+        try handle.close()
+        #expect {
+            try repository.store.withWriteSession { session in try session.like(request) }
+        } throws: { error in
+            if case LikeRepositoryError.notJPEG(_, let reason) = error { reason.contains("changed while it was being liked") } else { false }
+        }
+        #expect(try repository.isLiked(PhotoID(valid: "p")) == false)
+        #expect(try repository.verify().orphans.isEmpty)
+    }
+
     /// VmHWM of /proc/self/status: the most this process has had resident since the last reset.
     static func peakResidentBytes() throws -> Int {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)

@@ -1,7 +1,7 @@
-// Owns reading a JPEG that a like takes from a file outside the store: its size, its header
-// through a read-only mapping (only the pages the check touches are read), and its checksum and
+// Owns reading a JPEG that a like takes from a file outside the store: its size and version,
+// its header through a read-only mapping (only the pages the check touches are read), and its
 // copy a piece at a time, so that a 300 MB photo never costs 300 MB of memory. Used by
-// LikeRequest (the check) and StoreDirectory (the copy).
+// LikeRequest (the check) and StoreDirectory (the copy, checksummed as it goes).
 
 #if canImport(Darwin)
     import Darwin
@@ -16,9 +16,19 @@ struct ImageFileReader {
     /// How much is read and written at a time.
     static let pieceSize = 1 << 20
 
+    /// What tells one version of a file from another: a change to its bytes changes its size,
+    /// its modification time or (for a file put in its place) its inode.
+    struct Version: Equatable, Sendable {
+        var inode: UInt64
+        var size: Int
+        var modifiedSeconds: Int
+        var modifiedNanoseconds: Int
+    }
+
     let path: String
     let descriptor: Int32
-    let size: Int
+    let version: Version
+    var size: Int { version.size }
 
     /// Opens `path`; fails with ``LikeRepositoryError/io(action:path:code:)`` when it cannot be
     /// read or is not a regular file.
@@ -37,7 +47,24 @@ struct ImageFileReader {
         }
         self.path = path
         descriptor = fd
-        size = Int(info.st_size)
+        version = Self.version(info)
+    }
+
+    /// The version the open file has now: another than ``version`` once it was written to.
+    func currentVersion() throws -> Version {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw LikeRepositoryError.io(action: "read the image", path: path, code: Platform.errno) }
+        return Self.version(info)
+    }
+
+    private static func version(_ info: stat) -> Version {
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
+        return Version(
+            inode: UInt64(info.st_ino), size: Int(info.st_size), modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec))
     }
 
     func close() { _ = Platform.sysClose(descriptor) }
@@ -71,12 +98,5 @@ struct ImageFileReader {
         guard offset == size else {
             throw LikeRepositoryError.notJPEG(image: .image, reason: "the file changed while it was being read (\(size) bytes, then \(offset))")
         }
-    }
-
-    /// The CRC-32 of the whole file.
-    func checksum() throws -> UInt32 {
-        var crc: UInt32 = 0
-        try forEachPiece { crc = CRC32.checksum($0, continuing: crc) }
-        return crc
     }
 }

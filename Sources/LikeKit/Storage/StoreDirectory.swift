@@ -132,6 +132,47 @@ final class StoreDirectory: Sendable {
     ///
     /// On failure the partial file is removed (unless a crash is being simulated).
     func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool, mode: mode_t = 0o600) throws {
+        try createFile(name, durable: durable, mode: mode) { fd, tearing in
+            if tearing {
+                _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
+                throw FaultInjector.InjectedCrash()
+            }
+            let written = writeAll(fd, bytes)
+            if written != 0 { throw fail("write", name, written) }
+        }
+    }
+
+    /// Creates `name` with the bytes of the image file `source`, copied a piece at a time, and
+    /// returns their CRC-32; fails (and removes `name`) when the file is not the version that was
+    /// checked, or changes while it is copied.
+    func createFile(_ name: String, copying source: ImageFileReader, expecting version: ImageFileReader.Version, durable: Bool) throws -> UInt32 {
+        var crc: UInt32 = 0
+        try createFile(name, durable: durable, mode: 0o600) { fd, tearing in
+            // The file opened now is the one checked, and nothing writes to it during the copy.
+            func checkVersion(_ current: ImageFileReader.Version) throws {
+                guard current == version else {
+                    throw LikeRepositoryError.notJPEG(image: .image, reason: "the file \(source.path) changed while it was being liked")
+                }
+            }
+            try checkVersion(source.version)
+            try source.forEachPiece { piece in
+                if tearing {
+                    _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: piece[..<(piece.count / 2)]))
+                    throw FaultInjector.InjectedCrash()
+                }
+                crc = CRC32.checksum(piece, continuing: crc)
+                let written = writeAll(fd, piece)
+                if written != 0 { throw fail("write", name, written) }
+            }
+            try checkVersion(try source.currentVersion())
+        }
+        return crc
+    }
+
+    /// Creates `name`, which must not exist, has `write` fill it (told whether to tear the write,
+    /// for the fault injector), and flushes it when `durable`; removes it on failure (unless a
+    /// crash is being simulated).
+    private func createFile(_ name: String, durable: Bool, mode: mode_t, write: (Int32, _ tearing: Bool) throws -> Void) throws {
         try Self.checkName(name)
         try begin("create \(name)", failing: "create", path(name))
         let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, mode)
@@ -141,42 +182,7 @@ final class StoreDirectory: Sendable {
             close(fd)
             if !succeeded, !(faults?.hasCrashed ?? false) { unlinkat(descriptor, name, 0) }
         }
-        if try begin("write \(name)", failing: "write", path(name), tearable: true) {
-            _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
-            throw FaultInjector.InjectedCrash()
-        }
-        let written = writeAll(fd, bytes)
-        if written != 0 { throw fail("write", name, written) }
-        if durable { try syncDescriptor(fd, name: name) }
-        succeeded = true
-    }
-
-    /// Creates `name` with the bytes of the image file `source`, copied a piece at a time; fails
-    /// (and removes `name`) when they no longer have `checksum`: the file changed after its check.
-    func createFile(_ name: String, copying source: ImageFileReader, checksum: UInt32, durable: Bool) throws {
-        try Self.checkName(name)
-        try begin("create \(name)", failing: "create", path(name))
-        let fd = openat(descriptor, name, O_WRONLY | O_CREAT | O_EXCL | Platform.openFlagsCommon, 0o600)
-        guard fd >= 0 else { throw fail("create", name, Platform.errno) }
-        var succeeded = false
-        defer {
-            close(fd)
-            if !succeeded, !(faults?.hasCrashed ?? false) { unlinkat(descriptor, name, 0) }
-        }
-        let tearing = try begin("write \(name)", failing: "write", path(name), tearable: true)
-        var crc: UInt32 = 0
-        try source.forEachPiece { piece in
-            if tearing {
-                _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: piece[..<(piece.count / 2)]))
-                throw FaultInjector.InjectedCrash()
-            }
-            crc = CRC32.checksum(piece, continuing: crc)
-            let written = writeAll(fd, piece)
-            if written != 0 { throw fail("write", name, written) }
-        }
-        guard crc == checksum else {
-            throw LikeRepositoryError.notJPEG(image: .image, reason: "the file \(source.path) changed while it was being liked")
-        }
+        try write(fd, try begin("write \(name)", failing: "write", path(name), tearable: true))
         if durable { try syncDescriptor(fd, name: name) }
         succeeded = true
     }

@@ -151,17 +151,20 @@ struct WriteSession {
         func store(_ image: LikeRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
             guard let image else { return nil }
             let name = StoreLayout.imageFileName(key, generation, user: user)
+            let checksum: UInt32
             switch image.source {
-            case .bytes(let data):
+            case .bytes(let data, let crc):
                 try images.directory.createFile(name, data: data, durable: flushEach)
-            case .file(let path):
+                checksum = crc
+            case .file(let path, let version):
                 let file = try ImageFileReader(path: path)
                 defer { file.close() }
-                try images.directory.createFile(name, copying: file, checksum: image.checksum, durable: flushEach)
+                checksum = try images.directory.createFile(name, copying: file, expecting: version, durable: flushEach)
             }
             progress.created.append((images.directory, name))
             return StoredRecord.Image(
-                generation: generation, bytes: image.byteCount, width: image.header.width, height: image.header.height, crc32: image.crc32)
+                generation: generation, bytes: image.byteCount, width: image.header.width, height: image.header.height,
+                crc32: LikeRequest.Image.text(checksum))
         }
         let newImage = try store(request.image, user: false)
         let newUserImage = try store(request.userImage, user: true)
