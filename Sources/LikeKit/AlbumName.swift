@@ -1,6 +1,10 @@
 // A validated album name, and the rules for a photo's note.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin
@@ -33,7 +37,7 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
     ///   longer than 256 UTF-8 bytes, or holds a control character.
     public init(_ rawValue: String) throws(LikeRepositoryError) {
         // ASCII is its own NFC: the journal's readers meet mostly such names, many times over.
-        let normalized = rawValue.utf8.allSatisfy { $0 < 0x80 } ? rawValue : rawValue.precomposedStringWithCanonicalMapping
+        let normalized = rawValue.utf8.allSatisfy { $0 < 0x80 } ? rawValue : rawValue.canonicallyComposed
         if let problem = PhotoID.problem(with: normalized, maximumByteCount: Self.maximumByteCount) {
             throw .invalidAlbumName(rawValue, reason: problem)
         }

@@ -4,7 +4,11 @@
 // the instructions of `likes list --limit 20 --json` on a store of 100,000 (callgrind: 9.1 M of
 // 17.7 M), through its generic Codable machinery.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A JSON document: what ``LikeRecord``'s `encode(to:)` encodes and the command line prints.
 package indirect enum JSONValue: Encodable, Sendable {

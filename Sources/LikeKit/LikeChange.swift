@@ -1,6 +1,10 @@
 // What one operation did to the store: the value mutations return and observers receive.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A change to a store: a photo liked, updated or unliked, or orphan files purged.
 public struct LikeChange: Sendable, Hashable {

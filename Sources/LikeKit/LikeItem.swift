@@ -1,6 +1,10 @@
 // One photo to like in a batch.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One photo for ``LikeRepository/likeAll(_:)-712ic``: what
 /// ``LikeRepository/like(_:image:userImage:note:photo:albums:)-3llxn`` takes.

@@ -1,6 +1,10 @@
 // Which favorites to list and in what order.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What ``LikeRepository/list(_:)-1u07d`` returns: order, paging and filters.
 ///

@@ -1,6 +1,10 @@
 // A liked photo as the store keeps it: its id, when it was liked, its images and metadata.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One favorite: a liked photo with its stored images.
 ///

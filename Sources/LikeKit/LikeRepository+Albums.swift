@@ -1,6 +1,10 @@
 // Notes and albums: changes to a liked photo that keep its images.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An album as ``LikeRepository/albums()-81hsa`` lists it: its size and its newest photo.
 public struct AlbumSummary: Sendable, Hashable {

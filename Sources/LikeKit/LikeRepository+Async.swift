@@ -2,7 +2,11 @@
 // Dispatch queues (Storage/BlockingWork.swift), so that awaiting never holds a thread of Swift's
 // cooperative pool, even while another process holds the store's lock.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     // MARK: Changes

@@ -1,7 +1,11 @@
 // Where a store lives by default: for apps, a folder private to the app or shared with its
 // widgets and extensions through an App Group; elsewhere the XDG data folder.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// The store's directory for an app, when it keeps its favorites to itself.
@@ -42,7 +46,7 @@ extension LikeRepository {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data, isDirectory: true).appendingPathComponent("likes", isDirectory: true)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share/likes", isDirectory: true)
     }
 

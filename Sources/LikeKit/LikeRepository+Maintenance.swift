@@ -1,6 +1,10 @@
 // purge: finding what belongs to no record, and removing it (verify is in LikeRepository+Verify).
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// Removes orphan files: files in the store that belong to no record, such as the leftovers

@@ -1,7 +1,11 @@
 // Observers: every change to the store reaches its subscribers, in order, whichever process made it.
 
 import Dispatch
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// Calls `handler` with every change made to the store from now on, by this repository, by

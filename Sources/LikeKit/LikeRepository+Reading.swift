@@ -1,6 +1,10 @@
 // Listing and statistics, answered from the index through the store's read side.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// Lists liked photos: newest first by default, with paging and filters.

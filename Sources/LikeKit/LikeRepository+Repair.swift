@@ -1,6 +1,10 @@
 // repair: any damaged store back to one that verifies, deleting nothing.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// Brings a damaged store back to a state ``verify()-axqj`` accepts, deleting nothing.

@@ -1,7 +1,11 @@
 // verify: proving every invariant of the store, one record at a time, so that its memory does
 // not grow with the collection beyond a few words per photo.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LikeRepository {
     /// Checks every invariant of the store: each record decodes, each of its images exists, has

@@ -1,6 +1,10 @@
 // The public entry point: a store of liked photos, their JPEGs and records kept in step.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A store of favorite photos: JSON records and their JPEG files in one directory, kept in step
 /// through crashes and concurrent processes.

@@ -1,6 +1,10 @@
 // The one error type LikeKit throws; every description is a sentence a user can act on.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// An error from a ``LikeRepository`` operation.
 ///

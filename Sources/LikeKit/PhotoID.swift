@@ -1,6 +1,10 @@
 // A validated photo id, and the injective, case-safe file-name key derived from it.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The id of a photo as its source names it, validated.
 ///
@@ -86,7 +90,7 @@ enum StorageKey {
 
     static func make(for id: String) -> String {
         // ASCII is NFC already (and most ids are ASCII): no trip through the normaliser.
-        let normalized = id.utf8.allSatisfy { $0 < 0x80 } ? id : id.precomposedStringWithCanonicalMapping
+        let normalized = id.utf8.allSatisfy { $0 < 0x80 } ? id : id.canonicallyComposed
         var stem: [UInt8] = []
         stem.reserveCapacity(normalized.utf8.count)
         PercentEscaping.storageKey.escape(normalized.utf8, into: &stem)

@@ -1,6 +1,10 @@
 // What is known about a liked photo besides its pixels: who took it, what it shows, where from.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Optional metadata of a liked photo, as a photo source such as Unsplash gives it.
 ///

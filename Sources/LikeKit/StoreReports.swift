@@ -1,6 +1,10 @@
 // What purge, verify and statistics report about a store.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What ``LikeRepository/purge(dryRun:)-3p5qs`` removed, or would remove.
 public struct PurgeReport: Sendable, Hashable {

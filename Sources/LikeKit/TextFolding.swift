@@ -1,6 +1,15 @@
 // Text compared as people read it: without case and accents, the same in every locale.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Folds text for comparisons that ignore case and accents: compatibility decomposition (NFKD)
 /// with every combining mark removed, then case folded (upper then lower case, Swift's own
@@ -14,8 +23,54 @@ enum TextFolding {
     static let separator: UInt8 = 0x1F
 
     static func fold(_ text: String) -> String {
-        let once = withoutMarks(text.decomposedStringWithCompatibilityMapping)
-        return withoutMarks(once.uppercased().lowercased().decomposedStringWithCompatibilityMapping)
+        decomposedWithoutMarks(decomposedWithoutMarks(text).uppercased().lowercased())
+    }
+
+    /// The compatibility decomposition (NFKD) of `text` with every combining mark left out, from
+    /// the table generated from Foundation's NFKD (``changedScalars``); Hangul syllables by the
+    /// formula of Unicode's chapter 3.12. Scalar by scalar: canonical reordering would move only
+    /// marks, which are dropped.
+    static func decomposedWithoutMarks(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x80 {
+                result.append(scalar)
+            } else if isMark(scalar) {
+                continue
+            } else if (0xAC00...0xD7A3).contains(value) {
+                let index = value - 0xAC00
+                result.append(Unicode.Scalar(0x1100 + index / 588)!)
+                result.append(Unicode.Scalar(0x1161 + index % 588 / 28)!)
+                if index % 28 != 0 { result.append(Unicode.Scalar(0x11A7 + index % 28)!) }
+            } else if let found = changedIndex(value) {
+                for replacement in replacements[Int(replacementStarts[found])..<Int(replacementStarts[found + 1])] {
+                    result.append(Unicode.Scalar(replacement)!)
+                }
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
+    }
+
+    /// The index of `value` in ``changedScalars``, by binary search.
+    private static func changedIndex(_ value: UInt32) -> Int? {
+        var low = 0
+        var high = changedScalars.count
+        while low < high {
+            let middle = (low + high) / 2
+            if changedScalars[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < changedScalars.count && changedScalars[low] == value ? low : nil
     }
 
     /// `texts` folded and joined by the separator, with every white space and control character
@@ -32,16 +87,6 @@ enum TextFolding {
         return String(result)
     }
 
-    private static func withoutMarks(_ text: String) -> String {
-        var kept = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: continue
-            default: kept.append(scalar)
-            }
-        }
-        return String(kept)
-    }
 }
 
 /// The words of a search, folded: a record matches when each is a substring of its searchable
@@ -103,7 +148,7 @@ enum ColorFilter: Sendable, Hashable {
 
     /// `nil` for text that is neither six hex digits (with or without `#`) nor a family name.
     init?(_ text: String) {
-        let value = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let value = text.trimmingSpace().lowercased()
         if let index = Self.families.firstIndex(where: { $0.name == value }) {
             self = .family(index)
         } else if let rgb = Self.catalogColor(value).flatMap({ Self.rgb($0.utf8) }) {
@@ -116,7 +161,7 @@ enum ColorFilter: Sendable, Hashable {
     /// What the catalog keeps of a photo's colour: six lower-case hex digits; `nil` when it has
     /// none or it is not a hex colour (`#60544D`, `60544d`, white space around ignored).
     static func catalogColor(_ color: String?) -> String? {
-        guard var digits = color?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
+        guard var digits = color?.trimmingSpace().lowercased() else { return nil }
         if digits.hasPrefix("#") { digits.removeFirst() }
         return rgb(digits.utf8) == nil ? nil : digits
     }

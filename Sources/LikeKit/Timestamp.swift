@@ -1,6 +1,10 @@
 // ISO 8601 timestamps with milliseconds, written and read without a formatter object.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Milliseconds since 1970 in UTC: the precision of every date LikeKit stores.
 enum Timestamp {

@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #if defined(__linux__)
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@ int likes_syncfs(int fd) { return (int)syscall(SYS_syncfs, fd); }
 int likes_renameat2(int old_directory, const char *old_name, int new_directory, const char *new_name, unsigned int flags) {
     return (int)syscall(SYS_renameat2, old_directory, old_name, new_directory, new_name, flags);
 }
+
+int likes_name_thread(const char *name) { return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 #else
 
@@ -37,6 +40,12 @@ int likes_syncfs(int fd) {
 
 int likes_renameat2(int old_directory, const char *old_name, int new_directory, const char *new_name, unsigned int flags) {
     (void)old_directory, (void)old_name, (void)new_directory, (void)new_name, (void)flags;
+    errno = ENOSYS;
+    return -1;
+}
+
+int likes_name_thread(const char *name) {
+    (void)name;
     errno = ENOSYS;
     return -1;
 }

@@ -1,6 +1,10 @@
 // note, album and albums: the person's own words and groups for the photos kept.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct NoteCommand: Command {

@@ -66,7 +66,7 @@ struct CommandSpec {
         let width = rows.map(\.0.count).max() ?? 0
         text += "\nOptions:\n"
         for (name, meaning) in rows {
-            text += "  \(name.padding(toLength: width, withPad: " ", startingAt: 0))  \(meaning)\n"
+            text += "  \(name.padded(to: width))  \(meaning)\n"
         }
         text += "\nExample:\n  \(example)\n"
         return text

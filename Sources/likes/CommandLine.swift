@@ -1,6 +1,10 @@
 // The front door: global options, the store's location, dispatch, and the error line.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 /// One command of `likes`: its options, read into typed fields, and its run.
@@ -57,7 +61,7 @@ enum LikesCommandLine {
             """
         let width = commands.map { $0.spec.name.count }.max() ?? 0
         for command in commands {
-            text += "  \(command.spec.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(command.spec.summary)\n"
+            text += "  \(command.spec.name.padded(to: width))  \(command.spec.summary)\n"
         }
         text += """
 

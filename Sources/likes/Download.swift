@@ -1,13 +1,17 @@
 // Downloading a JPEG through the `likes-fetch` helper, which sits beside the `likes` binary.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 enum Download {
     /// The helper: `$LIKES_FETCH`, else `likes-fetch` in the directory of this executable.
     static func helper(environment: [String: String]) -> URL {
         if let path = environment["LIKES_FETCH"], !path.isEmpty { return URL(fileURLWithPath: path) }
-        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        let executable = URL(fileURLWithPath: System.executablePath())
         return executable.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("likes-fetch")
     }
 
@@ -27,30 +31,15 @@ enum Download {
                 "Downloading needs the likes-fetch helper beside likes (\(helper.path) is missing). Build it with `swift build --product likes-fetch`.",
                 status: .failure)
         }
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [url, String(timeout(environment: environment))]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let result: (status: Int32, output: Data, error: Data)
         do {
-            try process.run()
+            result = try System.run(helper.path, [url, String(timeout(environment: environment))])
         } catch {
-            throw CommandFailure("Could not start \(helper.path): \(error.localizedDescription).", status: .failure)
+            throw CommandFailure("Could not start \(helper.path): \(error).", status: .failure)
         }
-        let errorText = Locked("")
-        let errorDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            errorText.set(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-            errorDone.signal()
-        }
-        let body = out.fileHandleForReading.readDataToEndOfFile()
-        errorDone.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let reason = errorText.get().trimmingCharacters(in: .whitespacesAndNewlines)
+        let body = result.output
+        guard result.status == 0 else {
+            let reason = String(decoding: result.error, as: UTF8.self).trimmingSpace(newlines: true)
             throw CommandFailure(
                 "Could not download the \(what) \(url): \(reason.isEmpty ? "the download failed" : reason). Nothing was stored.", status: .failure)
         }
@@ -62,13 +51,4 @@ enum Download {
         }
         return body
     }
-}
-
-/// A value shared between threads behind a lock.
-final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }

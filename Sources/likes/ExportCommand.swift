@@ -1,6 +1,10 @@
 // export: the favorites, or an album of them, as a folder to share.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct ExportCommand: Command {

@@ -1,6 +1,10 @@
 // import: like every JPEG in the files and folders given, with progress and a summary.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct ImportCommand: Command {
@@ -64,11 +68,10 @@ struct ImportCommand: Command {
     private func collectFiles() throws -> [String] {
         var files: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let kind = System.kind(of: path) else {
                 throw CommandFailure("\(path) does not exist. Check the path.", status: .noInput)
             }
-            if isDirectory.boolValue {
+            if kind == .directory {
                 files += try Self.jpegFiles(in: path)
             } else {
                 files.append(path)
@@ -102,10 +105,10 @@ struct ImportCommand: Command {
     /// The like a file makes: its name as the id, its bytes, and the metadata of a `.json` file
     /// beside it, if any.
     private func item(for path: String) throws -> LikeItem {
-        let stem = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let stem = PathText.deletingExtension(PathText.lastComponent(path))
         let id = try PhotoID(stem)
         let data = try Input.readFile(path, what: "file")
-        let sidecar = ((path as NSString).deletingPathExtension as NSString).appendingPathExtension("json")!
+        let sidecar = PathText.deletingExtension(path) + ".json"
         let photo = FileManager.default.fileExists(atPath: sidecar) ? try Input.metadata(sidecar) : nil
         return LikeItem(id: id, image: data, photo: photo, albums: albums)
     }
@@ -134,18 +137,14 @@ struct ImportCommand: Command {
 
     /// The .jpg and .jpeg files below `directory`, sorted by path.
     static func jpegFiles(in directory: String) throws -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: directory) else {
+        guard let paths = System.walk(directory) else {
             throw CommandFailure("The folder \(directory) cannot be read. Check its permissions.", status: .noInput)
         }
         var result: [String] = []
-        while let relative = walker.nextObject() as? String {
-            let lowered = (relative as NSString).pathExtension.lowercased()
+        for full in paths {
+            let lowered = PathText.pathExtension(full).lowercased()
             guard lowered == "jpg" || lowered == "jpeg" else { continue }
-            let full = (directory as NSString).appendingPathComponent(relative)
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory), !isDirectory.boolValue {
-                result.append(full)
-            }
+            if let kind = System.kind(of: full), kind != .directory { result.append(full) }
         }
         return result.sorted()
     }
@@ -174,7 +173,7 @@ final class Progress {
     func finish() {
         guard enabled else { return }
         draw(done: total)
-        FileHandle.standardError.write(Data("\n".utf8))
+        System.write("\n", to: 2)
     }
 
     private func draw(done: Int) {
@@ -186,7 +185,7 @@ final class Progress {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let colored = output.useColor ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar
         let text =
-            "\r\(colored) \(done)/\(total)  \(String(format: "%.1f", rate))/s  \(done < total ? "\(Int(remaining.rounded())) s left" : "done")   "
-        FileHandle.standardError.write(Data(text.utf8))
+            "\r\(colored) \(done)/\(total)  \(decimalText(rate, places: 1))/s  \(done < total ? "\(Int(remaining.rounded())) s left" : "done")   "
+        System.write(text, to: 2)
     }
 }

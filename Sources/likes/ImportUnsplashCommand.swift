@@ -1,6 +1,10 @@
 // import-unsplash: like every photo of an Unsplash API response, downloading its images.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct ImportUnsplashCommand: Command {

@@ -1,16 +1,19 @@
 // Reading the files a command is given: every failure is exit 66 with the file named.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 enum Input {
     /// The bytes of a regular file named on the command line.
     static func readFile(_ path: String, what: String) throws -> Data {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard let kind = System.kind(of: path) else {
             throw CommandFailure("The \(what) \(path) does not exist. Check the path.", status: .noInput)
         }
-        guard !isDirectory.boolValue else {
+        guard kind != .directory else {
             throw CommandFailure("The \(what) \(path) is a directory, not a file. Name a file.", status: .noInput)
         }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -60,8 +63,7 @@ enum Input {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         if parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-            let date = Calendar.current.date(from: DateComponents(year: year, month: month, day: day)),
-            Calendar.current.dateComponents([.year, .month, .day], from: date) == DateComponents(year: year, month: month, day: day)
+            let date = System.localMidnight(year: year, month: month, day: day)
         {
             return date
         }

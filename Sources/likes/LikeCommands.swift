@@ -1,6 +1,10 @@
 // like, unlike and toggle: the heart button from the command line.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 /// What `like` and `toggle` take to like a photo: its image (a file or an address), the

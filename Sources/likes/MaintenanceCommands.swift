@@ -1,6 +1,10 @@
 // purge, verify and repair: keeping the store clean, proving it sound, and mending it.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct PurgeCommand: Command {

@@ -1,6 +1,10 @@
 // Everything the command line prints: streams, terminal facts, sizes, dates and JSON.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 #if canImport(Darwin)
@@ -28,18 +32,11 @@ struct Output {
     }
 
     func print(_ text: String) {
-        Self.write(text, to: FileHandle.standardOutput)
+        System.write(text + "\n", to: 1)
     }
 
     func printError(_ text: String) {
-        Self.write(text, to: FileHandle.standardError)
-    }
-
-    /// Writes a line from its bytes (`Data` made from a string's UTF-8 view goes through a dynamic
-    /// cast, whose first use costs a search of the binary's conformances).
-    private static func write(_ text: String, to handle: FileHandle) {
-        var line = text + "\n"
-        line.withUTF8 { bytes in handle.write(Data(bytes: bytes.baseAddress!, count: bytes.count)) }
+        System.write(text + "\n", to: 2)
     }
 
     /// Prints aligned columns, the last one cut to the terminal's width.
@@ -76,7 +73,7 @@ enum Format {
     /// Shifted by the zone's offset and written by LikeKit's own ISO formatter: a `DateFormatter`
     /// per row cost more than the rest of a long listing.
     static func localDate(_ date: Date, seconds: Bool = false) -> String {
-        let local = date.addingTimeInterval(Double(TimeZone.current.secondsFromGMT(for: date)))
+        let local = date.addingTimeInterval(Double(System.localOffset(at: date)))
         let text = LikeTimestamp.string(from: local)  // 2026-11-22T01:23:45.123Z
         return text.prefix(10) + " " + text.dropFirst(11).prefix(seconds ? 8 : 5)
     }
@@ -97,7 +94,7 @@ enum Format {
     /// `text` as one word for a POSIX shell: in single quotes, each of its own quotes written
     /// `'\''`, and its control characters shown as escapes (so that it prints on one line).
     static func shellQuoted(_ text: String) -> String {
-        "'" + oneLine(text).replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "'" + oneLine(text).replacing("'", with: "'\\''") + "'"
     }
 
     /// Cuts `text` to `width` characters, ending with `…` when cut.

@@ -1,6 +1,10 @@
 // list, show and stats: reading the collection, for people and for scripts.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 struct ListCommand: Command {
@@ -151,7 +155,7 @@ struct ShowCommand: Command {
             if let source = photo.sourceURL { lines.append(("source", Format.oneLine(source))) }
         }
         let width = lines.map(\.0.count).max() ?? 0
-        for (label, value) in lines { context.output.print("\((label + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)) \(value)") }
+        for (label, value) in lines { context.output.print("\((label + ":").padded(to: width + 1)) \(value)") }
     }
 }
 

@@ -1,6 +1,10 @@
 // watch: print each change to the store as it happens, from any process, until interrupted.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 import LikeKit
 
 #if canImport(Darwin)
@@ -79,7 +83,7 @@ struct WatchCommand: Command {
                 detail += "  albums: \(albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))"
             }
             if change.kind == .updated { detail += "  (changed: \(orderedFields(change).joined(separator: ", ")))" }
-            return "\(time)  \(change.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(id)\(detail)"
+            return "\(time)  \(change.kind.rawValue.padded(to: 7))  \(id)\(detail)"
         case .unliked:
             return "\(time)  unliked  \(id)"
         case .purged:

@@ -1,6 +1,10 @@
 // index.html of an export: a contact sheet that needs nothing but the folder it is in.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A self-contained web page showing an export's photos as thumbnails with their metadata.
 ///

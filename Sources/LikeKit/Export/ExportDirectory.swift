@@ -3,7 +3,16 @@
 // (LikeRepository+Export); built on StoreDirectory's checked steps, so names stay single path
 // components and no link is followed.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A folder outside the store that an export reads or writes.
 struct ExportDirectory {

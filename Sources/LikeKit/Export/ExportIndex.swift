@@ -1,6 +1,10 @@
 // index.json of an export: what the folder holds, for scripts and for the contact sheet.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The content of an export's `index.json`.
 ///

@@ -1,6 +1,10 @@
 // What an export wrote, and the size text it and the command line show.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What ``LikeRepository/export(to:query:)-lbdl`` wrote.
 public struct ExportReport: Sendable, Hashable {
@@ -39,6 +43,6 @@ public enum ByteCount {
             value /= 1024
             unit += 1
         }
-        return String(format: "%.2f %@", value, units[unit])
+        return decimalText(value, places: 2) + " " + units[unit]
     }
 }

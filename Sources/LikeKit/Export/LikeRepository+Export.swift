@@ -1,6 +1,10 @@
 // Export to share: the JPEGs under readable names, with an index as JSON and as a web page.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin
@@ -166,7 +170,7 @@ struct ExportFileNames {
 
     private mutating func newStem(for id: String) -> String {
         var base = ""
-        for character in id.precomposedStringWithCanonicalMapping {
+        for character in id.canonicallyComposed {
             let keep = character.isLetter || character.isNumber || character == "-" || character == "_"
             let next = keep ? String(character) : "_"
             if next == "_", base.hasSuffix("_") { continue }

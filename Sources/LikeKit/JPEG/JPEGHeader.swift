@@ -1,6 +1,10 @@
 // Our JPEG check: the marker walk up to the frame header, and the EOI at the very end.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the frame header of a JPEG says about it.
 struct JPEGHeader: Sendable, Hashable {

@@ -1,7 +1,11 @@
 // Owns likes.lock: the store's lock between processes (flock on a file that is never deleted),
 // and the journal length noted in it. Called by Store (taking locks) and Journal (the length).
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin

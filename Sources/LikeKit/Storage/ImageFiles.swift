@@ -1,7 +1,11 @@
 // Owns images/: checking an image a record names, and finding a photo's image files. Called by
 // WriteSession, OpenStore and the façade's verify and repair.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The image files of a store: `images/KEY~GEN.jpg` and `KEY~GEN.user.jpg`, written once and
 /// never changed.

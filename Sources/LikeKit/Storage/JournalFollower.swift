@@ -3,7 +3,11 @@
 // façade's observe; reads through Journal and hands StoredChanges to the façade's closure.
 
 import Dispatch
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin
@@ -60,9 +64,7 @@ final class JournalFollower: Sendable {
         }
         wakeRead = ends[0]
         wakeWrite = ends[1]
-        let thread = Thread { [self] in self.run(from: start) }
-        thread.name = "LikeKit.JournalFollower"
-        thread.start()
+        startThread(named: "LikeKit.JournalFollower") { [self] in self.run(from: start) }
     }
 
     var isStopped: Bool { stopped.withLock { $0 } }

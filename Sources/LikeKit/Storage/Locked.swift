@@ -1,17 +1,43 @@
-// A value behind an NSLock: Synchronization.Mutex would need iOS 18 and macOS 15. Used by Store,
-// the fault injector, JournalFollower and the observers' registry.
+// A value behind a lock: Synchronization.Mutex would need iOS 18 and macOS 15. A pthread mutex
+// on Linux, NSLock elsewhere. Used by Store, the fault injector, JournalFollower and the
+// observers' registry.
 
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#else
+    import Foundation
+#endif
 
-final class Locked<Value>: @unchecked Sendable {  // every access to `value` holds `lock`
-    private let lock = NSLock()
+final class Locked<Value>: @unchecked Sendable {  // every access to `value` holds the lock
+    #if canImport(Glibc)
+        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    #else
+        private let lock = NSLock()
+    #endif
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    init(_ value: Value) {
+        self.value = value
+        #if canImport(Glibc)
+            pthread_mutex_init(mutex, nil)
+        #endif
+    }
+
+    #if canImport(Glibc)
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+    #endif
 
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        #if canImport(Glibc)
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+        #else
+            lock.lock()
+            defer { lock.unlock() }
+        #endif
         return try body(&value)
     }
 }

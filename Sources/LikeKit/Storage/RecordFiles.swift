@@ -2,7 +2,11 @@
 // and writing a record in place (temporary name, flushed, renamed). Called by OpenStore,
 // WriteSession, Journal (through the commit check) and the façade's repair.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin

@@ -3,7 +3,11 @@
 // (other spacing, escapes this reader does not take, damage), so what a file decodes to, and
 // the error a damaged one gives, do not depend on which way it was read.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads a record as ``StoredRecord/encoded()`` writes it: one JSON object with no white space,
 /// strings in UTF-8 with the usual escapes. A listing decodes its page's records, and on a

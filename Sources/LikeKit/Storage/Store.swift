@@ -2,7 +2,11 @@
 // and write of the façade goes through it: reads through an OpenStore, changes through a
 // WriteSession under the exclusive lock. Nothing in Storage/ calls up into the façade.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One store directory, as the storage layer sees it.
 ///
@@ -73,7 +77,7 @@ final class Store: Sendable {
             if let directory = try StoreDirectory.open(path: candidate, faults: faults) {
                 return (directory.fileSystem.name, durable ? directory.flushStrategy : .none)
             }
-            let parent = (candidate as NSString).deletingLastPathComponent
+            let parent = PathText.parent(candidate)
             if parent.isEmpty || parent == candidate { return ("unknown", durable ? .eachFile : .none) }
             candidate = parent
         }

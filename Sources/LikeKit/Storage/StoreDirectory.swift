@@ -2,7 +2,11 @@
 // single path components, no symbolic links followed, every write durable on request, each step
 // a place the fault injector may break. Called by the storage types and ExportDirectory.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 #if canImport(Darwin)
     import Darwin
@@ -54,10 +58,10 @@ final class StoreDirectory: Sendable {
     /// Opens the directory at `path`, creating it and missing parents (mode 0700) if needed.
     static func openOrCreate(path: String, faults: FaultInjector?) throws -> StoreDirectory {
         if let directory = try open(path: path, faults: faults) { return directory }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.parent(path)
         if !parent.isEmpty, parent != path {
             let parentDirectory = try openOrCreate(path: parent, faults: faults)
-            try parentDirectory.makeDirectory((path as NSString).lastPathComponent)
+            try parentDirectory.makeDirectory(PathText.lastComponent(path))
             // Make the new store's own entry durable before anything is written inside it.
             try parentDirectory.sync()
         }

@@ -1,7 +1,11 @@
 // Owns the content of a record file as written to disk: no absolute paths, only generations and
 // checksums. Read and written by RecordFiles; the façade turns it into a public LikeRecord.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The content of `records/KEY.json`.
 ///

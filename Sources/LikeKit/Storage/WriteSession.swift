@@ -2,7 +2,11 @@
 // crash harmless, and the recovery of a dead writer's end of the journal first. Made by
 // Store.withWriteSession; returns StoredChanges, which the façade makes public.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The directories and journal state of a store while its lock is held.
 ///

@@ -1,6 +1,10 @@
 // Unsplash API photo objects, decoded as the API sends them, and what a favorite keeps of one.
 
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A photo object of the Unsplash API, as returned by `GET /photos/:id`, in lists, and in the
 /// `results` of a search.
@@ -85,38 +89,82 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
     /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` naming what is wrong when the JSON
     ///   is malformed or is none of these shapes.
     public static func photos(fromJSON data: Data) throws -> [UnsplashPhoto] {
-        let value: Any
+        let value: AnyJSON
         do {
-            value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            value = try JSONDecoder().decode(AnyJSON.self, from: data)
         } catch {
             throw LikeRepositoryError.invalidArgument("The file is not valid JSON.")
         }
-        func decodeOne(_ object: Any, at position: String) throws -> UnsplashPhoto {
-            guard let dictionary = object as? [String: Any] else {
+        func decodeOne(_ value: AnyJSON, at position: String) throws -> UnsplashPhoto {
+            guard case .object(let members) = value else {
                 throw LikeRepositoryError.invalidArgument("\(position) is not a JSON object, so it is not an Unsplash photo.")
             }
-            guard dictionary["id"] is String else {
+            guard case .string = members["id"] else {
                 throw LikeRepositoryError.invalidArgument("\(position) has no string \"id\", so it is not an Unsplash photo.")
             }
-            let bytes = try JSONSerialization.data(withJSONObject: dictionary)
             do {
-                return try JSONDecoder().decode(UnsplashPhoto.self, from: bytes)
+                return try JSONDecoder().decode(UnsplashPhoto.self, from: try JSONEncoder().encode(value))
             } catch {
                 throw LikeRepositoryError.invalidArgument("\(position) is not an Unsplash photo.")
             }
         }
-        if let array = value as? [Any] {
-            return try array.enumerated().map { try decodeOne($1, at: "Item \($0 + 1) of the array") }
-        }
-        if let object = value as? [String: Any] {
-            if let results = object["results"] {
-                guard let array = results as? [Any] else {
+        switch value {
+        case .array(let items):
+            return try items.enumerated().map { try decodeOne($1, at: "Item \($0 + 1) of the array") }
+        case .object(let members):
+            if let results = members["results"] {
+                guard case .array(let items) = results else {
                     throw LikeRepositoryError.invalidArgument("The search response's \"results\" is not an array.")
                 }
-                return try array.enumerated().map { try decodeOne($1, at: "Result \($0 + 1)") }
+                return try items.enumerated().map { try decodeOne($1, at: "Result \($0 + 1)") }
             }
-            return [try decodeOne(object, at: "The JSON object")]
+            return [try decodeOne(value, at: "The JSON object")]
+        default:
+            break
         }
         throw LikeRepositoryError.invalidArgument("The JSON is neither an Unsplash photo, an array of photos nor a search response.")
+    }
+}
+
+/// Any JSON document, as read to tell which shape a file has before decoding its photos.
+private enum AnyJSON: Codable {
+    case object([String: AnyJSON])
+    case array([AnyJSON])
+    case string(String)
+    case integer(Int)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([AnyJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: AnyJSON].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .object(let members): try container.encode(members)
+        case .array(let items): try container.encode(items)
+        case .string(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
     }
 }

@@ -1,4 +1,4 @@
-// The three Linux calls LikeKit needs that Swift's Glibc module leaves out (they need
+// The Linux calls LikeKit needs that Swift's Glibc module leaves out (they need
 // _GNU_SOURCE or sys/vfs.h). Called directly, not looked up by name: a fully static `likes`
 // has no dynamic symbol table to look them up in. Elsewhere each fails with ENOSYS.
 
@@ -13,5 +13,8 @@ int likes_syncfs(int fd);
 
 /// `renameat2(old_directory, old_name, new_directory, new_name, flags)`: 0, or -1 with errno set.
 int likes_renameat2(int old_directory, const char *old_name, int new_directory, const char *new_name, unsigned int flags);
+
+/// Names the calling thread (`prctl(PR_SET_NAME)`, at most 15 bytes kept): 0, or -1 with errno set.
+int likes_name_thread(const char *name);
 
 #endif
