@@ -1,9 +1,9 @@
 // A validated album name, and the rules for a photo's note.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 #if canImport(Darwin)

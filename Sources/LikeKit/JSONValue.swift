@@ -4,10 +4,10 @@
 // the instructions of `likes list --limit 20 --json` on a store of 100,000 (callgrind: 9.1 M of
 // 17.7 M), through its generic Codable machinery.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// A JSON document: what ``LikeRecord``'s `encode(to:)` encodes and the command line prints.

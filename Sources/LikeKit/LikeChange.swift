@@ -1,9 +1,9 @@
 // What one operation did to the store: the value mutations return and observers receive.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// A change to a store: a photo liked, updated or unliked, or orphan files purged.

@@ -1,9 +1,9 @@
 // One photo to like in a batch.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// One photo for ``LikeRepository/likeAll(_:)-712ic``: what

@@ -1,9 +1,9 @@
 // Which favorites to list and in what order.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// What ``LikeRepository/list(_:)-1u07d`` returns: order, paging and filters.

@@ -1,9 +1,9 @@
 // A liked photo as the store keeps it: its id, when it was liked, its images and metadata.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// One favorite: a liked photo with its stored images.

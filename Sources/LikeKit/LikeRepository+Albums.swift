@@ -1,9 +1,9 @@
 // Notes and albums: changes to a liked photo that keep its images.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// An album as ``LikeRepository/albums()-81hsa`` lists it: its size and its newest photo.

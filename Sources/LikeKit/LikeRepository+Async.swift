@@ -2,10 +2,10 @@
 // Dispatch queues (Storage/BlockingWork.swift), so that awaiting never holds a thread of Swift's
 // cooperative pool, even while another process holds the store's lock.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

@@ -1,10 +1,10 @@
 // Where a store lives by default: for apps, a folder private to the app or shared with its
 // widgets and extensions through an App Group; elsewhere the XDG data folder.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

@@ -1,9 +1,9 @@
 // purge: finding what belongs to no record, and removing it (verify is in LikeRepository+Verify).
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

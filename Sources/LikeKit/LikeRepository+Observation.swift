@@ -1,10 +1,11 @@
 // Observers: every change to the store reaches its subscribers, in order, whichever process made it.
 
 import Dispatch
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

@@ -1,9 +1,9 @@
 // Listing and statistics, answered from the index through the store's read side.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

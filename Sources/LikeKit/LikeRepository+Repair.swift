@@ -1,9 +1,9 @@
 // repair: any damaged store back to one that verifies, deleting nothing.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

@@ -1,10 +1,10 @@
 // verify: proving every invariant of the store, one record at a time, so that its memory does
 // not grow with the collection beyond a few words per photo.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 extension LikeRepository {

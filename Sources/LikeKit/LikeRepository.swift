@@ -1,9 +1,9 @@
 // The public entry point: a store of liked photos, their JPEGs and records kept in step.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// A store of favorite photos: JSON records and their JPEG files in one directory, kept in step

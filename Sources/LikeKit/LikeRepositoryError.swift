@@ -1,9 +1,9 @@
 // The one error type LikeKit throws; every description is a sentence a user can act on.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// An error from a ``LikeRepository`` operation.

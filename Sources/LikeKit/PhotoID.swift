@@ -1,9 +1,9 @@
 // A validated photo id, and the injective, case-safe file-name key derived from it.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// The id of a photo as its source names it, validated.

@@ -1,9 +1,9 @@
 // What is known about a liked photo besides its pixels: who took it, what it shows, where from.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// Optional metadata of a liked photo, as a photo source such as Unsplash gives it.

@@ -2,10 +2,10 @@
 // Linux, where they use FoundationEssentials alone: a fully static `likes` without ICU and
 // FoundationInternationalization is a third of the size and starts cold in less time.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 #if canImport(Glibc)
     import Glibc
@@ -15,10 +15,10 @@
 extension String {
     /// The text in Unicode's canonical composition (NFC).
     package var canonicallyComposed: String {
-        #if canImport(FoundationEssentials)
-            String(decoding: _nfcCodeUnits, as: UTF8.self)
-        #else
+        #if canImport(Darwin)
             precomposedStringWithCanonicalMapping
+        #else
+            String(decoding: _nfcCodeUnits, as: UTF8.self)
         #endif
     }
 
@@ -27,9 +27,10 @@ extension String {
     package func trimmingSpace(newlines: Bool = false) -> String {
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
-                || (newlines && (scalar.properties.generalCategory == .lineSeparator
-                    || scalar.properties.generalCategory == .paragraphSeparator || ("\n"..."\r").contains(scalar)
-                    || scalar == "\u{85}"))
+                || (newlines
+                    && (scalar.properties.generalCategory == .lineSeparator
+                        || scalar.properties.generalCategory == .paragraphSeparator || ("\n"..."\r").contains(scalar)
+                        || scalar == "\u{85}"))
         }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {

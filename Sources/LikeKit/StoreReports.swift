@@ -1,9 +1,9 @@
 // What purge, verify and statistics report about a store.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// What ``LikeRepository/purge(dryRun:)-3p5qs`` removed, or would remove.

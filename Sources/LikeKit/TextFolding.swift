@@ -1,9 +1,9 @@
 // Text compared as people read it: without case and accents, the same in every locale.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 #if canImport(Glibc)
     import Glibc

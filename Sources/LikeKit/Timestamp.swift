@@ -1,9 +1,9 @@
 // ISO 8601 timestamps with milliseconds, written and read without a formatter object.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// Milliseconds since 1970 in UTC: the precision of every date LikeKit stores.

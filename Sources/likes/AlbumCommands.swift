@@ -1,11 +1,12 @@
 // note, album and albums: the person's own words and groups for the photos kept.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct NoteCommand: Command {
     static let clear = Option.flag("--clear", "Remove the note.")

@@ -1,11 +1,12 @@
 // The front door: global options, the store's location, dispatch, and the error line.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 /// One command of `likes`: its options, read into typed fields, and its run.
 ///

@@ -1,11 +1,12 @@
 // Downloading a JPEG through the `likes-fetch` helper, which sits beside the `likes` binary.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 enum Download {
     /// The helper: `$LIKES_FETCH`, else `likes-fetch` in the directory of this executable.

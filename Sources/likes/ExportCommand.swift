@@ -1,11 +1,12 @@
 // export: the favorites, or an album of them, as a folder to share.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct ExportCommand: Command {
     static let album = Option.value("--album", "NAME", "Only the photos in this album.")

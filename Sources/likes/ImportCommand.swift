@@ -1,11 +1,12 @@
 // import: like every JPEG in the files and folders given, with progress and a summary.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct ImportCommand: Command {
     static let album = Option.repeatable("--album", "NAME", "Put every photo imported in this album too (may be given more than once).")

@@ -1,11 +1,12 @@
 // import-unsplash: like every photo of an Unsplash API response, downloading its images.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct ImportUnsplashCommand: Command {
     static let album = Option.repeatable("--album", "NAME", "Put every photo in this album too (may be given more than once).")

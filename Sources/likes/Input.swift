@@ -1,28 +1,27 @@
 // Reading the files a command is given: every failure is exit 66 with the file named.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 enum Input {
     /// The bytes of a regular file named on the command line.
     static func readFile(_ path: String, what: String) throws -> Data {
-        guard let kind = System.kind(of: path) else {
+        guard let (kind, size) = System.kindAndSize(of: path) else {
             throw CommandFailure("The \(what) \(path) does not exist. Check the path.", status: .noInput)
         }
         guard kind != .directory else {
             throw CommandFailure("The \(what) \(path) is a directory, not a file. Name a file.", status: .noInput)
         }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-            attributes[.type] as? FileAttributeType == .typeRegular
-        else {
+        guard kind == .regular else {
             throw CommandFailure("The \(what) \(path) is not a regular file. Name a regular file.", status: .noInput)
         }
         let limit = 256 * 1024 * 1024
-        if let size = attributes[.size] as? Int, size > limit {
+        if size > limit {
             throw CommandFailure(
                 "The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
         }

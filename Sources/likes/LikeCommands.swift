@@ -1,11 +1,12 @@
 // like, unlike and toggle: the heart button from the command line.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 /// What `like` and `toggle` take to like a photo: its image (a file or an address), the
 /// photographer's picture, a note, metadata and albums.

@@ -1,11 +1,12 @@
 // purge, verify and repair: keeping the store clean, proving it sound, and mending it.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct PurgeCommand: Command {
     static let dryRun = Option.flag("--dry-run", "Only report what would be removed.")

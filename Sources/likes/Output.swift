@@ -1,11 +1,12 @@
 // Everything the command line prints: streams, terminal facts, sizes, dates and JSON.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 #if canImport(Darwin)
     import Darwin

@@ -1,11 +1,12 @@
 // list, show and stats: reading the collection, for people and for scripts.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 struct ListCommand: Command {
     static let oldestFirst = Option.flag("--oldest-first", "Oldest like first.")

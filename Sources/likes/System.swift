@@ -2,17 +2,18 @@
 // writing to a descriptor, what kind of file a path names, walking a folder, running the
 // download helper. Each is written once here so that `likes` links no more of Foundation.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+import LikeKit
+
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import LikeKit
 
 enum System {
     /// Writes all of `bytes` to `descriptor`, going on after short writes and interruptions;
@@ -40,12 +41,18 @@ enum System {
 
     /// What `path` names, following symbolic links (`follow`); `nil` when nothing.
     static func kind(of path: String, follow: Bool = true) -> FileKind? {
+        kindAndSize(of: path, follow: follow)?.kind
+    }
+
+    /// What `path` names and its size in bytes, following symbolic links (`follow`); `nil` when
+    /// nothing.
+    static func kindAndSize(of path: String, follow: Bool = true) -> (kind: FileKind, size: Int)? {
         var info = stat()
         guard (follow ? stat(path, &info) : lstat(path, &info)) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
-        case S_IFREG: return .regular
-        case S_IFDIR: return .directory
-        default: return .other
+        case S_IFREG: return (.regular, Int(info.st_size))
+        case S_IFDIR: return (.directory, Int(info.st_size))
+        default: return (.other, Int(info.st_size))
         }
     }
 

@@ -1,11 +1,12 @@
 // watch: print each change to the store as it happens, from any process, until interrupted.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
 import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
 
 #if canImport(Darwin)
     import Darwin

@@ -1,9 +1,9 @@
 // The `likes` executable: runs one command line and exits with its status.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 #if canImport(Glibc)
     import Glibc

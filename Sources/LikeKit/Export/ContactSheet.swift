@@ -1,9 +1,9 @@
 // index.html of an export: a contact sheet that needs nothing but the folder it is in.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// A self-contained web page showing an export's photos as thumbnails with their metadata.

@@ -3,10 +3,10 @@
 // (LikeRepository+Export); built on StoreDirectory's checked steps, so names stay single path
 // components and no link is followed.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 #if canImport(Glibc)
     import Glibc

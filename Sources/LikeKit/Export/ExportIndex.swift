@@ -1,9 +1,9 @@
 // index.json of an export: what the folder holds, for scripts and for the contact sheet.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// The content of an export's `index.json`.

@@ -1,9 +1,9 @@
 // What an export wrote, and the size text it and the command line show.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// What ``LikeRepository/export(to:query:)-lbdl`` wrote.

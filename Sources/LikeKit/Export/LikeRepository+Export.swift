@@ -1,9 +1,9 @@
 // Export to share: the JPEGs under readable names, with an index as JSON and as a web page.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 #if canImport(Darwin)

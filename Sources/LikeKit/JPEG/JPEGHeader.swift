@@ -1,9 +1,9 @@
 // Our JPEG check: the marker walk up to the frame header, and the EOI at the very end.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// What the frame header of a JPEG says about it.

@@ -83,10 +83,10 @@ extension OpenStore {
         let matches = query.newestFirst ? found[...] : found.reversed().dropFirst(query.offset)
         let page = matches.prefix(query.limit ?? matches.count)
         var result: [StoredRecord] = []
-        for place in page {
+        for (place, read) in zip(page, records.read(keys: page.map(\.key))) {
             let stored: StoredRecord?
             do {
-                stored = try records.read(key: place.key)
+                stored = try read.get()
             } catch LikeRepositoryError.damagedRecord {
                 return nil  // the sure path names it
             }

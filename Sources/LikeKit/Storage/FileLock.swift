@@ -1,10 +1,10 @@
 // Owns likes.lock: the store's lock between processes (flock on a file that is never deleted),
 // and the journal length noted in it. Called by Store (taking locks) and Journal (the length).
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 #if canImport(Darwin)

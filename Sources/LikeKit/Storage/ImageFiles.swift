@@ -1,10 +1,10 @@
 // Owns images/: checking an image a record names, and finding a photo's image files. Called by
 // WriteSession, OpenStore and the façade's verify and repair.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// The image files of a store: `images/KEY~GEN.jpg` and `KEY~GEN.user.jpg`, written once and

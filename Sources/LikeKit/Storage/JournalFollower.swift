@@ -3,10 +3,11 @@
 // façade's observe; reads through Journal and hands StoredChanges to the façade's closure.
 
 import Dispatch
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 #if canImport(Darwin)

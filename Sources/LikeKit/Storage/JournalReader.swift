@@ -364,6 +364,16 @@ struct JournalReader {
     /// that stops soon reads little and one through the whole journal makes few calls.
     private static let firstChunkSize = 64 * 1024
     private static let largestChunkSize = 1024 * 1024
+    private static let largestMappedChunkSize = 8 * 1024 * 1024
+
+    /// Asks the system to read the pages of `range` of a mapped file now, in one go.
+    private static func willNeed(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard let base = bytes.baseAddress, !range.isEmpty else { return }
+        let page = Int(getpagesize())
+        let first = (Int(bitPattern: base) + range.lowerBound) / page * page
+        let last = Int(bitPattern: base) + range.upperBound
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_WILLNEED)
+    }
 
     /// Every complete line from the end back, as bytes with its offset; `visit` returns how the
     /// walk ends, or `nil` to go on. Bytes after the last newline are left out and counted.
@@ -371,9 +381,25 @@ struct JournalReader {
         _ visit: (UnsafeBufferPointer<UInt8>, _ start: Int) throws -> BackwardEnd?
     ) throws -> (end: BackwardEnd, tornTailBytes: Int) {
         var walk = BackwardWalk()
-        if let outcome = try source.withMappedBytes({ try walk.lines(in: $0, from: 0, visit) }) {
-            return (outcome.end ?? .damaged, walk.tornTailBytes)
+        // Mapped, the file is asked for chunk by chunk back from its end (the mapping reads no
+        // more than the page touched, see ``OpenFile/withMappedBytes(_:)``): a walk that stops
+        // soon reads little from a cold cache, one through the whole file reads it in large parts.
+        let mapped = try source.withMappedBytes { bytes -> BackwardEnd in
+            var end = bytes.count  // the lines before it are unvisited (with a carried line's end)
+            var chunkStart = bytes.count
+            var chunkSize = Self.firstChunkSize
+            while chunkStart > 0 {
+                let start = max(0, chunkStart - chunkSize)
+                chunkSize = min(2 * chunkSize, Self.largestMappedChunkSize)
+                Self.willNeed(bytes, start..<chunkStart)
+                let outcome = try walk.lines(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: start, visit)
+                if let reached = outcome.end { return reached }
+                end = start + outcome.carry
+                chunkStart = start
+            }
+            return .damaged
         }
+        if let mapped { return (mapped, walk.tornTailBytes) }
         var end = try source.currentSize()
         var carried: [UInt8] = []  // the end of a line whose start is in the next chunk back
         var chunkSize = Self.firstChunkSize

@@ -3,10 +3,10 @@
 // (other spacing, escapes this reader does not take, damage), so what a file decodes to, and
 // the error a damaged one gives, do not depend on which way it was read.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// Reads a record as ``StoredRecord/encoded()`` writes it: one JSON object with no white space,

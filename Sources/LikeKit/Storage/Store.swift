@@ -2,10 +2,10 @@
 // and write of the façade goes through it: reads through an OpenStore, changes through a
 // WriteSession under the exclusive lock. Nothing in Storage/ calls up into the façade.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// One store directory, as the storage layer sees it.

@@ -2,10 +2,10 @@
 // single path components, no symbolic links followed, every write durable on request, each step
 // a place the fault injector may break. Called by the storage types and ExportDirectory.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 #if canImport(Darwin)
@@ -364,6 +364,9 @@ final class StoreDirectory: Sendable {
             guard mayMap, size > 0 else { return nil }
             guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
             defer { munmap(address, size) }
+            // A touched page is read alone, not with megabytes around it: readers ask for the
+            // parts they walk through (MADV_WILLNEED), and a jump touches a page here and there.
+            _ = madvise(address, size, MADV_RANDOM)
             return try body(UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size))
         }
 

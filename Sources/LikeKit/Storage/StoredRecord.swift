@@ -1,10 +1,10 @@
 // Owns the content of a record file as written to disk: no absolute paths, only generations and
 // checksums. Read and written by RecordFiles; the façade turns it into a public LikeRecord.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// The content of `records/KEY.json`.

@@ -2,10 +2,10 @@
 // crash harmless, and the recovery of a dead writer's end of the journal first. Made by
 // Store.withWriteSession; returns StoredChanges, which the façade makes public.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// The directories and journal state of a store while its lock is held.

@@ -1,9 +1,9 @@
 // Unsplash API photo objects, decoded as the API sends them, and what a favorite keeps of one.
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
+#if canImport(Darwin)
     import Foundation
+#else
+    import FoundationEssentials
 #endif
 
 /// A photo object of the Unsplash API, as returned by `GET /photos/:id`, in lists, and in the
