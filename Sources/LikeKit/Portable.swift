@@ -88,13 +88,12 @@ package enum PathText {
 
 /// `value` in decimal with exactly `places` digits after the point, rounded half away from zero.
 package func decimalText(_ value: Double, places: Int) -> String {
-    var scale = 1.0
+    var scale = 1
     for _ in 0..<places { scale *= 10 }
-    let scaled = (abs(value) * scale).rounded()
-    let whole = Int(scaled / scale)
-    var fraction = String(Int(scaled - Double(whole) * scale))
+    let scaled = Int((abs(value) * Double(scale)).rounded())
+    var fraction = String(scaled % scale)
     while fraction.count < places { fraction = "0" + fraction }
-    return (value < 0 && scaled != 0 ? "-" : "") + String(whole) + (places > 0 ? "." + fraction : "")
+    return (value < 0 && scaled != 0 ? "-" : "") + String(scaled / scale) + (places > 0 ? "." + fraction : "")
 }
 
 /// Runs `body` on a thread of its own, named `name` where the system allows.

@@ -71,7 +71,7 @@ enum System {
 
     /// The path of this executable (`/proc/self/exe` on Linux), else how it was called.
     static func executablePath() -> String {
-        #if os(Linux)
+        #if canImport(Glibc)
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
             let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
             if length > 0 { return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
