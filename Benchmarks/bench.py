@@ -8,7 +8,6 @@ Usage: bench.py RELEASE_DIR WORKDIR
 import json
 import os
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -84,30 +83,11 @@ def cold_pair(ours, peer, repeat):
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def durable_write(data, directory, name):
-    temporary = os.path.join(directory, "." + name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.write(fd, data)
-    os.fsync(fd)
-    os.close(fd)
-    os.rename(temporary, os.path.join(directory, name))
-    directory_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    os.fsync(directory_fd)
-    os.close(directory_fd)
-
-
-FAMILIES = [("black", 0x000000), ("white", 0xFFFFFF), ("gray", 0x808080), ("yellow", 0xFFD700), ("orange", 0xFF8C00), ("red", 0xDC143C),
-            ("purple", 0x800080), ("magenta", 0xFF00FF), ("green", 0x228B22), ("teal", 0x008080), ("blue", 0x1E90FF), ("brown", 0x8B4513)]
-
-
-def family(hex_colour):
-    """SPEC §8: the nearest reference colour by squared RGB distance, the first of equals."""
-    if not hex_colour:
-        return None
-    value = int(hex_colour.strip().lstrip("#"), 16)
-    channels = lambda v: (v >> 16, v >> 8 & 255, v & 255)
-    red, green, blue = channels(value)
-    return min(FAMILIES, key=lambda f: sum((a - b) ** 2 for a, b in zip((red, green, blue), channels(f[1]))))[0]
+# The SQLite side runs in a child process (Benchmarks/sqlite_peer.py): this harness never loads
+# SQLite's library nor holds a connection, which would keep part of the peer in the page cache
+# through the cold rows.
+PEER = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sqlite_peer.py")]
+FAMILY_NAMES = ["black", "white", "gray", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue", "brown"]
 
 
 results = {}
@@ -165,20 +145,7 @@ peer_dir = os.path.join(WORK, "w2-sqlite")
 shutil.rmtree(peer_dir, ignore_errors=True)
 os.makedirs(os.path.join(peer_dir, "images"))
 os.sync()
-start = time.perf_counter()
-database = sqlite3.connect(os.path.join(peer_dir, "likes.db"), isolation_level=None)
-database.execute("PRAGMA journal_mode=WAL")
-database.execute("PRAGMA synchronous=FULL")
-database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, file TEXT, bytes INTEGER, record TEXT)")
-database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
-for name in sorted(os.listdir(photos)):
-    with open(os.path.join(photos, name), "rb") as handle:
-        data = handle.read()
-    durable_write(data, os.path.join(peer_dir, "images"), name)
-    liked_at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + ".000Z"
-    database.execute("INSERT OR REPLACE INTO likes VALUES (?, ?, ?, ?, ?)", (name[:-4], liked_at, "images/" + name, len(data), json.dumps({"id": name[:-4]})))
-database.close()
-peer = time.perf_counter() - start
+peer = json.loads(run([*PEER, "import", photos, peer_dir])[2])["seconds"]
 report("2 import 2,000 x 20 KB", f"likes {2000 / ours:.0f} photos/s, SQLite peer {2000 / peer:.0f} photos/s, throughput ratio {peer / ours:.2f} (target >= 1.0)",
        likesSeconds=ours, sqliteSeconds=peer, ratio=peer / ours)
 
@@ -189,20 +156,7 @@ if not os.path.exists(os.path.join(big, "likes.db")):
     shutil.rmtree(big, ignore_errors=True)
     os.makedirs(big)
     built = json.loads(run([BENCH, "build", os.path.join(big, "store"), "100000", "2048", os.path.join(big, "records.jsonl")])[2])
-    database = sqlite3.connect(os.path.join(big, "likes.db"))
-    database.execute("PRAGMA journal_mode=WAL")
-    # The colour's family also as a column, worked out when the row is written, as an app that
-    # filters by family would keep it: the family queries' peer compares it, row by row.
-    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, family TEXT, record TEXT NOT NULL)")
-    with open(os.path.join(big, "records.jsonl")) as handle:
-        database.executemany("INSERT INTO likes VALUES (?, ?, ?, ?)",
-                             ((r["id"], r["likedAt"], family((r.get("photo") or {}).get("color")), line) for line in handle for r in [json.loads(line)]))
-    database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
-    database.execute("CREATE TABLE members (album TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (album, id))")
-    with open(os.path.join(big, "records.jsonl")) as handle:
-        database.executemany("INSERT INTO members VALUES (?, ?)", ((album, r["id"]) for line in handle for r in [json.loads(line)] for album in r.get("albums", [])))
-    database.commit()
-    database.close()
+    run([*PEER, "build", big])
     print(f"built the 100,000 store in {built['seconds']:.1f} s", flush=True)
 big_store = os.path.join(big, "store")
 
@@ -221,11 +175,8 @@ def page_of(where):
 # 8-9. Queries answered by the catalog, newest 20 as JSON, warm (median of 15) and with the page
 # cache emptied before each run (median of 5), against sqlite3 on the same records: search by a
 # LIKE scan of the record's JSON; colour family by the family column.
-counts = {name: 0 for name, _ in FAMILIES}
-with sqlite3.connect(os.path.join(big, "likes.db")) as database:
-    for name, count in database.execute("SELECT family, count(*) FROM likes GROUP BY family"):
-        if name:
-            counts[name] = count
+counts = dict.fromkeys(FAMILY_NAMES, 0)
+counts.update(json.loads(run([*PEER, "families", big])[2]))
 rare = min((name for name in counts if counts[name] >= 20), key=lambda name: counts[name])
 common = max(counts, key=lambda name: counts[name])
 queries = [

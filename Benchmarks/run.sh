@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-get install sqlite3)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time for peak memory (Debian: apt-get install time)" >&2; exit 1; }
 # As the README installs it: one fully static executable, which starts without the dynamic loader.
-swift build -c release -Xswiftc -static-executable --product likes
-swift build -c release -Xswiftc -static-executable --product likes-bench
+swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes
+swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes-bench
 exec python3 Benchmarks/bench.py .build/release "${1:-$(mktemp -d)}"
