@@ -8,12 +8,16 @@ let package = Package(
     platforms: [.macOS(.v12), .iOS(.v15), .watchOS(.v8)],
     products: [
         .library(name: "LikeKit", targets: ["LikeKit"]),
+        .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
         .executable(name: "likes", targets: ["likes"]),
         .executable(name: "likes-fetch", targets: ["likes-fetch"]),
     ],
     dependencies: [],
     targets: [
-        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls"]),
+        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "JPEGCodec"]),
+        // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
+        // standard library only, no file I/O.
+        .target(name: "JPEGCodec"),
         // fstatfs, syncfs and renameat2, which the Glibc module leaves out, called directly (a
         // fully static `likes` cannot look them up by name).
         .target(name: "LinuxFileSystemCalls"),
@@ -26,6 +30,7 @@ let package = Package(
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit"], path: "Samples/AppSample"),
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit"]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
         .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit"]),
     ],

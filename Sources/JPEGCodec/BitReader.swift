@@ -1,0 +1,150 @@
+// Reads entropy-coded data bit by bit: stuffed bytes (FF 00) undone, and zeros fed once a marker
+// is reached, as libjpeg does for data cut short, so that damage never reads out of bounds.
+
+/// The bits of one scan's entropy-coded segment, most significant first.
+///
+/// Bits are kept left-aligned in a 64-bit word and refilled a byte at a time only when fewer than
+/// 32 remain, so that a symbol and its extra bits (at most 16 + 16) are read without a check per
+/// bit.
+struct BitReader {
+    private let bytes: UnsafePointer<UInt8>
+    private let end: Int
+    /// The next byte to load.
+    private(set) var position: Int
+    private var bits: UInt64 = 0
+    private var count = 0
+    /// Set once a marker stopped the loading: every later bit is 0.
+    private(set) var reachedMarker = false
+
+    init(bytes: UnsafePointer<UInt8>, count end: Int, position: Int) {
+        self.bytes = bytes
+        self.end = end
+        self.position = position
+    }
+
+    /// Loads bytes until at least 32 bits are held (57 or more when data remains).
+    @inline(__always)
+    mutating func fill() {
+        if count >= 32 { return }
+        refill()
+    }
+
+    private mutating func refill() {
+        while count <= 56 {
+            var byte: UInt64 = 0
+            if !reachedMarker, position < end {
+                let value = bytes[position]
+                if value != 0xFF {
+                    position += 1
+                    byte = UInt64(value)
+                } else {
+                    let next = position + 1 < end ? bytes[position + 1] : 0xD9
+                    if next == 0x00 {
+                        position += 2
+                        byte = 0xFF
+                    } else if next == 0xFF {
+                        position += 1  // a fill byte before a marker
+                        continue
+                    } else {
+                        reachedMarker = true
+                    }
+                }
+            }
+            bits |= byte << UInt64(56 - count)
+            count += 8
+        }
+    }
+
+    /// The next `n` bits (1...16) without consuming them; ``fill()`` first.
+    @inline(__always)
+    func peek(_ n: Int) -> Int { Int(truncatingIfNeeded: bits >> UInt64(64 - n)) }
+
+    @inline(__always)
+    mutating func skip(_ n: Int) {
+        bits <<= UInt64(n)
+        count -= n
+    }
+
+    /// Reads `n` bits (0...16) as an unsigned number; ``fill()`` first.
+    @inline(__always)
+    mutating func read(_ n: Int) -> Int {
+        if n == 0 { return 0 }
+        let value = peek(n)
+        skip(n)
+        return value
+    }
+
+    /// Reads one bit, filling as needed.
+    @inline(__always)
+    mutating func readBit() -> Int {
+        fill()
+        return read(1)
+    }
+
+    /// Reads `n` extra bits and extends them to a signed coefficient (JPEG F.2.2.1, EXTEND).
+    @inline(__always)
+    mutating func receiveExtend(_ n: Int) -> Int {
+        if n == 0 { return 0 }
+        let value = read(n)
+        return value < (1 << (n - 1)) ? value - (1 << n) + 1 : value
+    }
+
+    /// Decodes one Huffman symbol with `table`; ``fill()`` first. A code that is in no table (damage)
+    /// reads as symbol 0 after 17 bits, as libjpeg reads it, so that both decode damage alike.
+    @inline(__always)
+    mutating func decode(_ table: HuffmanTable) -> Int {
+        let entry = table.lookup[peek(HuffmanTable.lookupBits)]
+        if entry != 0 {
+            skip(Int(entry >> 8))
+            return Int(entry & 0xFF)
+        }
+        var length = HuffmanTable.lookupBits + 1
+        var code = Int32(peek(length))
+        while code > table.maxCode[length] {
+            length += 1
+            if length > 16 {
+                skip(17)  // as libjpeg: the 17 bits looked at are gone, and the symbol reads as 0
+                return 0
+            }
+            code = Int32(peek(length))
+        }
+        skip(length)
+        let index = Int(code + table.valueOffset[length])
+        return Int(table.symbols[index & 0xFF])
+    }
+
+    /// Drops the bits held, then steps over the restart marker `RSTn` expected next (or, if the
+    /// data was damaged, the next one found), so that decoding goes on from a byte boundary.
+    mutating func restart() {
+        bits = 0
+        count = 0
+        reachedMarker = false
+        while position + 1 < end {
+            if bytes[position] == 0xFF {
+                let marker = bytes[position + 1]
+                if marker >= 0xD0 && marker <= 0xD7 {
+                    position += 2
+                    return
+                }
+                if marker != 0x00 && marker != 0xFF {
+                    reachedMarker = true  // another marker: the rest of this scan is missing
+                    return
+                }
+            }
+            position += 1
+        }
+    }
+
+    /// The position of the marker that ends this scan, from where the headers go on.
+    func nextMarker() -> Int {
+        var index = position
+        while index + 1 < end {
+            if bytes[index] == 0xFF {
+                let marker = bytes[index + 1]
+                if marker != 0x00 && marker != 0xFF && !(marker >= 0xD0 && marker <= 0xD7) { return index }
+            }
+            index += 1
+        }
+        return end
+    }
+}

@@ -1,0 +1,72 @@
+// Huffman decoding tables, built once per DHT segment: a 9-bit lookup for the common short codes
+// and the canonical code limits (JPEG Annex C and F.2.2.3) for the rest.
+
+/// One decoding table: `lookup` answers every code of up to ``lookupBits`` bits in one step.
+///
+/// A class over raw memory so that the scan loop reads it without copies or bounds checks; the
+/// memory is owned here and freed with the table.
+final class HuffmanTable {
+    static let lookupBits = 9
+
+    /// Indexed by the next `lookupBits` bits: `length << 8 | symbol`, or 0 when the code is longer.
+    let lookup: UnsafeMutablePointer<UInt16>
+    /// `maxCode[l]`: the largest code of length `l`, -1 when there is none; `maxCode[17]` is a
+    /// sentinel larger than any code.
+    let maxCode: UnsafeMutablePointer<Int32>
+    /// Added to a code of length `l` to find its symbol's index in `symbols`.
+    let valueOffset: UnsafeMutablePointer<Int32>
+    /// The symbols in code order, padded to 256 so that a damaged code still reads in bounds.
+    let symbols: UnsafeMutablePointer<UInt8>
+
+    /// Builds a table from a DHT segment's 16 counts (codes of each length 1...16) and symbols.
+    init(counts: [Int], symbols values: [UInt8]) throws(JPEGError) {
+        lookup = .allocate(capacity: 1 << Self.lookupBits)
+        lookup.initialize(repeating: 0, count: 1 << Self.lookupBits)
+        maxCode = .allocate(capacity: 18)
+        maxCode.initialize(repeating: -1, count: 18)
+        valueOffset = .allocate(capacity: 18)
+        valueOffset.initialize(repeating: 0, count: 18)
+        symbols = .allocate(capacity: 256)
+        symbols.initialize(repeating: 0, count: 256)
+        guard counts.count == 16, counts.reduce(0, +) == values.count, values.count <= 256 else {
+            throw .damaged(reason: "a Huffman table's counts do not match its symbols")
+        }
+        for (index, value) in values.enumerated() { symbols[index] = value }
+        var code: Int32 = 0
+        var index: Int32 = 0
+        for length in 1...16 {
+            let count = Int32(counts[length - 1])
+            valueOffset[length] = index - code
+            if count > 0 {
+                code += count
+                index += count
+                maxCode[length] = code - 1
+            }
+            // The codes of one length must fit in it (Annex C), or the table is no prefix code.
+            guard code <= (1 << length) else { throw .damaged(reason: "a Huffman table has more codes than its lengths hold") }
+            code <<= 1
+        }
+        maxCode[17] = Int32.max
+        // Each code of length l <= lookupBits owns 2^(lookupBits - l) consecutive entries.
+        code = 0
+        index = 0
+        for length in 1...Self.lookupBits {
+            for _ in 0..<counts[length - 1] {
+                let shift = Self.lookupBits - length
+                let first = Int(code) << shift
+                let entry = UInt16(length) << 8 | UInt16(values[Int(index)])
+                for slot in first..<(first + (1 << shift)) { lookup[slot] = entry }
+                code += 1
+                index += 1
+            }
+            code <<= 1
+        }
+    }
+
+    deinit {
+        lookup.deallocate()
+        maxCode.deallocate()
+        valueOffset.deallocate()
+        symbols.deallocate()
+    }
+}

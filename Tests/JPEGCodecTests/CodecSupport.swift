@@ -1,0 +1,156 @@
+// What the codec's tests share: the bundled photos, libjpeg's command-line tools run as a
+// reference, PPM reading and PSNR.
+
+import Foundation
+import Testing
+
+@testable import JPEGCodec
+
+enum Reference {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let photos = ["rocket.jpg", "chelsea.jpg", "coffee.jpg", "astronaut.jpg", "hubble_deep_field.jpg", "retina.jpg"]
+
+    static func photo(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: root.appendingPathComponent("Samples/photos/\(name)")))
+    }
+
+    static let pillowDirectory = root.appendingPathComponent("Tests/Fixtures/jpeg/pillow")
+
+    /// Pillow's test JPEGs that are baseline or progressive, 8-bit, grayscale or YCbCr.
+    static let pillowDecodable: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: pillowDirectory.path)) ?? []
+        return names.filter { $0.hasSuffix(".jpg") && $0 != "pil_sample_cmyk.jpg" }.sorted()
+    }()
+
+    static func pillow(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: pillowDirectory.appendingPathComponent(name)))
+    }
+
+    /// A way libjpeg's tools write a photo.
+    struct Variant: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// The least PSNR against libjpeg's decode: 30 dB, lower where libjpeg repeats samples
+        /// that ours decodes with the DCT (4:1:1 chroma at 1/8, which libjpeg takes from the DC).
+        var floor = 30.0
+        /// cjpeg's options (from the decoded photo), or jpegtran's when `transcode`.
+        let options: [String]
+        var transcode = false
+        init(name: String, options: [String], transcode: Bool = false, floor: Double = 30) {
+            self.name = name
+            self.options = options
+            self.transcode = transcode
+            self.floor = floor
+        }
+        var testDescription: String { name }
+    }
+
+    static let variants: [Variant] = [
+        Variant(name: "baseline 4:2:0", options: ["-sample", "2x2"]),
+        Variant(name: "baseline 4:2:2", options: ["-sample", "2x1"]),
+        Variant(name: "baseline 4:4:0", options: ["-sample", "1x2"]),
+        Variant(name: "baseline 4:4:4", options: ["-sample", "1x1"]),
+        Variant(name: "baseline 4:1:1", options: ["-sample", "4x1"], floor: 28),
+        Variant(name: "grayscale", options: ["-grayscale"]),
+        Variant(name: "restart every MCU", options: ["-restart", "1B"]),
+        Variant(name: "restart every row", options: ["-restart", "1", "-sample", "2x1"]),
+        Variant(name: "optimized Huffman tables", options: ["-optimize", "-quality", "95"]),
+        Variant(name: "progressive 4:2:0", options: ["-progressive"]),
+        Variant(name: "progressive 4:4:4 with restarts", options: ["-progressive", "-sample", "1x1", "-restart", "3B"]),
+        Variant(name: "progressive grayscale", options: ["-progressive", "-grayscale"]),
+        Variant(name: "progressive by jpegtran", options: ["-progressive"], transcode: true),
+        Variant(name: "quality 5 (16-bit quantization tables)", options: ["-quality", "5"]),
+    ]
+
+    /// `photo` rewritten as `variant` says, or nil when libjpeg's tools are not installed.
+    static func make(_ variant: Variant, from photo: [UInt8]) throws -> [UInt8]? {
+        if variant.transcode {
+            guard let jpegtran = tool("jpegtran") else { return nil }
+            return try run([jpegtran] + variant.options, input: photo)
+        }
+        guard let djpeg = tool("djpeg"), let cjpeg = tool("cjpeg") else { return nil }
+        let pixels = try run([djpeg, "-ppm"], input: photo)
+        return try run([cjpeg] + variant.options, input: pixels)
+    }
+
+    /// The path of a libjpeg-turbo tool (Debian's libjpeg-turbo-progs), if installed.
+    static func tool(_ name: String) -> String? {
+        ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `arguments` with `input` on stdin; returns stdout.
+    static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
+        var status: Int32 = 0
+        return try run(arguments, input: input, status: &status)
+    }
+
+    static func run(_ arguments: [String], input: [UInt8], status: inout Int32) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(Data(input))
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        return [UInt8](output)
+    }
+
+    /// libjpeg's decode of `jpeg` at `scale` as interleaved RGB, and whether it warned that the
+    /// data is corrupt (djpeg's exit status 2).
+    static func djpeg(_ jpeg: [UInt8], scale: JPEGScale) throws -> (width: Int, height: Int, rgb: [UInt8], corrupt: Bool)? {
+        guard let djpeg = tool("djpeg") else { return nil }
+        var status: Int32 = 0
+        let ppm = try run([djpeg, "-scale", "\(scale.rawValue)/8", "-ppm"], input: jpeg, status: &status)
+        let picture = try PPM.read(ppm)
+        return (picture.width, picture.height, picture.rgb, status == 2)
+    }
+}
+
+enum PPM {
+    /// Reads a binary PPM (P6, 8-bit) or PGM (P5, expanded to RGB).
+    static func read(_ bytes: [UInt8]) throws -> (width: Int, height: Int, rgb: [UInt8]) {
+        var fields: [Int] = []
+        var index = 2
+        var magic = String(decoding: bytes.prefix(2), as: UTF8.self)
+        while fields.count < 3 {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+            var value = 0
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                index += 1
+            }
+            fields.append(value)
+        }
+        index += 1
+        let (width, height) = (fields[0], fields[1])
+        let data = Array(bytes[index...])
+        if magic == "P5" {
+            magic = "P6"
+            return (width, height, data.flatMap { [$0, $0, $0] })
+        }
+        #expect(magic == "P6")
+        return (width, height, data)
+    }
+}
+
+/// Peak signal-to-noise ratio between two 8-bit pictures of one size, in dB (100 when equal).
+func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    precondition(a.count == b.count && !a.isEmpty)
+    var sum = 0.0
+    for index in a.indices {
+        let difference = Double(a[index]) - Double(b[index])
+        sum += difference * difference
+    }
+    guard sum > 0 else { return 100 }
+    let mse = sum / Double(a.count)
+    return 10 * log10(255 * 255 / mse)
+}

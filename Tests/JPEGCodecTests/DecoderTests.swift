@@ -1,0 +1,79 @@
+// The decoder against libjpeg: every bundled photo and every Pillow test JPEG, and variants made
+// from them with libjpeg's own tools (progressive, restart markers, every sampling, grayscale),
+// decode at every scale to djpeg's size and nearly its pixels; kinds the decoder does not read are
+// refused with their name.
+
+import Foundation
+import Testing
+
+@testable import JPEGCodec
+
+@Suite struct DecoderTests {
+    @Test(arguments: Reference.photos, JPEGScale.allCases)
+    func bundledPhotosDecodeAsLibjpegDoes(name: String, scale: JPEGScale) throws {
+        try expectSameAsLibjpeg(try Reference.photo(name), scale: scale, name: name)
+    }
+
+    @Test(arguments: Reference.pillowDecodable)
+    func pillowTestImagesDecodeAsLibjpegDoes(name: String) throws {
+        let jpeg = try Reference.pillow(name)
+        for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: name) }
+    }
+
+    /// Variants of one photo written by cjpeg and jpegtran: every coding the decoder promises.
+    @Test(arguments: Reference.variants)
+    func libjpegVariantsDecodeAsLibjpegDoes(variant: Reference.Variant) throws {
+        guard let jpeg = try Reference.make(variant, from: try Reference.photo("astronaut.jpg")) else { return }
+        for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: variant.name, floor: variant.floor) }
+    }
+
+    @Test(arguments: [
+        ("pil_sample_cmyk.jpg", JPEGError.unsupported(reason: "four colour components (CMYK or YCCK)"))
+    ])
+    func unsupportedKindsAreNamed(name: String, error: JPEGError) throws {
+        let jpeg = try Reference.pillow(name)
+        #expect(throws: error) { try JPEGDecoder.decode(jpeg, scale: .eighth) }
+    }
+
+    @Test func twelveBitSamplesAreUnsupported() throws {
+        var jpeg = try Reference.photo("chelsea.jpg")
+        let frame = try #require(jpeg.indices.first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg[frame + 1] = 0xC1
+        jpeg[frame + 4] = 12
+        #expect(throws: JPEGError.unsupported(reason: "12-bit samples (only 8-bit JPEGs are decoded)")) { try JPEGDecoder.decode(jpeg) }
+    }
+
+    @Test(arguments: [(0xC3, "a lossless JPEG"), (0xC9, "arithmetic coding"), (0xC5, "a hierarchical JPEG")])
+    func otherCodingsAreUnsupported(marker: UInt8, reason: String) throws {
+        var jpeg = try Reference.photo("chelsea.jpg")
+        let frame = try #require(jpeg.indices.first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg[frame + 1] = marker
+        #expect(throws: JPEGError.unsupported(reason: reason)) { try JPEGDecoder.decode(jpeg) }
+    }
+
+    @Test func aHugeFrameOverAFewBytesIsRefusedBeforeAllocating() throws {
+        var jpeg = try Reference.photo("chelsea.jpg")
+        let frame = try #require(jpeg.indices.first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        jpeg.replaceSubrange((frame + 5)..<(frame + 9), with: [0xFF, 0xDC, 0xFF, 0xDC])  // 65500 x 65500
+        #expect(throws: JPEGError.tooLarge(reason: "its header claims 65500x65500 pixels, more than its \(jpeg.count) bytes can hold")) {
+            try JPEGDecoder.decode(jpeg, scale: .eighth)
+        }
+    }
+
+    @Test func notAJPEGIsRefused() {
+        #expect(throws: JPEGError.notJPEG(reason: "it does not start with FF D8")) { try JPEGDecoder.decode(Array("GIF89a..".utf8)) }
+    }
+
+    /// Decodes `jpeg` with ours and djpeg at `scale`: the same size and, unless libjpeg found the
+    /// data corrupt (then each recovers in its own way), a PSNR of at least `floor` between the
+    /// two: the same picture, up to rounding and the reduced IDCTs' details.
+    private func expectSameAsLibjpeg(_ jpeg: [UInt8], scale: JPEGScale, name: String, floor: Double = 30) throws {
+        let ours = try JPEGDecoder.decode(jpeg, scale: scale)
+        guard let reference = try Reference.djpeg(jpeg, scale: scale) else { return }
+        #expect(ours.width == reference.width, "\(name) at \(scale.rawValue)/8")
+        #expect(ours.height == reference.height, "\(name) at \(scale.rawValue)/8")
+        guard ours.width == reference.width, ours.height == reference.height, !reference.corrupt else { return }
+        let quality = psnr(ours.rgb(), reference.rgb)
+        #expect(quality > floor, "\(name) at \(scale.rawValue)/8: \(quality) dB")
+    }
+}
