@@ -21,7 +21,7 @@ let package = Package(
         // fstatfs, syncfs and renameat2, which the Glibc module leaves out, called directly (a
         // fully static `likes` cannot look them up by name).
         .target(name: "LinuxFileSystemCalls"),
-        .executableTarget(name: "likes", dependencies: ["LikeKit"]),
+        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),

@@ -30,6 +30,19 @@ struct BitReader {
     }
 
     private mutating func refill() {
+        // The common case: the next 8 bytes hold no FF (no stuffing, no marker), so as many whole
+        // bytes as fit are taken in one load.
+        if !reachedMarker, position + 8 <= end {
+            let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self).bigEndian
+            let inverted = ~word
+            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                let taken = (64 - count) >> 3
+                bits |= (word >> UInt64(64 - 8 * taken)) << UInt64(64 - count - 8 * taken)
+                count += 8 * taken
+                position += taken
+                return
+            }
+        }
         while count <= 56 {
             var byte: UInt64 = 0
             if !reachedMarker, position < end {
@@ -92,7 +105,7 @@ struct BitReader {
     /// Decodes one Huffman symbol with `table`; ``fill()`` first. A code that is in no table (damage)
     /// reads as symbol 0 after 17 bits, as libjpeg reads it, so that both decode damage alike.
     @inline(__always)
-    mutating func decode(_ table: HuffmanTable) -> Int {
+    mutating func decode(_ table: HuffmanCodes) -> Int {
         let entry = table.lookup[peek(HuffmanTable.lookupBits)]
         if entry != 0 {
             skip(Int(entry >> 8))

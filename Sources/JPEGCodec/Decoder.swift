@@ -22,7 +22,9 @@ final class Decoder {
     private let blockSize: Int
 
     private(set) var frame: Frame?
-    private var quantization = [[Float]](repeating: [], count: 4)
+    /// Four tables of 64 factors, natural order; `hasQuantization[i]` once table i was read.
+    private let quantization = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 64)
+    private var hasQuantization = [false, false, false, false]
     private var dcTables = [HuffmanTable?](repeating: nil, count: 4)
     private var acTables = [HuffmanTable?](repeating: nil, count: 4)
     private var restartInterval = 0
@@ -53,6 +55,7 @@ final class Decoder {
         for buffer in coefficients { buffer.deallocate() }
         block.deallocate()
         scratch.deallocate()
+        quantization.deallocate()
     }
 
     // MARK: Markers
@@ -148,12 +151,11 @@ final class Decoder {
             guard precision <= 1, slot < 4, index + 1 + size <= payload.count else {
                 throw .damaged(reason: "a quantization table segment is cut short or out of range")
             }
-            var table = [Float](repeating: 0, count: 64)
             for k in 0..<64 {
                 let value = precision == 0 ? Int(payload[index + 1 + k]) : Int(payload[index + 1 + 2 * k]) << 8 | Int(payload[index + 2 + 2 * k])
-                table[zigzagToNatural[k]] = Float(value)
+                quantization[slot * 64 + zigzagToNatural[k]] = Float(value)
             }
-            quantization[slot] = table
+            hasQuantization[slot] = true
             index += 1 + size
         }
     }
@@ -217,6 +219,10 @@ final class Decoder {
         } else {
             try checkTables(scan, needsDC: true, needsAC: true)
         }
+        if !frame.progressive {
+            decodeSequentialScan(scan, frame: frame, reader: &reader)
+            return reader.nextMarker()
+        }
         var predictors = [Int](repeating: 0, count: frame.components.count)
         endOfBandRun = 0
         let single = scan.members.count == 1
@@ -240,11 +246,7 @@ final class Decoder {
                         for blockX in 0..<across {
                             let x = single ? mcuX : mcuX * component.horizontal + blockX
                             let y = single ? mcuY : mcuY * component.vertical + blockY
-                            if frame.progressive {
-                                decodeProgressive(scan, member: member, x: x, y: y, reader: &reader, predictor: &predictors[member.component])
-                            } else {
-                                decodeSequential(member, x: x, y: y, reader: &reader, predictor: &predictors[member.component])
-                            }
+                            decodeProgressive(scan, member: member, x: x, y: y, reader: &reader, predictor: &predictors[member.component])
                         }
                     }
                 }
@@ -255,7 +257,7 @@ final class Decoder {
 
     private func checkTables(_ scan: ScanHeader, needsDC: Bool, needsAC: Bool) throws(JPEGError) {
         for member in scan.members {
-            guard !quantization[frame!.components[member.component].quantizationTable].isEmpty else {
+            guard hasQuantization[frame!.components[member.component].quantizationTable] else {
                 throw .damaged(reason: "a component's quantization table is missing")
             }
             if needsDC, dcTables[member.dcTable] == nil { throw .damaged(reason: "a scan's DC Huffman table is missing") }
@@ -263,64 +265,179 @@ final class Decoder {
         }
     }
 
-    /// A sequential scan's block: decoded, dequantized and transformed into its plane at once.
-    /// Coefficients outside the kept low frequencies are read and dropped.
-    @inline(__always)
-    private func decodeSequential(_ member: ScanHeader.Member, x: Int, y: Int, reader: inout BitReader, predictor: inout Int) {
-        let component = frame!.components[member.component]
-        let dc = dcTables[member.dcTable]!
-        let ac = acTables[member.acTable]!
-        let width = component.sampleWidth
-        let height = component.sampleHeight
-        quantization[component.quantizationTable].withUnsafeBufferPointer { quantizer in
-            let q = quantizer.baseAddress!
-            reader.fill()
-            let size = min(reader.decode(dc), 16)
-            predictor += reader.receiveExtend(size)
-            for row in 0..<height {
-                for column in 0..<width { block[row * 8 + column] = 0 }
-            }
-            block[0] = Float(Int32(truncatingIfNeeded: predictor)) * q[0]
-            var k = 1
-            if width == 1 && height == 1 {
-                // Only the DC is kept: the rest of the block is stepped over.
-                while k < 64 {
-                    reader.fill()
-                    let symbol = reader.decode(ac)
-                    let run = symbol >> 4
-                    let size = symbol & 15
-                    if size == 0 {
-                        if run != 15 { break }
-                        k += 16
-                        continue
-                    }
-                    reader.skip(size)
-                    k += run + 1
-                }
-            } else {
-                zigzagToNatural.withUnsafeBufferPointer { order in
-                    while k < 64 {
-                        reader.fill()
-                        let symbol = reader.decode(ac)
-                        let run = symbol >> 4
-                        let size = symbol & 15
-                        if size == 0 {
-                            if run != 15 { break }
-                            k += 16
-                            continue
+    /// What a sequential scan needs of one of its components, as plain values and pointers, so
+    /// that the block loop touches no reference-counted or exclusivity-checked state.
+    private struct SequentialMember {
+        let dc: HuffmanCodes
+        let ac: HuffmanCodes
+        let quantization: UnsafePointer<Float>
+        let plane: UnsafeMutablePointer<UInt8>
+        let stride: Int
+        let sampleWidth: Int
+        let sampleHeight: Int
+        let horizontal: Int
+        let vertical: Int
+    }
+
+    /// A sequential scan: each block decoded, dequantized and transformed into its plane at once.
+    private func decodeSequentialScan(_ scan: ScanHeader, frame: Frame, reader: inout BitReader) {
+        let members = scan.members.map { member in
+            let component = frame.components[member.component]
+            return SequentialMember(
+                dc: dcTables[member.dcTable]!.codes, ac: acTables[member.acTable]!.codes,
+                quantization: UnsafePointer(quantization + component.quantizationTable * 64), plane: planes[member.component],
+                stride: component.paddedWide * component.sampleWidth, sampleWidth: component.sampleWidth, sampleHeight: component.sampleHeight,
+                horizontal: scan.members.count == 1 ? 1 : component.horizontal, vertical: scan.members.count == 1 ? 1 : component.vertical)
+        }
+        let single = scan.members.count == 1
+        let first = frame.components[scan.members[0].component]
+        let mcusWide = single ? first.blocksWide : frame.mcusWide
+        let mcusHigh = single ? first.blocksHigh : frame.mcusHigh
+        var predictors = (0, 0, 0, 0)
+        let restartInterval = restartInterval
+        let block = block
+        let scratch = scratch
+        // The reader is copied in and out so that its bits stay in registers through the loop.
+        var local = reader
+        defer { reader = local }
+        zigzagToNatural.withUnsafeBufferPointer { order in
+            withUnsafeMutableBytes(of: &predictors) { raw in
+                let predictor = raw.baseAddress!.assumingMemoryBound(to: Int.self)
+                var mcu = 0
+                for mcuY in 0..<mcusHigh {
+                    for mcuX in 0..<mcusWide {
+                        if restartInterval > 0, mcu > 0, mcu % restartInterval == 0 {
+                            local.restart()
+                            for index in 0..<4 { predictor[index] = 0 }
                         }
-                        k += run
-                        let value = reader.receiveExtend(size)
-                        let natural = order[k]
-                        if natural & 7 < width && natural >> 3 < height { block[natural] = Float(value) * q[natural] }
-                        k += 1
+                        mcu += 1
+                        for (index, member) in members.enumerated() {
+                            for blockY in 0..<member.vertical {
+                                for blockX in 0..<member.horizontal {
+                                    let x = mcuX * member.horizontal + blockX
+                                    let y = mcuY * member.vertical + blockY
+                                    Self.decodeSequentialBlock(
+                                        member, into: member.plane + y * member.sampleHeight * member.stride + x * member.sampleWidth,
+                                        reader: &local, predictor: &predictor[index], order: order.baseAddress!, block: block, scratch: scratch)
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
-        let stride = component.paddedWide * width
-        InverseDCT.transform(
-            block, width: width, height: height, into: planes[member.component] + y * height * stride + x * width, stride: stride, scratch: scratch)
+    }
+
+    /// One block of a sequential scan. When the block gives one sample, only its DC counts and
+    /// the rest is read and dropped.
+    @inline(__always)
+    private static func decodeSequentialBlock(
+        _ member: SequentialMember, into target: UnsafeMutablePointer<UInt8>, reader: inout BitReader, predictor: inout Int,
+        order: UnsafePointer<Int>, block: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
+    ) {
+        let q = member.quantization
+        reader.fill()
+        let size = min(reader.decode(member.dc), 16)
+        predictor += reader.receiveExtend(size)
+        let dc = Float(Int32(truncatingIfNeeded: predictor)) * q[0]
+        var k = 1
+        if member.sampleWidth == 1 && member.sampleHeight == 1 {
+            while k < 64 {
+                reader.fill()
+                let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
+                if fast != 0 {
+                    reader.skip(Int(fast & 0xFF))
+                    k += Int((fast >> 8) & 0xFF) + 1
+                    continue
+                }
+                let symbol = reader.decode(member.ac)
+                let run = symbol >> 4
+                let size = symbol & 15
+                if size == 0 {
+                    if run != 15 { break }
+                    k += 16
+                    continue
+                }
+                reader.skip(size)
+                k += run + 1
+            }
+            target[0] = InverseDCT.clamp(dc * 0.125)
+            return
+        }
+        let width = member.sampleWidth
+        let height = member.sampleHeight
+        if width * height <= 16 {
+            // A reduced block is the sum of each nonzero coefficient's share of its few samples:
+            // cheaper than the transform, since most coefficients are zero.
+            let horizontal = InverseDCT.factors + InverseDCT.offset(width)
+            let vertical = InverseDCT.factors + InverseDCT.offset(height)
+            block.update(repeating: dc * horizontal[0] * vertical[0], count: width * height)
+            @inline(__always) func add(_ value: Float, at natural: Int) {
+                let u = natural & 7
+                let v = natural >> 3
+                for y in 0..<height {
+                    let row = value * vertical[y * 8 + v]
+                    for x in 0..<width { block[y * width + x] += row * horizontal[x * 8 + u] }
+                }
+            }
+            while k < 64 {
+                reader.fill()
+                let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
+                if fast != 0 {
+                    reader.skip(Int(fast & 0xFF))
+                    k += Int((fast >> 8) & 0xFF)
+                    let natural = order[k]
+                    add(Float(fast >> 16) * q[natural], at: natural)
+                    k += 1
+                    continue
+                }
+                let symbol = reader.decode(member.ac)
+                let run = symbol >> 4
+                let size = symbol & 15
+                if size == 0 {
+                    if run != 15 { break }
+                    k += 16
+                    continue
+                }
+                k += run
+                let value = reader.receiveExtend(size)
+                let natural = order[k]
+                add(Float(value) * q[natural], at: natural)
+                k += 1
+            }
+            for y in 0..<height {
+                for x in 0..<width { target[y * member.stride + x] = InverseDCT.clamp(block[y * width + x]) }
+            }
+            return
+        }
+        block.update(repeating: 0, count: 64)
+        block[0] = dc
+        while k < 64 {
+            reader.fill()
+            let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
+            if fast != 0 {
+                reader.skip(Int(fast & 0xFF))
+                k += Int((fast >> 8) & 0xFF)
+                let natural = order[k]
+                block[natural] = Float(fast >> 16) * q[natural]
+                k += 1
+                continue
+            }
+            let symbol = reader.decode(member.ac)
+            let run = symbol >> 4
+            let size = symbol & 15
+            if size == 0 {
+                if run != 15 { break }
+                k += 16
+                continue
+            }
+            k += run
+            let value = reader.receiveExtend(size)
+            let natural = order[k]
+            block[natural] = Float(value) * q[natural]
+            k += 1
+        }
+        InverseDCT.transform(block, width: member.sampleWidth, height: member.sampleHeight, into: target, stride: member.stride, scratch: scratch)
     }
 
     // MARK: Progressive
@@ -333,7 +450,7 @@ final class Decoder {
         if scan.spectralStart == 0 {
             if scan.successiveHigh == 0 {
                 reader.fill()
-                let size = min(reader.decode(dcTables[member.dcTable]!), 16)
+                let size = min(reader.decode(dcTables[member.dcTable]!.codes), 16)
                 predictor += reader.receiveExtend(size)
                 coefficients[0] = Int16(truncatingIfNeeded: predictor << scan.successiveLow)
             } else if reader.readBit() != 0 {
@@ -341,7 +458,7 @@ final class Decoder {
             }
             return
         }
-        let table = acTables[member.acTable]!
+        let table = acTables[member.acTable]!.codes
         zigzagToNatural.withUnsafeBufferPointer { order in
             if scan.successiveHigh == 0 {
                 firstACPass(scan, table: table, order: order.baseAddress!, into: coefficients, reader: &reader)
@@ -355,7 +472,7 @@ final class Decoder {
     /// band is all zero.
     @inline(__always)
     private func firstACPass(
-        _ scan: ScanHeader, table: HuffmanTable, order: UnsafePointer<Int>, into block: UnsafeMutablePointer<Int16>, reader: inout BitReader
+        _ scan: ScanHeader, table: HuffmanCodes, order: UnsafePointer<Int>, into block: UnsafeMutablePointer<Int16>, reader: inout BitReader
     ) {
         if endOfBandRun > 0 {
             endOfBandRun -= 1
@@ -387,7 +504,7 @@ final class Decoder {
     /// nonzero, and new coefficients of magnitude 1 placed among the zeros.
     @inline(__always)
     private func refineACPass(
-        _ scan: ScanHeader, table: HuffmanTable, order: UnsafePointer<Int>, into block: UnsafeMutablePointer<Int16>, reader: inout BitReader
+        _ scan: ScanHeader, table: HuffmanCodes, order: UnsafePointer<Int>, into block: UnsafeMutablePointer<Int16>, reader: inout BitReader
     ) {
         let plus = 1 << scan.successiveLow
         let minus = -1 << scan.successiveLow
@@ -446,8 +563,8 @@ final class Decoder {
             let width = component.sampleWidth
             let height = component.sampleHeight
             let stride = component.paddedWide * width
-            quantization[component.quantizationTable].withUnsafeBufferPointer { quantizer in
-                let q = quantizer.baseAddress!
+            do {
+                let q = quantization + component.quantizationTable * 64
                 for y in 0..<component.paddedHigh {
                     for x in 0..<component.paddedWide {
                         let source = coefficients[index] + (y * component.paddedWide + x) * perBlock
@@ -456,9 +573,7 @@ final class Decoder {
                             target[0] = InverseDCT.clamp(Float(source[0]) * q[0] * 0.125)
                             continue
                         }
-                        for row in 0..<height {
-                            for column in 0..<width { block[row * 8 + column] = Float(source[row * 8 + column]) * q[row * 8 + column] }
-                        }
+                        for index in 0..<64 { block[index] = Float(source[index]) * q[index] }
                         InverseDCT.transform(block, width: width, height: height, into: target, stride: stride, scratch: scratch)
                     }
                 }

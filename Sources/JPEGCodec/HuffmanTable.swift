@@ -17,6 +17,14 @@ final class HuffmanTable {
     let valueOffset: UnsafeMutablePointer<Int32>
     /// The symbols in code order, padded to 256 so that a damaged code still reads in bounds.
     let symbols: UnsafeMutablePointer<UInt8>
+    /// For AC tables, indexed like `lookup`: a coefficient whose code and extra bits both fit in
+    /// `lookupBits`, decoded whole: `value << 16 | run << 8 | bits used`; 0 otherwise.
+    let coefficients: UnsafeMutablePointer<Int32>
+
+    /// The same memory as plain pointers, for the scan loop.
+    var codes: HuffmanCodes {
+        HuffmanCodes(lookup: lookup, maxCode: maxCode, valueOffset: valueOffset, symbols: symbols, coefficients: coefficients)
+    }
 
     /// Builds a table from a DHT segment's 16 counts (codes of each length 1...16) and symbols.
     init(counts: [Int], symbols values: [UInt8]) throws(JPEGError) {
@@ -28,6 +36,8 @@ final class HuffmanTable {
         valueOffset.initialize(repeating: 0, count: 18)
         symbols = .allocate(capacity: 256)
         symbols.initialize(repeating: 0, count: 256)
+        coefficients = .allocate(capacity: 1 << Self.lookupBits)
+        coefficients.initialize(repeating: 0, count: 1 << Self.lookupBits)
         guard counts.count == 16, counts.reduce(0, +) == values.count, values.count <= 256 else {
             throw .damaged(reason: "a Huffman table's counts do not match its symbols")
         }
@@ -61,6 +71,17 @@ final class HuffmanTable {
             }
             code <<= 1
         }
+        for slot in 0..<(1 << Self.lookupBits) {
+            let entry = lookup[slot]
+            guard entry != 0 else { continue }
+            let length = Int(entry >> 8)
+            let symbol = Int(entry & 0xFF)
+            let size = symbol & 15
+            guard size > 0, length + size <= Self.lookupBits else { continue }
+            let bits = (slot >> (Self.lookupBits - length - size)) & ((1 << size) - 1)
+            let value = bits < (1 << (size - 1)) ? bits - (1 << size) + 1 : bits
+            coefficients[slot] = Int32(value) << 16 | Int32(symbol >> 4) << 8 | Int32(length + size)
+        }
     }
 
     deinit {
@@ -68,5 +89,16 @@ final class HuffmanTable {
         maxCode.deallocate()
         valueOffset.deallocate()
         symbols.deallocate()
+        coefficients.deallocate()
     }
+}
+
+/// A ``HuffmanTable``'s memory as plain pointers, valid while the table lives: what the scan
+/// loop passes around, with no reference counting.
+struct HuffmanCodes {
+    let lookup: UnsafeMutablePointer<UInt16>
+    let maxCode: UnsafeMutablePointer<Int32>
+    let valueOffset: UnsafeMutablePointer<Int32>
+    let symbols: UnsafeMutablePointer<UInt8>
+    let coefficients: UnsafeMutablePointer<Int32>
 }

@@ -1,23 +1,25 @@
 // The inverse DCT of one 8x8 block of dequantized coefficients to 8, 4, 2 or 1 pixels a side:
-// scaling in the DCT domain. A reduced output keeps the block's lowest frequencies and evaluates
-// them at the centres of the output pixels, so a 2x2 output is the 8x8 picture seen through a
-// low-pass filter, not a subsampled one.
+// scaling in the DCT domain. A reduced output is the mean of the full transform's pixels it
+// covers, worked out from all 64 coefficients at once (as libjpeg's reduced transforms are), so a
+// block decoded at 1/2 equals its full decode box-filtered, for less work.
 
 /// Separable inverse DCTs from an 8x8 coefficient block to `width` x `height` pixels, each of
 /// 1, 2, 4 or 8 (the two may differ: a chroma block of 4:2:2 grows twice as wide as high).
 enum InverseDCT {
-    /// For each output size 1, 2, 4 and 8, `size` rows of 8 factors at ``offset(_:)``:
-    /// `0.5 * C(u) * cos((2x + 1) u pi / (2 size))` for the frequencies `u < size`, 0 above (JPEG
-    /// A.3.3 with the output grid scaled). Made once; never freed.
-    nonisolated(unsafe) private static let factors: UnsafePointer<Float> = {  // filled once by this initializer, then only read
+    /// For each output size 1, 2, 4 and 8, `size` rows of 8 factors at ``offset(_:)``: row `x`
+    /// holds, for each frequency `u`, the mean over the pixels `x` covers of the 8-point basis
+    /// `0.5 * C(u) * cos((2n + 1) u pi / 16)` (JPEG A.3.3). Made once; never freed.
+    nonisolated(unsafe) static let factors: UnsafePointer<Float> = {  // filled once by this initializer, then only read
         let table = UnsafeMutablePointer<Float>.allocate(capacity: 15 * 8)
         table.initialize(repeating: 0, count: 15 * 8)
         for size in [1, 2, 4, 8] {
+            let span = 8 / size
             for x in 0..<size {
-                for u in 0..<size {
+                for u in 0..<8 {
                     let c: Double = u == 0 ? 1 / 2.0.squareRoot() : 1
-                    let angle = Double(2 * x + 1) * Double(u) * Double.pi / Double(2 * size)
-                    table[offset(size) + x * 8 + u] = Float(0.5 * c * cosine(angle))
+                    var sum = 0.0
+                    for n in (x * span)..<((x + 1) * span) { sum += 0.5 * c * cosine(Double(2 * n + 1) * Double(u) * Double.pi / 16) }
+                    table[offset(size) + x * 8 + u] = Float(sum / Double(span))
                 }
             }
         }
@@ -25,7 +27,7 @@ enum InverseDCT {
     }()
 
     @inline(__always)
-    private static func offset(_ size: Int) -> Int { (size - 1) * 8 }
+    static func offset(_ size: Int) -> Int { (size - 1) * 8 }
 
     /// Transforms `coefficients` (64, natural order, dequantized) into `width` x `height` samples
     /// at `output`, `stride` bytes a row apart, level-shifted by 128 and clamped to 0...255.
@@ -41,13 +43,16 @@ enum InverseDCT {
         }
         let horizontal = factors + offset(width)
         let vertical = factors + offset(height)
-        // Rows first: for each kept vertical frequency v, the row's samples at each x.
-        for v in 0..<height {
+        // A side of one pixel is the mean of all eight: only frequency 0 counts.
+        let columns = width == 1 ? 1 : 8
+        let rows = height == 1 ? 1 : 8
+        // Rows first: for each vertical frequency v, the row's samples at each x.
+        for v in 0..<rows {
             let row = coefficients + v * 8
             for x in 0..<width {
                 let weights = horizontal + x * 8
                 var sum: Float = 0
-                for u in 0..<width { sum += weights[u] * row[u] }
+                for u in 0..<columns { sum += weights[u] * row[u] }
                 scratch[v * 8 + x] = sum
             }
         }
@@ -56,7 +61,7 @@ enum InverseDCT {
             let line = output + y * stride
             for x in 0..<width {
                 var sum: Float = 0
-                for v in 0..<height { sum += weights[v] * scratch[v * 8 + x] }
+                for v in 0..<rows { sum += weights[v] * scratch[v * 8 + x] }
                 line[x] = clamp(sum)
             }
         }

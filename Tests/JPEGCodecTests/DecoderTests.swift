@@ -17,13 +17,15 @@ import Testing
     @Test(arguments: Reference.pillowDecodable)
     func pillowTestImagesDecodeAsLibjpegDoes(name: String) throws {
         let jpeg = try Reference.pillow(name)
-        for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: name) }
+        // iptc.jpg and sugarshack_bad_mpo_header.jpg are 4:2:2: see Reference.Variant.floor.
+        let floor = name == "iptc.jpg" || name == "sugarshack_bad_mpo_header.jpg" ? 33.0 : 40
+        for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: name, floor: floor) }
     }
 
     /// Variants of one photo written by cjpeg and jpegtran: every coding the decoder promises.
     @Test(arguments: Reference.variants)
     func libjpegVariantsDecodeAsLibjpegDoes(variant: Reference.Variant) throws {
-        guard let jpeg = try Reference.make(variant, from: try Reference.photo("astronaut.jpg")) else { return }
+        let jpeg = try Reference.make(variant, from: try Reference.photo("astronaut.jpg"))
         for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: variant.name, floor: variant.floor) }
     }
 
@@ -67,9 +69,9 @@ import Testing
     /// Decodes `jpeg` with ours and djpeg at `scale`: the same size and, unless libjpeg found the
     /// data corrupt (then each recovers in its own way), a PSNR of at least `floor` between the
     /// two: the same picture, up to rounding and the reduced IDCTs' details.
-    private func expectSameAsLibjpeg(_ jpeg: [UInt8], scale: JPEGScale, name: String, floor: Double = 30) throws {
+    private func expectSameAsLibjpeg(_ jpeg: [UInt8], scale: JPEGScale, name: String, floor: Double = 40) throws {
         let ours = try JPEGDecoder.decode(jpeg, scale: scale)
-        guard let reference = try Reference.djpeg(jpeg, scale: scale) else { return }
+        let reference = try Reference.djpeg(jpeg, scale: scale)
         #expect(ours.width == reference.width, "\(name) at \(scale.rawValue)/8")
         #expect(ours.height == reference.height, "\(name) at \(scale.rawValue)/8")
         guard ours.width == reference.width, ours.height == reference.height, !reference.corrupt else { return }

@@ -1,0 +1,71 @@
+// Thumbnails against libjpeg (SPEC §9): for every photo of a real corpus (the bundled photos,
+// Pillow's test JPEGs, and 12- and 24-megapixel photos in every coding), the thumbnail decodes in
+// Pillow, keeps the aspect ratio, has the promised size, and is within 2 dB (PSNR against
+// Pillow's decode of the photo box-resized to the same size) of what libjpeg's scaled decode and
+// re-encode achieve on the same file.
+
+import Foundation
+import Testing
+
+@testable import JPEGCodec
+
+@Suite struct ThumbnailTests {
+    struct Comparison: Decodable {
+        let source: String
+        let width: Int
+        let height: Int
+        let format: String
+        let oursPSNR: Double
+        let libjpegPSNR: Double
+    }
+
+    @Test func everyPhotoOfTheCorpusGetsAThumbnailAsGoodAsLibjpegs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thumbnails-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let python = try Reference.pythonWithPillow()
+        let script = Reference.root.appendingPathComponent("Tests/Tools/thumbnail_quality.py").path
+        _ = try Reference.run([python, script, "make", directory.path], input: [])
+
+        var sources = Reference.photos.map { Reference.root.appendingPathComponent("Samples/photos/\($0)") }
+        // Pillow's test JPEGs that libjpeg reads without a warning (the damaged ones are the
+        // decoder tests' business).
+        for name in Reference.pillowDecodable where try !Reference.djpeg(try Reference.pillow(name), scale: .eighth).corrupt {
+            sources.append(Reference.pillowDirectory.appendingPathComponent(name))
+        }
+        let made = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".jpg") }.sorted()
+        #expect(made.count == 15)
+        sources += made.map { directory.appendingPathComponent($0) }
+
+        var pairs: [String] = []
+        var sizes: [String: (width: Int, height: Int)] = [:]
+        for (index, source) in sources.enumerated() {
+            let bytes = [UInt8](try Data(contentsOf: source))
+            let thumbnail = try JPEGThumbnail.make(fromJPEG: bytes)
+            let output = directory.appendingPathComponent("thumbnail-\(index).jpeg")
+            try Data(thumbnail.jpeg).write(to: output)
+            pairs += [source.path, output.path]
+            sizes[source.lastPathComponent] = try bytes.withUnsafeBytes { try JPEGThumbnail.frameSize($0) }
+        }
+        let lines = try Reference.run([python, script, "compare", "85"] + pairs, input: [])
+        let comparisons = try String(decoding: lines, as: UTF8.self).split(separator: "\n").map {
+            try JSONDecoder().decode(Comparison.self, from: Data($0.utf8))
+        }
+        #expect(comparisons.count == sources.count)
+        for comparison in comparisons {
+            let photo = try #require(sizes[comparison.source])
+            let long = max(comparison.width, comparison.height)
+            #expect(comparison.format == "JPEG")
+            #expect(long <= 512, "\(comparison.source)")
+            if max(photo.width, photo.height) > 512 { #expect(long >= 160, "\(comparison.source)") }
+            let aspect = Double(photo.width) / Double(photo.height)
+            let kept = Double(comparison.width) / Double(comparison.height)
+            if min(comparison.width, comparison.height) >= 50 {
+                #expect(abs(kept / aspect - 1) <= 0.02, "\(comparison.source): \(kept) for \(aspect)")
+            }
+            #expect(
+                comparison.oursPSNR >= comparison.libjpegPSNR - 2,
+                "\(comparison.source): \(comparison.oursPSNR) dB, libjpeg \(comparison.libjpegPSNR) dB")
+        }
+    }
+}
