@@ -29,10 +29,10 @@ let package = Package(
         .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit"], path: "Samples/AppSample"),
-        .testTarget(name: "LikeKitTests", dependencies: ["LikeKit"]),
+        .testTarget(name: "LikeKitTests", dependencies: ["LikeKit", "JPEGCodec"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
-        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit"]),
+        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit", "JPEGCodec"]),
     ],
     swiftLanguageModes: [.v6]
 )

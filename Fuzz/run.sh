@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers.
+# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers; and
+# JPEGCodec's decoder and thumbnailer.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
 set -euo pipefail
@@ -9,14 +10,32 @@ out=.build/fuzz
 mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no   # the backtracer can hang after a crash under the fuzzer
 sources=$(find Sources/LikeKit -name '*.swift')
+codec=$(find Sources/JPEGCodec -name '*.swift')
 # LikeKit's C target, built as SwiftPM builds it.
 clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCalls/include -o "$out/calls.o"
-for target in JPEGHeaderFuzz JournalFuzz RecordFuzz; do
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include \
-        $sources "Fuzz/$target.swift" "$out/calls.o" -o "$out/$target"
+for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz}; do
+    if [ "$target" = JPEGDecoderFuzz ]; then
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes $codec "Fuzz/$target.swift" -o "$out/$target"
+    else
+        # LikeKit uses JPEGCodec: build it as a module first.
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes -emit-module -emit-module-path "$out/JPEGCodec.swiftmodule" \
+            -emit-object -wmo $codec -o "$out/JPEGCodec.o"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include -I "$out" \
+            $sources "Fuzz/$target.swift" "$out/calls.o" "$out/JPEGCodec.o" -o "$out/$target"
+    fi
     mkdir -p "$out/$target-corpus"
     case $target in
         JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
+        # Small real JPEGs of every coding: Pillow's test images, and a progressive one with
+        # restart markers and 4:2:2 chroma made by libjpeg if its tools are installed.
+        JPEGDecoderFuzz)
+            for file in Tests/Fixtures/jpeg/pillow/*.jpg Samples/photos/chelsea.jpg; do
+                [ "$(wc -c < "$file")" -le 16384 ] && cp "$file" "$out/$target-corpus/"
+            done
+            if command -v cjpeg >/dev/null; then
+                djpeg -scale 1/4 Samples/photos/chelsea.jpg | cjpeg -progressive -sample 2x1 -restart 1B > "$out/$target-corpus/progressive-restarts.jpg"
+                djpeg -scale 1/4 Samples/photos/chelsea.jpg | cjpeg -grayscale -restart 2 > "$out/$target-corpus/gray-restarts.jpg"
+            fi ;;
         RecordFuzz) cp Tests/Fixtures/records/*.json "$out/$target-corpus/" 2>/dev/null || printf '%s' \
             '{"albums":["Été"],"changed":["note","albums"],"format":1,"generation":"0123456789ab","id":"a","image":{"bytes":2,"crc32":"00000000","generation":"0123456789ab","height":1,"width":1},"likedAt":"2026-11-23T23:15:42.732Z","note":"x\ty","photo":{"color":"#60544D","createdAt":null,"description":"d","height":3000,"photographer":"p","photographerUsername":"u","sourceURL":"s","width":4000},"userImage":null}' \
             > "$out/$target-corpus/seed" ;;
@@ -33,5 +52,7 @@ P 1763774625126 - 12 - - images/x%20y
 LINES
             ;;
     esac
-    (cd "$out" && "./$target" -runs="$runs" -max_len=4096 "$target-corpus")
+    max_len=4096
+    [ "$target" = JPEGDecoderFuzz ] && max_len=16384
+    (cd "$out" && "./$target" -runs="$runs" -max_len=$max_len -rss_limit_mb=2048 "$target-corpus")
 done

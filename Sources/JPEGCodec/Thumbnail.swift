@@ -61,16 +61,10 @@ public struct JPEGThumbnail: Sendable, Equatable {
     {
         guard let base = bytes.baseAddress, bytes.count >= 4 else { throw .notJPEG(reason: "it is shorter than 4 bytes") }
         let size = try Self.frameSize(bytes)
-        let long = max(size.width, size.height)
-        let target = max(1, min(longSide, long))
-        let enough = max(min(target, 160), target / 2)
-        let scale = JPEGScale.allCases.reversed().first { $0.scaled(long) >= enough } ?? .full
-        let decoder = Decoder(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, blockSize: scale.rawValue)
+        let plan = Self.plan(width: size.width, height: size.height, longSide: longSide)
+        let decoder = Decoder(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, blockSize: plan.scale.rawValue)
         var image = try decoder.decode()
-        if max(image.width, image.height) > target {
-            let short = max(1, Int((Double(min(size.width, size.height)) * Double(target) / Double(long)).rounded()))
-            image = size.width >= size.height ? image.resized(width: target, height: short) : image.resized(width: short, height: target)
-        }
+        if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
         return JPEGThumbnail(jpeg: JPEGEncoder.encode(image, quality: quality), width: image.width, height: image.height)
     }
 
@@ -80,6 +74,27 @@ public struct JPEGThumbnail: Sendable, Equatable {
             Result { () throws(JPEGError) in try make(fromJPEG: raw, longSide: longSide, quality: quality) }
         }
         return try result.get()
+    }
+
+    /// The size of the thumbnail ``make(fromJPEG:longSide:quality:)-(UnsafeRawBufferPointer,_,_)``
+    /// makes of a `width` x `height` photo.
+    public static func size(ofWidth width: Int, height: Int, longSide: Int = defaultLongSide) -> (width: Int, height: Int) {
+        let plan = plan(width: width, height: height, longSide: longSide)
+        return (plan.width, plan.height)
+    }
+
+    /// The DCT scale a photo is decoded at, and the thumbnail's size: the smallest scale that
+    /// leaves the long side at least half of `longSide` (and at least 160 pixels, or the photo's
+    /// own size below that), then a box resize down to `longSide` if still longer.
+    static func plan(width: Int, height: Int, longSide: Int) -> (scale: JPEGScale, width: Int, height: Int) {
+        let long = max(width, height)
+        let target = max(1, min(longSide, long))
+        let enough = max(min(target, 160), target / 2)
+        let scale = JPEGScale.allCases.reversed().first { $0.scaled(long) >= enough } ?? .full
+        let scaled = (width: scale.scaled(width), height: scale.scaled(height))
+        guard max(scaled.width, scaled.height) > target else { return (scale, scaled.width, scaled.height) }
+        let short = max(1, Int((Double(min(width, height)) * Double(target) / Double(long)).rounded()))
+        return width >= height ? (scale, target, short) : (scale, short, target)
     }
 
     /// The frame header's width and height, read without decoding.

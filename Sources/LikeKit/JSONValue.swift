@@ -142,6 +142,7 @@ extension LikeRecord {
     package var json: JSONValue {
         .object([
             ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
+            ("thumbnail", thumbnail?.json ?? .null),
             ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
         ])
     }

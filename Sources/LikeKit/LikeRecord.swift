@@ -13,7 +13,8 @@
 /// ```json
 /// {"id": "Dwu85P9SOIk", "likedAt": "2026-11-22T01:23:45.123Z",
 ///  "image": {"file": "/…/images/^dwu85^p9^s^o^ik~1a2b3c4d5e6f.jpg", "bytes": 123456, "width": 4000, "height": 3000},
-///  "userImage": null, "note": null, "photo": null, "albums": ["Lisbon"]}
+///  "userImage": null, "thumbnail": {"file": "/…/thumbnails/^dwu85^p9^s^o^ik~1a2b3c4d5e6f.jpg", "bytes": 41234, "width": 512, "height": 384},
+///  "note": null, "photo": null, "albums": ["Lisbon"]}
 /// ```
 public struct LikeRecord: Sendable, Hashable, Codable {
     /// The photo's id, spelled as it was first liked.
@@ -24,6 +25,10 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     public var image: StoredImage
     /// The photographer's profile picture, if one was given.
     public var userImage: StoredImage?
+    /// The photo's thumbnail, a baseline JPEG of at most 512 pixels a side made from ``image``,
+    /// when it has been made: `nil` until then (see ``LikeRepository/thumbnail(for:)``), and for
+    /// JPEG kinds that cannot be scaled (CMYK, 12-bit).
+    public var thumbnail: StoredImage?
     /// The person's own note on the photo.
     public var note: String?
     /// What the photo's source says about it.
@@ -31,15 +36,17 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     /// The albums the photo is in, sorted by name.
     public var albums: [AlbumName]
 
-    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, note, photo, albums }
+    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums }
 
     init(
-        id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]
+        id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, thumbnail: StoredImage? = nil, note: String?,
+        photo: PhotoMetadata?, albums: [AlbumName]
     ) {
         self.id = id
         self.likedAt = likedAt
         self.image = image
         self.userImage = userImage
+        self.thumbnail = thumbnail
         self.note = note
         self.photo = photo
         self.albums = albums
@@ -56,6 +63,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         likedAt = Timestamp.date(milliseconds)
         image = try container.decode(StoredImage.self, forKey: .image)
         userImage = try container.decodeIfPresent(StoredImage.self, forKey: .userImage)
+        thumbnail = try container.decodeIfPresent(StoredImage.self, forKey: .thumbnail)
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
         albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])

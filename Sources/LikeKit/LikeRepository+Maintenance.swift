@@ -67,12 +67,18 @@ extension LikeRepository {
         }
     }
 
-    /// Removes an orphan by its path in the store (`name`, `records/name` or `images/name`).
+    /// Removes an orphan by its path in the store (`name`, `records/name`, `images/name` or
+    /// `thumbnails/name`).
     private func remove(_ path: String, in session: WriteSession) throws {
         let parts = path.split(separator: "/", maxSplits: 1).map(String.init)
-        let directory =
-            parts.count == 1 ? session.root : parts[0] == RecordFiles.directoryName ? session.records.directory : session.images.directory
-        try directory.remove(parts[parts.count - 1])
+        let directory: StoreDirectory? =
+            switch parts.count == 1 ? "" : parts[0] {
+            case "": session.root
+            case RecordFiles.directoryName: session.records.directory
+            case ThumbnailFiles.directoryName: try session.root.subdirectory(ThumbnailFiles.directoryName)
+            default: session.images.directory
+            }
+        try directory?.remove(parts[parts.count - 1])
     }
 
     /// Writes the index anew from the record files: the repair for an index that ``verify()-axqj``
@@ -173,6 +179,14 @@ extension LikeRepository {
         for name in try opened.root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
             if name == RecordFiles.directoryName || name == ImageFiles.directoryName { continue }
             try consider(opened.root, name, prefix: "", key: nil)
+        }
+        // A thumbnail is live while the image it was made from is.
+        if let thumbnails = try opened.thumbnails().directory {
+            var liveThumbnails = Set<String>(minimumCapacity: inventory.files.count)
+            for entry in inventory.files { liveThumbnails.insert(StoreLayout.thumbnailFileName(entry.key, entry.imageGeneration)) }
+            for name in try thumbnails.names() where !liveThumbnails.contains(name) {
+                try consider(thumbnails, name, prefix: ThumbnailFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+            }
         }
         if let records = opened.records {
             for name in recordNames where !liveRecords.contains(name) {

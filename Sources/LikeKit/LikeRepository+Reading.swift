@@ -27,7 +27,8 @@ extension LikeRepository {
     public func list(_ query: LikeQuery = LikeQuery()) throws -> LikeListing {
         let selection = try select(query)
         let next = selection.more ? selection.records.last.map { LikeCursor($0.listingKey) } : nil
-        return LikeListing(records: selection.records.map(publicRecord), damage: selection.damage, next: next)
+        let thumbnails = selection.records.isEmpty ? ThumbnailFiles(directory: nil) : try store.open()?.thumbnails() ?? ThumbnailFiles(directory: nil)
+        return LikeListing(records: selection.records.map { publicRecord($0, thumbnails: thumbnails) }, damage: selection.damage, next: next)
     }
 
     /// The records a query lists, as stored, whether more follow, and the damage passed over.

@@ -18,7 +18,8 @@ extension LikeRepository {
     ///
     /// A photo whose record file was lost but whose image is whole and named by the journal is
     /// rebuilt: its id, like date, images and albums come back; its note and metadata, which
-    /// only the record held, do not. Finally the journal is written anew from the records.
+    /// only the record held, do not. Finally the journal is written anew from the records, and
+    /// each photo's thumbnail is made where it is missing (a damaged one is set aside first).
     /// Orphan files are left for ``purge(dryRun:)-3p5qs``.
     ///
     /// ```swift
@@ -38,8 +39,9 @@ extension LikeRepository {
             let lock = try opened.sharedLock()
             var plan = RepairPlan(root: opened.root, durable: isDurable, apply: false)
             try plan.run()
-            _ = consume lock
             report = plan.report
+            try repairThumbnails(opened, stamp: plan.stamp, apply: false, into: &report)
+            _ = consume lock
         } else {
             report = try store.withExclusiveLock { root, lock in
                 var plan = RepairPlan(root: root, durable: isDurable, apply: true)
@@ -50,11 +52,49 @@ extension LikeRepository {
                 let session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: isDurable)
                 if plan.journalNeedsRebuild, hasJournal { try session.rebuildJournal() }
                 observers.changed()
-                return plan.report
+                var report = plan.report
+                try repairThumbnails(session.openStore(lockTimeout: lockTimeout), stamp: plan.stamp, apply: true, into: &report)
+                return report
             }
         }
         report.isOK = try verify().isOK
         return report
+    }
+}
+
+extension LikeRepository {
+    /// After the records are sound: each live photo's thumbnail made where it is missing, and
+    /// where it is damaged set aside under `damaged/STAMP/thumbnails/` and made anew.
+    fileprivate func repairThumbnails(_ opened: OpenStore, stamp: String, apply: Bool, into report: inout RepairReport) throws {
+        guard let records = opened.records else { return }
+        let thumbnails = try opened.thumbnails()
+        let files = try opened.catalogFiles(locked: true)?.files ?? opened.index(locked: true).live.values.map(PhotoFiles.init)
+        var shelf: StoreDirectory?
+        for photo in files.sorted(by: { $0.key < $1.key }) {
+            let state = try thumbnails.state(key: photo.key, generation: photo.imageGeneration)
+            if case .whole = state { continue }
+            guard let stored = try? records.read(key: photo.key), stored.image.generation == photo.imageGeneration else { continue }
+            if case .damaged(let problem) = state, let directory = thumbnails.directory {
+                let name = StoreLayout.thumbnailFileName(photo.key, photo.imageGeneration)
+                report.setAside.append(
+                    RepairReport.SetAside(
+                        id: stored.id.rawValue, files: [ThumbnailFiles.directoryName + "/" + name],
+                        reason: "the thumbnail of photo \(LikeRepositoryError.quoted(stored.id.rawValue)) \(problem), so it was made anew"))
+                if apply {
+                    if shelf == nil {
+                        shelf = try opened.root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: isDurable)
+                            .subdirectoryCreatingIfNeeded(stamp, durable: isDurable)
+                            .subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: isDurable)
+                    }
+                    try directory.move(name, to: shelf!, as: name)
+                }
+            }
+            if !apply {
+                report.thumbnailsMade += 1
+            } else if try makeThumbnail(of: stored, opened) != nil {
+                report.thumbnailsMade += 1
+            }
+        }
     }
 }
 
@@ -71,7 +111,7 @@ private struct RepairPlan {
     private var kept: [String: LiveEntry] = [:]
     /// `damaged/STAMP`, made on the first item set aside.
     private var shelf: StoreDirectory?
-    private let stamp: String
+    let stamp: String
 
     init(root: StoreDirectory, durable: Bool, apply: Bool) {
         self.root = root
@@ -94,6 +134,7 @@ private struct RepairPlan {
         }
         let journal = try readJournal(records: records, settleLastLine: !recordsLost)
         if let images { try sortImages(images.directory) }
+        if let thumbnails = try root.subdirectory(ThumbnailFiles.directoryName) { try sortImages(thumbnails, folder: ThumbnailFiles.directoryName) }
         if let records {
             try sortRecords(records, images: images, journal: journal)
             // A record edited by hand, or an index that missed a change: the journal is rebuilt.
@@ -115,7 +156,8 @@ private struct RepairPlan {
     private mutating func sortRoot() throws {
         let expected: [String: Bool] = [
             StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
-            StoreLayout.journalFileName: false, FileLock.fileName: false, StoreLayout.journalTemporaryFileName: false,
+            StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
+            StoreLayout.journalTemporaryFileName: false,
         ]
         for name in try root.names().sorted() {
             guard let entry = try root.entry(name) else { continue }
@@ -132,10 +174,10 @@ private struct RepairPlan {
         }
     }
 
-    private mutating func sortImages(_ images: StoreDirectory) throws {
+    private mutating func sortImages(_ images: StoreDirectory, folder: String = StoreLayout.imagesDirectory) throws {
         for name in try images.names().sorted() {
             guard let entry = try images.entry(name), !entry.isRegularFile else { continue }
-            try setAside([(images, name)], id: nil, reason: "images/ holds only JPEG files, and this is not a regular file")
+            try setAside([(images, name)], id: nil, reason: "\(folder)/ holds only JPEG files, and this is not a regular file")
         }
     }
 

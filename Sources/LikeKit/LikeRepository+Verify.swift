@@ -28,9 +28,10 @@ extension LikeRepository {
             try check.readRecords(records, images: opened.images)
         }
         if let images = opened.images { try check.readImages(images) }
+        try check.readThumbnails(opened.thumbnails())
         try check.readRoot(opened.root)
         return VerificationReport(
-            problems: check.damage + check.imageProblems + (check.indexProblem.map { [$0] } ?? []),
+            problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
             orphans: check.orphans.sorted { $0.path < $1.path }.map(\.path))
     }
 }
@@ -41,9 +42,12 @@ private struct StoreCheck {
     var indexed: [String: (digest: Int, hasCatalog: Bool, seen: Bool)] = [:]
     /// The generations of each recorded photo's images, to tell its image files from orphans.
     var imageGenerations: [String: (image: String, user: String?)] = [:]
+    /// Each recorded photo's id, for the sentences about its thumbnail.
+    var ids: [String: String] = [:]
     var damagedKeys: Set<String> = []
     var damage: [String] = []
     var imageProblems: [String] = []
+    var thumbnailProblems: [String] = []
     var indexDamage: String?
     var missingFromIndex = 0
     var staleInIndex = 0
@@ -91,6 +95,7 @@ private struct StoreCheck {
                 return
             }
             imageGenerations[key] = (record.image.generation, record.userImage?.generation)
+            ids[key] = record.id.rawValue
             try checkImages(of: record, images: images)
             if let entry = indexed[key] {
                 indexed[key]?.seen = true
@@ -126,10 +131,31 @@ private struct StoreCheck {
         }
     }
 
+    /// Each thumbnail of a recorded photo's image checked against the checksum it carries (a
+    /// missing one is no problem: it is made on first need); any other file is an orphan.
+    mutating func readThumbnails(_ thumbnails: ThumbnailFiles) throws {
+        guard let directory = thumbnails.directory else { return }
+        try directory.forEachName { name in
+            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+                name == StoreLayout.thumbnailFileName(key, generations.image)
+            {
+                if case .damaged(let problem) = try thumbnails.state(key: key, generation: generations.image) {
+                    let who = LikeRepositoryError.quoted(ids[key] ?? key)
+                    thumbnailProblems.append(
+                        "The thumbnail \(ThumbnailFiles.directoryName)/\(name) of photo \(who) \(problem); repairing the store makes it anew.")
+                }
+                return
+            }
+            try consider(directory, name, prefix: ThumbnailFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+        }
+    }
+
     /// Files at the store's top level that are none of its own.
     mutating func readRoot(_ root: StoreDirectory) throws {
         try root.forEachName { name in
-            guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName else { return }
+            guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName,
+                name != ThumbnailFiles.directoryName
+            else { return }
             try consider(root, name, prefix: "", key: nil)
         }
     }

@@ -294,7 +294,8 @@ public final class LikeRepository: Sendable {
     /// - Throws: ``LikeRepositoryError/damagedRecord(file:reason:)`` when its record file cannot
     ///   be decoded; `io`.
     public func record(for id: PhotoID) throws -> LikeRecord? {
-        try store.open()?.records?.read(key: id.storageKey).map(publicRecord)
+        guard let opened = try store.open(), let stored = try opened.records?.read(key: id.storageKey) else { return nil }
+        return publicRecord(stored, thumbnails: try opened.thumbnails())
     }
 
     /// Checks that `data` is a complete JPEG, as a like would, and returns its size in pixels.
@@ -320,6 +321,24 @@ public final class LikeRepository: Sendable {
 
     func publicRecord(_ stored: StoredRecord) -> LikeRecord {
         Self.publicRecord(stored, in: directory)
+    }
+
+    /// A record as stored, with its thumbnail if one was made (one look at its file's size).
+    func publicRecord(_ stored: StoredRecord, thumbnails: ThumbnailFiles) -> LikeRecord {
+        var record = Self.publicRecord(stored, in: directory)
+        if let bytes = try? thumbnails.size(key: stored.key, generation: stored.image.generation) {
+            record.thumbnail = thumbnailImage(stored, bytes: bytes)
+        }
+        return record
+    }
+
+    /// The thumbnail of `stored` as a record shows it.
+    func thumbnailImage(_ stored: StoredRecord, bytes: Int) -> StoredImage {
+        let name = StoreLayout.thumbnailFileName(stored.key, stored.image.generation)
+        let size = ThumbnailFiles.pixelSize(width: stored.image.width, height: stored.image.height)
+        return StoredImage(
+            file: directory.appendingPathComponent(ThumbnailFiles.directoryName, isDirectory: true).appendingPathComponent(name, isDirectory: false),
+            fileName: ThumbnailFiles.directoryName + "/" + name, byteCount: bytes, width: size.width, height: size.height)
     }
 
     /// A change as the storage layer reported it, for the store in `directory`.

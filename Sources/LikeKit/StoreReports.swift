@@ -51,6 +51,8 @@ public struct RepairReport: Sendable, Hashable {
     public var setAside: [SetAside]
     /// Whether the store verifies now (for a dry run: as it is, unchanged).
     public var isOK: Bool
+    /// Thumbnails made because they were missing or damaged (for a dry run: that would be made).
+    public var thumbnailsMade = 0
 }
 
 /// How big a collection is and the span of dates it covers.

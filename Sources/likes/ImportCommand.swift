@@ -54,6 +54,8 @@ struct ImportCommand: Command {
     func run(_ context: Context) throws {
         let files = try collectFiles()
         let summary = try importFiles(files, context: context)
+        // Every like is durable by now: the thumbnails follow.
+        Thumbnails.make(for: (summary.liked + summary.updated).compactMap { try? PhotoID($0) }, repository: context.repository)
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {

@@ -108,6 +108,7 @@ struct ImportUnsplashCommand: Command {
             try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
         }
         try context.repository.like(id, image: image, userImage: userImage, photo: photo.metadata, albums: albums)
+        _ = try? context.repository.thumbnail(for: id)
         return true
     }
 }

@@ -97,7 +97,8 @@ struct LikeCommand: Command {
             try context.repository.like(
                 id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
         }
-        guard let record = change.record else { return }
+        guard var record = change.record else { return }
+        record.thumbnail = try? context.repository.thumbnail(for: id)
         if printsJSON {
             context.output.printJSON(record.json)
         } else {
@@ -170,8 +171,10 @@ struct ToggleCommand: Command {
             )
         }
         let liked = change.kind != .unliked
+        var record = change.record
+        if liked { record?.thumbnail = try? context.repository.thumbnail(for: id) }
         if printsJSON {
-            context.output.printJSON(likedStateJSON(id: id, liked: liked, record: change.record))
+            context.output.printJSON(likedStateJSON(id: id, liked: liked, record: record))
         } else {
             context.output.print("\(Format.oneLine(id.rawValue)) is now \(liked ? "liked" : "not liked").")
         }

@@ -95,7 +95,8 @@ struct VerifyCommand: Command {
 
 struct RepairCommand: Command {
     static let dryRun = Option.flag("--dry-run", "Only report what would be done.")
-    static let json = Option.json("Print {\"dryRun\", \"rebuilt\", \"setAside\": [{\"id\", \"files\", \"reason\"}], \"ok\"} as JSON.")
+    static let json = Option.json(
+        "Print {\"dryRun\", \"rebuilt\", \"setAside\": [{\"id\", \"files\", \"reason\"}], \"thumbnailsMade\", \"ok\"} as JSON.")
     static let spec = CommandSpec(
         name: "repair", summary: "Bring a damaged store back to one that verifies, deleting nothing.",
         usage: "repair [--dry-run] [--json]",
@@ -103,8 +104,9 @@ struct RepairCommand: Command {
             What cannot stay (a damaged record file, a photo whose image is missing, cut short or changed,
             a damaged journal, stray folders and special files) is moved under damaged/ in the store, one
             line each saying what it was and why. A record whose file was lost but whose image is whole and
-            known to the journal is rebuilt (its note and metadata are not). Then the journal is written anew.
-            Exit 0 when the store verifies afterwards.
+            known to the journal is rebuilt (its note and metadata are not). Then the journal is written anew,
+            and each photo's thumbnail is made where it is missing or damaged. Exit 0 when the store verifies
+            afterwards.
             """,
         example: "likes repair --dry-run",
         options: [dryRun, json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
@@ -130,7 +132,7 @@ struct RepairCommand: Command {
                                 .object([("id", .string(item.id)), ("files", .strings(item.files)), ("reason", .string(item.reason))])
                             })
                     ),
-                    ("ok", .bool(report.isOK)),
+                    ("thumbnailsMade", .int(report.thumbnailsMade)), ("ok", .bool(report.isOK)),
                 ]))
         } else {
             let verb = report.dryRun ? "would be" : "was"
@@ -142,7 +144,10 @@ struct RepairCommand: Command {
                 let files = item.files.isEmpty ? "nothing to move" : item.files.joined(separator: ", ")
                 context.output.print("set aside: \(Format.oneLine(files)) (\(verb) moved to damaged/): \(Format.oneLine(item.reason)).")
             }
-            if report.rebuilt.isEmpty && report.setAside.isEmpty { context.output.print("Nothing to repair.") }
+            if report.thumbnailsMade > 0 {
+                context.output.print("thumbnails: \(report.thumbnailsMade) \(report.dryRun ? "would be" : "were") made.")
+            }
+            if report.rebuilt.isEmpty && report.setAside.isEmpty && report.thumbnailsMade == 0 { context.output.print("Nothing to repair.") }
             if report.isOK { context.output.print("OK: the store verifies.") }
         }
         if !report.isOK {

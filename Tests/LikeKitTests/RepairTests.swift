@@ -156,8 +156,11 @@ import Testing
             #expect(now[relative] == content || setAside?.value == content, "\(kind): \(relative) was lost: \(now.keys.sorted())")
         }
 
-        // The photo untouched by the damage is exactly as it was.
-        #expect(try repository.record(for: PhotoID(valid: "Keep")) == keep)
+        // The photo untouched by the damage is exactly as it was, with a thumbnail made now.
+        var kept = try #require(try repository.record(for: PhotoID(valid: "Keep")))
+        #expect(kept.thumbnail != nil, "\(kind): repair made no thumbnail")
+        kept.thumbnail = nil
+        #expect(kept == keep)
         let repaired = try repository.record(for: PhotoID(valid: "Hurt"))
         if kind.rebuildsTheRecord {
             let rebuilt = try #require(repaired, "\(kind): not rebuilt")
@@ -200,12 +203,18 @@ import Testing
         #expect(try repository.purge(dryRun: true).count == 0, "no image was left to look orphaned")
     }
 
-    @Test func aStoreWithNoDamageIsLeftAsItIs() throws {
+    @Test func aStoreWithNoDamageIsLeftAsItIsButForItsThumbnails() throws {
         let repository = try prepare()
         let before = inventory()
         let report = try repository.repair()
         #expect(report.isOK && report.rebuilt.isEmpty && report.setAside.isEmpty)
-        #expect(inventory() == before)
+        // The thumbnails, a cache, are made; every other file is as it was.
+        let photos = try repository.list().records
+        #expect(report.thumbnailsMade == photos.count)
+        #expect(inventory().filter { !$0.key.hasPrefix("thumbnails") } == before)
+        for photo in photos { #expect(FileManager.default.fileExists(atPath: try #require(photo.thumbnail).file.path)) }
+        let again = try repository.repair()
+        #expect(again.thumbnailsMade == 0 && again.setAside.isEmpty)
     }
 
     @Test func aFIFOPlantedAsARecordNeitherHangsReadsNorStopsTheRepair() throws {

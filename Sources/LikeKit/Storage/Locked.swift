@@ -8,7 +8,7 @@
     import Foundation
 #endif
 
-final class Locked<Value>: @unchecked Sendable {  // every access to `value` holds the lock
+package final class Locked<Value>: @unchecked Sendable {  // every access to `value` holds the lock
     #if canImport(Glibc)
         private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     #else
@@ -16,7 +16,7 @@ final class Locked<Value>: @unchecked Sendable {  // every access to `value` hol
     #endif
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         #if canImport(Glibc)
             pthread_mutex_init(mutex, nil)
@@ -30,7 +30,7 @@ final class Locked<Value>: @unchecked Sendable {  // every access to `value` hol
         }
     #endif
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         #if canImport(Glibc)
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }

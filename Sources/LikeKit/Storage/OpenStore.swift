@@ -26,6 +26,11 @@ struct OpenStore {
 
     var journal: Journal { Journal(root: root) }
 
+    /// The thumbnails folder, opened now (thumbnails come and go outside the lock).
+    func thumbnails() throws -> ThumbnailFiles {
+        ThumbnailFiles(directory: try root.subdirectory(ThumbnailFiles.directoryName))
+    }
+
     /// A shared lock, so that no writer is half way through while it is held; `nil` where the
     /// store has no lock file (never written) or it cannot be opened (a read-only store).
     func sharedLock() throws -> FileLock? {

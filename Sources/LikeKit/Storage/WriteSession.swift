@@ -135,10 +135,12 @@ struct WriteSession {
             // fully unless a batch's last flush will (on Apple platforms, where that differs).
             if durable, flushCommit || flushEach { try records.directory.sync(commit: flushCommit) }
 
-            // Committed: the replaced images are orphans now; a crash here leaves them to purge.
+            // Committed: the replaced images are orphans now, and the old image's thumbnail; a
+            // crash here leaves them to purge.
             for name in existing?.imageFileNames ?? [] where !record.imageFileNames.contains(name) {
                 try? images.directory.remove(name)
             }
+            if let existing, existing.image.generation != record.image.generation { removeThumbnail(of: existing) }
             return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
         } catch {
             rollBack(progress, to: existing, key: request.id.storageKey)
@@ -232,8 +234,15 @@ struct WriteSession {
         }
         let imageNames = existing?.imageFileNames ?? ((try? images.names(of: key)) ?? [])
         for name in imageNames { try? images.directory.remove(name) }
+        if let existing { removeThumbnail(of: existing) }
         let files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(key)] + imageNames.map { ImageFiles.directoryName + "/" + $0 }
         return StoredChange(kind: .unliked, id: existing?.id ?? id, at: now, record: nil, files: files)
+    }
+
+    /// Removes the thumbnail made of `record`'s image, if any: it goes with the image.
+    private func removeThumbnail(of record: StoredRecord) {
+        guard let thumbnails = try? root.subdirectory(ThumbnailFiles.directoryName) else { return }
+        try? thumbnails.remove(StoreLayout.thumbnailFileName(record.key, record.image.generation))
     }
 
     /// Writes `record` back as the current record file.

@@ -1,0 +1,87 @@
+// Owns thumbnails/: each liked photo's thumbnail, a cache derived from its image. Never part of a
+// commit: made after the like (or on first need), rebuilt when missing or damaged, removed with
+// the photo, and an orphan once its image is gone. Called by the façade's thumbnail(for:),
+// WriteSession (removal), purge, verify and repair.
+
+import JPEGCodec
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// The thumbnails folder of a store: `thumbnails/KEY~GEN.jpg` for the main image of generation
+/// GEN.
+///
+/// A thumbnail is the codec's baseline JPEG with a comment segment after SOI that names the
+/// image generation it was made from and the CRC-32 of every byte after the segment: `verify`
+/// tells a damaged thumbnail from a whole one without decoding it.
+struct ThumbnailFiles {
+    static let directoryName = StoreLayout.thumbnailsDirectory
+    /// The long side of a stored thumbnail (SPEC §9: at most 512 pixels).
+    static let longSide = JPEGThumbnail.defaultLongSide
+
+    /// `nil` while no thumbnail was ever made.
+    let directory: StoreDirectory?
+
+    /// What the comment segment of a thumbnail starts with.
+    private static let signature = Array("likes-thumbnail ".utf8)
+
+    /// The thumbnail's size on disk when it is whole and made from `generation`; `nil` when it is
+    /// missing.
+    func state(key: String, generation: String) throws -> State {
+        guard let directory else { return .missing }
+        let name = StoreLayout.thumbnailFileName(key, generation)
+        guard let entry = try directory.entry(name) else { return .missing }
+        guard entry.isRegularFile, let data = try directory.read(name) else { return .damaged("is not a regular file") }
+        if let problem = Self.problem([UInt8](data), generation: generation) { return .damaged(problem) }
+        return .whole(bytes: entry.size)
+    }
+
+    /// The thumbnail's size, if a file of its name exists: what a record shows, without reading it.
+    func size(key: String, generation: String) throws -> Int? {
+        guard let entry = try directory?.entry(StoreLayout.thumbnailFileName(key, generation)), entry.isRegularFile else { return nil }
+        return entry.size
+    }
+
+    enum State: Equatable {
+        case missing
+        case damaged(String)
+        case whole(bytes: Int)
+    }
+
+    /// Why the bytes are no whole thumbnail of `generation`, or `nil` when they are one.
+    static func problem(_ bytes: [UInt8], generation: String) -> String? {
+        guard bytes.count > 4 + 4 + signature.count + Generation.length + 9, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF, bytes[3] == 0xFE
+        else { return "is not a thumbnail of ours" }
+        let length = Int(bytes[4]) << 8 | Int(bytes[5])
+        guard length >= 2, 4 + length <= bytes.count else { return "is cut short" }
+        let comment = Array(bytes[6..<(4 + length)])
+        guard comment.starts(with: signature) else { return "is not a thumbnail of ours" }
+        let fields = String(decoding: comment.dropFirst(signature.count), as: UTF8.self).split(separator: " ")
+        guard fields.count == 2, fields[0] == generation else { return "was made from another image" }
+        let checksum = bytes[(4 + length)...].withUnsafeBytes { CRC32.checksum($0) }
+        guard fields[1] == LikeRequest.Image.text(checksum) else { return "has changed since it was made (its checksum differs)" }
+        return nil
+    }
+
+    /// `jpeg` (a codec thumbnail, starting with SOI) with the comment segment for `generation`.
+    static func tagged(_ jpeg: [UInt8], generation: String) -> [UInt8] {
+        let rest = jpeg.dropFirst(2)
+        let checksum = rest.withUnsafeBytes { CRC32.checksum($0) }
+        let comment = signature + Array("\(generation) \(LikeRequest.Image.text(checksum))".utf8)
+        return [0xFF, 0xD8, 0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)] + comment + rest
+    }
+
+    /// The pixel size of the thumbnail of a `width` x `height` photo, as the codec makes it.
+    static func pixelSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        JPEGThumbnail.size(ofWidth: width, height: height, longSide: longSide)
+    }
+}
+
+extension StoreLayout {
+    static let thumbnailsDirectory = "thumbnails"
+
+    static func thumbnailFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".jpg" }
+}

@@ -1,0 +1,138 @@
+// Thumbnails in the store (SPEC §9): made after the like or on first need, the size promised,
+// removed with the photo or its old image, orphans for purge, checked by verify, remade by repair.
+
+import Foundation
+import JPEGCodec
+import Testing
+
+@testable import LikeKit
+
+@Suite struct ThumbnailStoreTests {
+    let folder = TemporaryDirectory()
+
+    @Test func aLikeHasNoThumbnailUntilFirstNeedThenOneOfThePromisedSize() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "retina")
+        let change = try repository.like(id, image: Samples.photo("retina.jpg"))
+        #expect(change.record?.thumbnail == nil, "the like does not wait for its thumbnail")
+        #expect(try repository.record(for: id)?.thumbnail == nil)
+
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        let bytes = [UInt8](try Data(contentsOf: thumbnail.file))
+        #expect(bytes.count == thumbnail.byteCount)
+        #expect(thumbnail.fileName.hasPrefix("thumbnails/"))
+        let decoded = try JPEGDecoder.decode(bytes)
+        #expect(decoded.width == thumbnail.width && decoded.height == thumbnail.height)
+        // 1411x1411: decoded at 1/4, 353 pixels a side.
+        #expect(thumbnail.width == 353 && thumbnail.height == 353)
+        #expect(try repository.record(for: id)?.thumbnail == thumbnail)
+        #expect(try repository.list().records.first?.thumbnail == thumbnail)
+
+        // Found, not made again.
+        let inode = try FileManager.default.attributesOfItem(atPath: thumbnail.file.path)[.systemFileNumber] as? Int
+        #expect(try repository.thumbnail(for: id) == thumbnail)
+        #expect(try FileManager.default.attributesOfItem(atPath: thumbnail.file.path)[.systemFileNumber] as? Int == inode)
+    }
+
+    @Test(arguments: [("rocket.jpg", 320, 214), ("chelsea.jpg", 226, 150), ("hubble_deep_field.jpg", 500, 436), ("astronaut.jpg", 256, 256)])
+    func thumbnailsKeepTheAspectAndStayWithinTheBounds(name: String, width: Int, height: Int) throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: name)
+        try repository.like(id, image: Samples.photo(name))
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        #expect(thumbnail.width == width && thumbnail.height == height)
+        let photo = try #require(try repository.record(for: id)).image
+        #expect(max(thumbnail.width, thumbnail.height) <= 512)
+        if max(photo.width, photo.height) > 512 { #expect(max(thumbnail.width, thumbnail.height) >= 160) }
+        let aspect = Double(photo.width) / Double(photo.height)
+        #expect(abs(Double(thumbnail.width) / Double(thumbnail.height) / aspect - 1) <= 0.02)
+    }
+
+    @Test func aJPEGThatCannotBeScaledHasNone() throws {
+        let repository = folder.repository()
+        let cmyk = try Data(contentsOf: Samples.directory.appendingPathComponent("../../Tests/Fixtures/jpeg/pillow/pil_sample_cmyk.jpg"))
+        let id = PhotoID(valid: "cmyk")
+        try repository.like(id, image: cmyk)
+        #expect(try repository.thumbnail(for: id) == nil)
+        #expect(try repository.record(for: id)?.thumbnail == nil)
+        #expect(try repository.verify().isOK)
+    }
+
+    @Test func unlikingRemovesTheThumbnailAndANewImageReplacesIt() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "photo")
+        try repository.like(id, image: Samples.rocket)
+        let first = try #require(try repository.thumbnail(for: id))
+        try repository.like(id, image: Samples.chelsea)
+        #expect(!FileManager.default.fileExists(atPath: first.file.path), "the old image's thumbnail goes with it")
+        #expect(try repository.record(for: id)?.thumbnail == nil)
+        let second = try #require(try repository.thumbnail(for: id))
+        #expect(second.file != first.file && second.width == 226)
+        try repository.unlike(id)
+        #expect(!FileManager.default.fileExists(atPath: second.file.path))
+        #expect(folder.files(under: "store/thumbnails").isEmpty)
+    }
+
+    @Test func aThumbnailWithoutItsPhotoIsAnOrphanForPurge() throws {
+        let repository = folder.repository()
+        try repository.like(PhotoID(valid: "kept"), image: Samples.rocket)
+        let kept = try #require(try repository.thumbnail(for: PhotoID(valid: "kept")))
+        let stray = folder.store.appendingPathComponent("thumbnails/^gone~0123456789ab.jpg")
+        try Data(Samples.coffee).write(to: stray)
+        #expect(try repository.verify().orphans == ["thumbnails/^gone~0123456789ab.jpg"])
+        let purged = try repository.purge()
+        #expect(purged.files == ["thumbnails/^gone~0123456789ab.jpg"])
+        #expect(FileManager.default.fileExists(atPath: kept.file.path))
+        #expect(!FileManager.default.fileExists(atPath: stray.path))
+    }
+
+    @Test func verifyNamesADamagedThumbnailAndRepairMakesItAnew() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "coffee")
+        try repository.like(id, image: Samples.coffee)
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        var bytes = [UInt8](try Data(contentsOf: thumbnail.file))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: thumbnail.file)
+
+        let report = try repository.verify()
+        #expect(
+            report.problems == [
+                "The thumbnail \(thumbnail.fileName) of photo \"coffee\" has changed since it was made (its checksum differs); repairing the store makes it anew."
+            ])
+        // First need remakes it too; here repair does, setting the damaged one aside.
+        let repaired = try repository.repair()
+        #expect(repaired.isOK && repaired.thumbnailsMade == 1 && repaired.setAside.map(\.files) == [[thumbnail.fileName]])
+        #expect(try repository.verify().isOK)
+        let setAside = folder.files(under: "store/damaged")
+        #expect(setAside.count == 1 && setAside[0].hasSuffix(thumbnail.fileName))
+        #expect(try Data(contentsOf: thumbnail.file) != Data(bytes))
+    }
+
+    @Test func aMissingThumbnailIsNoProblemAndIsMadeOnFirstNeed() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "chelsea")
+        try repository.like(id, image: Samples.chelsea)
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        try FileManager.default.removeItem(at: thumbnail.file)
+        #expect(try repository.verify().isOK)
+        #expect(try repository.record(for: id)?.thumbnail == nil)
+        #expect(try repository.thumbnail(for: id) == thumbnail)
+    }
+
+    @Test func aThumbnailOfAnotherImageIsNotTakenForThisOne() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "a")
+        try repository.like(id, image: Samples.rocket)
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        // A thumbnail file put in place by hand, made from another photo's image.
+        let other = try JPEGThumbnail.make(fromJPEG: [UInt8](Samples.chelsea))
+        try Data(ThumbnailFiles.tagged(other.jpeg, generation: "0123456789ab")).write(to: thumbnail.file)
+        #expect(try repository.verify().problems.first?.contains("was made from another image") == true)
+        #expect(try repository.thumbnail(for: id)?.width == 320)
+    }
+
+    @Test func notLikedIsAnError() {
+        #expect(throws: LikeRepositoryError.notLiked(id: PhotoID(valid: "nope"))) { try folder.repository().thumbnail(for: PhotoID(valid: "nope")) }
+    }
+}
