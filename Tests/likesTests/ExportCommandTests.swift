@@ -37,6 +37,7 @@ enum Browser {
                 const image = figure.querySelector('a.frame img');
                 const box = image.getBoundingClientRect();
                 return {id: figure.dataset.id, src: image.getAttribute('src'), loaded: image.complete && image.naturalWidth > 0,
+                        link: figure.querySelector('a.frame').getAttribute('href'),
                         naturalWidth: image.naturalWidth, naturalHeight: image.naturalHeight,
                         shownWidth: Math.round(box.width), shownHeight: Math.round(box.height),
                         avatars: [...figure.querySelectorAll('img.avatar')].map(a => a.complete && a.naturalWidth > 0),
@@ -99,8 +100,9 @@ enum Browser {
         let names = try FileManager.default.contentsOfDirectory(atPath: destination.path).sorted()
         #expect(
             names == [
-                "astronaut.jpg", "chelsea.jpg", "coffee.jpg", "hubble_deep_field.jpg", "index.html", "index.json", "retina.jpg", "rocket.jpg",
-                "rocket.photographer.jpg",
+                "astronaut.jpg", "astronaut.thumbnail.jpg", "chelsea.jpg", "chelsea.thumbnail.jpg", "coffee.jpg", "coffee.thumbnail.jpg",
+                "hubble_deep_field.jpg", "hubble_deep_field.thumbnail.jpg", "index.html", "index.json", "retina.jpg", "retina.thumbnail.jpg",
+                "rocket.jpg", "rocket.photographer.jpg", "rocket.thumbnail.jpg",
             ])
         for name in ["chelsea", "coffee", "retina"] {
             #expect(try Data(contentsOf: destination.appendingPathComponent("\(name).jpg")) == Samples.data("\(name).jpg"))
@@ -144,7 +146,7 @@ enum Browser {
 
     func sizeText(_ folder: URL) -> String {
         let bytes =
-            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".jpg") }
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.filter { $0.hasSuffix(".jpg") && !$0.hasSuffix(".thumbnail.jpg") }
             .compactMap { try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.size] as? Int }
             .reduce(0, +) ?? 0
         let value = Double(bytes) / 1024 / 1024
@@ -168,7 +170,14 @@ enum Browser {
             let image = try #require(record["image"] as? [String: Any])
             let id = photo["id"] as? String ?? "?"
             #expect(photo["loaded"] as? Bool == true, "\(id): the image did not load")
-            #expect(photo["naturalWidth"] as? Int == image["width"] as? Int && photo["naturalHeight"] as? Int == image["height"] as? Int, "\(id)")
+            // The photo's thumbnail is shown, the full JPEG beside it is what it links to.
+            let thumbnail = try #require(record["thumbnail"] as? [String: Any], "\(id) has no thumbnail")
+            #expect(
+                photo["naturalWidth"] as? Int == thumbnail["width"] as? Int && photo["naturalHeight"] as? Int == thumbnail["height"] as? Int, "\(id)")
+            #expect((photo["src"] as? String)?.hasSuffix(".thumbnail.jpg") == true, "\(id)")
+            let link = try #require(photo["link"] as? String)
+            #expect(link.hasSuffix(".jpg") && !link.hasSuffix(".thumbnail.jpg"), "\(id)")
+            #expect(image["width"] as? Int ?? 0 >= thumbnail["width"] as? Int ?? 0)
             // A thumbnail: shown, and smaller than the photo itself.
             let shown = photo["shownWidth"] as? Int ?? 0
             #expect(shown > 100 && shown < 400, "\(id) is shown \(shown) px wide")

@@ -50,7 +50,7 @@ struct ContactSheet {
         let description = metadata?.description.flatMap { $0.isEmpty ? nil : $0 }
         var text = """
             <figure class="photo" id="photo-\(number)" data-id="\(Self.escape(photo.id.rawValue))">
-            <a class="frame" href="\(Self.link(photo.file))"><img src="\(Self.link(photo.file))" width="\(photo.width)" height="\(photo.height)" alt="\(Self.escape(description ?? photo.id.rawValue))" loading="lazy"></a>
+            <a class="frame" href="\(Self.link(photo.file))"><img src="\(Self.link(photo.thumbnail?.file ?? photo.file))" width="\(photo.thumbnail?.width ?? photo.width)" height="\(photo.thumbnail?.height ?? photo.height)" alt="\(Self.escape(description ?? photo.id.rawValue))" loading="lazy"></a>
             <figcaption>
 
             """

@@ -12,7 +12,8 @@
 /// {"format": "likes-export-1", "exportedAt": "2026-11-22T05:00:00.000Z", "album": null, "since": null,
 ///  "count": 1, "bytes": 112525,
 ///  "photos": [{"id": "rocket", "file": "rocket.jpg", "bytes": 112525, "width": 640, "height": 427,
-///              "likedAt": "…", "note": null, "albums": [], "photo": {…}, "userImage": null}]}
+///              "likedAt": "…", "note": null, "albums": [], "photo": {…}, "userImage": null,
+///              "thumbnail": {"file": "rocket.thumbnail.jpg", "bytes": 18211, "width": 320, "height": 214}}]}
 /// ```
 ///
 /// File names are relative to the export folder, so the folder can be moved, zipped and shared.
@@ -40,6 +41,9 @@ struct ExportIndex: Codable {
         var albums: [AlbumName]
         var photo: PhotoMetadata?
         var userImage: Image?
+        /// The photo's thumbnail, which the contact sheet shows (linking the full JPEG); `nil`
+        /// for a JPEG that cannot be scaled.
+        var thumbnail: Image?
 
         init(record: StoredRecord, fileName: String, userImageFileName: String?) {
             id = record.id
@@ -68,6 +72,7 @@ struct ExportIndex: Codable {
             try container.encode(albums, forKey: .albums)
             try container.encode(photo, forKey: .photo)
             try container.encode(userImage, forKey: .userImage)
+            try container.encode(thumbnail, forKey: .thumbnail)
         }
 
         var report: ExportReport.Photo {

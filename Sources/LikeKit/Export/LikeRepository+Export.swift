@@ -143,7 +143,14 @@ extension LikeRepository {
                 continue
             }
             for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach) }
-            photos.append(ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil))
+            var photo = ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil)
+            if let opened, let thumbnail = try? thumbnailBytes(of: record, opened) {
+                let name = names.claimThumbnail(for: record.id.rawValue)
+                try folder.createFile(name, data: thumbnail, durable: flushEach)
+                let size = ThumbnailFiles.pixelSize(width: record.image.width, height: record.image.height)
+                photo.thumbnail = ExportIndex.Image(file: name, bytes: thumbnail.count, width: size.width, height: size.height)
+            }
+            photos.append(photo)
         }
         let index = ExportIndex(
             format: Self.exportFormat, exportedAt: Timestamp.string(Timestamp.now()), album: query.album?.rawValue,
@@ -152,6 +159,20 @@ extension LikeRepository {
         try folder.createFile("index.html", data: Data(ContactSheet(index: index).html.utf8), durable: flushEach)
         if flushEach { try folder.sync() }
         return (photos, damage)
+    }
+}
+
+extension LikeRepository {
+    /// The bytes of a photo's thumbnail, made now if it is missing or damaged; `nil` when its
+    /// JPEG cannot be scaled (or the store cannot be written to make it).
+    fileprivate func thumbnailBytes(of record: StoredRecord, _ opened: OpenStore) throws -> Data? {
+        let thumbnails = try opened.thumbnails()
+        let name = StoreLayout.thumbnailFileName(record.key, record.image.generation)
+        if case .whole = try thumbnails.state(key: record.key, generation: record.image.generation), let data = try thumbnails.directory?.read(name) {
+            return data
+        }
+        guard try makeThumbnail(of: record, opened) != nil else { return nil }
+        return try opened.root.subdirectory(ThumbnailFiles.directoryName)?.read(name)
     }
 }
 
@@ -168,6 +189,13 @@ struct ExportFileNames {
         return stem + (user ? ".photographer.jpg" : ".jpg")
     }
 
+    /// The file name of a photo's thumbnail.
+    mutating func claimThumbnail(for id: String) -> String {
+        let stem = stems[id] ?? newStem(for: id)
+        stems[id] = stem
+        return stem + ".thumbnail.jpg"
+    }
+
     private mutating func newStem(for id: String) -> String {
         var base = ""
         for character in id.canonicallyComposed {
@@ -181,13 +209,13 @@ struct ExportFileNames {
         if base.isEmpty { base = "photo" }
         var stem = base
         var number = 1
-        // Both of the photo's possible names must be free, so that no stem's picture is another's photo.
-        while taken.contains((stem + ".jpg").lowercased()) || taken.contains((stem + ".photographer.jpg").lowercased()) {
+        // All of the photo's possible names must be free, so that no stem's picture is another's photo.
+        let suffixes = [".jpg", ".photographer.jpg", ".thumbnail.jpg"]
+        while suffixes.contains(where: { taken.contains((stem + $0).lowercased()) }) {
             number += 1
             stem = "\(base)-\(number)"
         }
-        taken.insert((stem + ".jpg").lowercased())
-        taken.insert((stem + ".photographer.jpg").lowercased())
+        for suffix in suffixes { taken.insert((stem + suffix).lowercased()) }
         return stem
     }
 }
