@@ -8,4 +8,6 @@ command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-
 # As the README installs it: one fully static executable, which starts without the dynamic loader.
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes-bench
-exec python3 Benchmarks/bench.py .build/release "${1:-$(mktemp -d)}"
+work="${1:-$(mktemp -d)}"
+python3 Benchmarks/bench.py .build/release "$work"
+python3 Benchmarks/thumbnails.py .build/release/likes "$work"

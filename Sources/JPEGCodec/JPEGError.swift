@@ -16,6 +16,7 @@ public enum JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// decoder's limit.
     case tooLarge(reason: String)
 
+    /// The reason as a sentence.
     public var description: String {
         switch self {
         case .notJPEG(let reason): "Not a JPEG file: \(reason)."

@@ -4,11 +4,15 @@
 /// A picture of `width` x `height` samples in one plane (grayscale) or three (Y, Cb, Cr; JFIF's
 /// full-range YCbCr), each stored row by row.
 public struct PlanarImage: Sendable, Equatable {
+    /// The width in samples (pixels).
     public let width: Int
+    /// The height in samples (pixels).
     public let height: Int
     /// `planes[i][y * width + x]`: one plane for grayscale, three for YCbCr.
     public var planes: [[UInt8]]
 
+    /// A picture of the given planes, each `width * height` samples row by row: one (gray) or
+    /// three (Y, Cb, Cr).
     public init(width: Int, height: Int, planes: [[UInt8]]) {
         precondition(width > 0 && height > 0 && (planes.count == 1 || planes.count == 3))
         precondition(planes.allSatisfy { $0.count == width * height })

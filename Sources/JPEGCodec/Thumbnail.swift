@@ -3,9 +3,13 @@
 
 /// How much the decoder shrinks the picture while decoding, in the DCT domain.
 public enum JPEGScale: Int, Sendable, CaseIterable {
+    /// The image's own size: blocks of 8x8 pixels.
     case full = 8
+    /// Half the size: each block gives 4x4 pixels.
     case half = 4
+    /// A quarter of the size: each block gives 2x2 pixels.
     case quarter = 2
+    /// An eighth of the size: each block gives one pixel, its DC coefficient.
     case eighth = 1
 
     /// The decoded size of a side of `length` pixels at this scale (rounded up, as libjpeg does).
@@ -41,7 +45,9 @@ public enum JPEGDecoder {
 public struct JPEGThumbnail: Sendable, Equatable {
     /// The bytes of the thumbnail's JPEG file.
     public let jpeg: [UInt8]
+    /// The thumbnail's width in pixels.
     public let width: Int
+    /// The thumbnail's height in pixels.
     public let height: Int
 
     /// The long side of a thumbnail unless asked otherwise.

@@ -26,7 +26,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     /// The photographer's profile picture, if one was given.
     public var userImage: StoredImage?
     /// The photo's thumbnail, a baseline JPEG of at most 512 pixels a side made from ``image``,
-    /// when it has been made: `nil` until then (see ``LikeRepository/thumbnail(for:)``), and for
+    /// when it has been made: `nil` until then (see ``LikeRepository/thumbnail(for:)-7l7hw``), and for
     /// JPEG kinds that cannot be scaled (CMYK, 12-bit).
     public var thumbnail: StoredImage?
     /// The person's own note on the photo.

@@ -122,6 +122,11 @@ extension LikeRepository {
         try await work.read { try self.record(for: id) }
     }
 
+    /// The thumbnail of a liked photo, made now if missing; see ``thumbnail(for:)-7l7hw``.
+    public func thumbnail(for id: PhotoID) async throws -> StoredImage? {
+        try await work.read { try self.thumbnail(for: id) }
+    }
+
     /// Lists liked photos; see ``list(_:)``. Cancelling stops a wait for the store's lock.
     public func list(_ query: LikeQuery = LikeQuery()) async throws -> LikeListing {
         try await work.read { try self.list(query) }

@@ -70,6 +70,14 @@ enum Reference {
         return try run([try tool("cjpeg")] + variant.options, input: pixels)
     }
 
+    /// Whether the reference tools are here: libjpeg-turbo's djpeg, cjpeg and jpegtran, and
+    /// Pillow. Tests that compare with them run when they are, and always under `CI=true`
+    /// (where `.ci/run` installs them, and one missing fails).
+    static var isRequired: Bool {
+        let tools = ["djpeg", "cjpeg", "jpegtran"].allSatisfy { FileManager.default.isExecutableFile(atPath: "/usr/bin/\($0)") }
+        return tools || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
     /// The path of one of libjpeg-turbo's tools (Debian's libjpeg-turbo-progs), which the tests
     /// take as the reference decoder and encoder.
     static func tool(_ name: String) throws -> String {
