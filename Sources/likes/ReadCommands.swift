@@ -143,6 +143,9 @@ struct ShowCommand: Command {
         if let user = record.userImage {
             lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
         }
+        if let thumbnail = record.thumbnail {
+            lines.append(("thumbnail", "\(thumbnail.file.path) (\(Format.size(thumbnail.byteCount)), \(thumbnail.width)×\(thumbnail.height))"))
+        }
         if let note = record.note { lines.append(("note", Format.oneLine(note))) }
         if !record.albums.isEmpty { lines.append(("albums", record.albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))) }
         if let photo = record.photo {

@@ -105,17 +105,18 @@ enum Reference {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
-        let stdin = Pipe()
+        // Input from a file, not a pipe: a tool that stops reading early (djpeg at EOI, before
+        // trailing bytes) must not stop this process with SIGPIPE.
+        let inputFile = FileManager.default.temporaryDirectory.appendingPathComponent("codec-input-\(UUID().uuidString)")
+        try Data(input).write(to: inputFile)
+        defer { try? FileManager.default.removeItem(at: inputFile) }
+        let stdin = try FileHandle(forReadingFrom: inputFile)
+        defer { try? stdin.close() }
         let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(Data(input))
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         status = process.terminationStatus
