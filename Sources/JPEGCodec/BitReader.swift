@@ -15,6 +15,13 @@ struct BitReader {
     private var count = 0
     /// Set once a marker stopped the loading: every later bit is 0.
     private(set) var reachedMarker = false
+    /// How many of the bits held at the end are zeros made up past the data.
+    private var padded = 0
+
+    /// Whether a made-up bit was read: the scan's data ran out before its blocks did. libjpeg
+    /// then leaves the rest of the scan (up to the next restart marker) undecoded, and so do we:
+    /// which also keeps a file of many empty scans from costing a pass over every block each.
+    var isExhausted: Bool { count < padded }
 
     init(bytes: UnsafePointer<UInt8>, count end: Int, position: Int) {
         self.bytes = bytes
@@ -45,16 +52,19 @@ struct BitReader {
         }
         while count <= 56 {
             var byte: UInt64 = 0
+            var real = false
             if !reachedMarker, position < end {
                 let value = bytes[position]
                 if value != 0xFF {
                     position += 1
                     byte = UInt64(value)
+                    real = true
                 } else {
                     let next = position + 1 < end ? bytes[position + 1] : 0xD9
                     if next == 0x00 {
                         position += 2
                         byte = 0xFF
+                        real = true
                     } else if next == 0xFF {
                         position += 1  // a fill byte before a marker
                         continue
@@ -65,6 +75,7 @@ struct BitReader {
             }
             bits |= byte << UInt64(56 - count)
             count += 8
+            if !real { padded += 8 }
         }
     }
 
@@ -131,6 +142,7 @@ struct BitReader {
     mutating func restart() {
         bits = 0
         count = 0
+        padded = 0
         reachedMarker = false
         while position + 1 < end {
             if bytes[position] == 0xFF {

@@ -236,8 +236,14 @@ final class Decoder {
                     reader.restart()
                     for index in predictors.indices { predictors[index] = 0 }
                     endOfBandRun = 0
+                    if reader.reachedMarker { return reader.nextMarker() }
                 }
                 mcu += 1
+                // Out of data: skip to the next interval, or end the scan (as libjpeg does).
+                if reader.isExhausted {
+                    guard restartInterval > 0 else { return reader.nextMarker() }
+                    continue
+                }
                 for member in scan.members {
                     let component = frame.components[member.component]
                     let across = single ? 1 : component.horizontal
@@ -309,8 +315,14 @@ final class Decoder {
                         if restartInterval > 0, mcu > 0, mcu % restartInterval == 0 {
                             local.restart()
                             for index in 0..<4 { predictor[index] = 0 }
+                            if local.reachedMarker { return }  // the scan's end: no more intervals
                         }
                         mcu += 1
+                        // Out of data: skip to the next interval, or end the scan.
+                        if local.isExhausted {
+                            guard restartInterval > 0 else { return }
+                            continue
+                        }
                         for (index, member) in members.enumerated() {
                             for blockY in 0..<member.vertical {
                                 for blockX in 0..<member.horizontal {

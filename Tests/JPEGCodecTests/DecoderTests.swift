@@ -79,3 +79,36 @@ import Testing
         #expect(quality > floor, "\(name) at \(scale.rawValue)/8: \(quality) dB")
     }
 }
+
+/// Bytes from anywhere: the decoder's work is bounded by the file's size, whatever its headers say.
+@Suite struct HostileJPEGTests {
+    /// A progressive 10000x10000 grayscale frame (as many blocks as 200 KB can claim) followed by
+    /// 20,000 scans with no data. Each empty scan ends at its first block, as libjpeg's do: a
+    /// pass over 1.56 million blocks per scan would take hours.
+    @Test(.timeLimit(.minutes(1)))
+    func manyEmptyScansCostNoPassOverTheBlocksEach() throws {
+        var jpeg: [UInt8] = [0xFF, 0xD8]
+        jpeg += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
+        jpeg += [0xFF, 0xC2, 0x00, 0x0B, 0x08, 0x27, 0x10, 0x27, 0x10, 0x01, 0x01, 0x11, 0x00]
+        jpeg += [0xFF, 0xC4, 0x00, 0x14, 0x00] + [1] + [UInt8](repeating: 0, count: 15) + [0x00]
+        for _ in 0..<20_000 { jpeg += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10] }
+        jpeg += [0xFF, 0xD9]
+        let image = try JPEGDecoder.decode(jpeg, scale: .eighth)
+        #expect(image.width == 1250 && image.height == 1250)
+        #expect(Set(image.planes[0]) == [128], "no data: every block is level")
+    }
+
+    /// The same with a restart marker after every MCU: each empty interval must not cost a search.
+    @Test(.timeLimit(.minutes(1)))
+    func emptyScansWithRestartIntervalsEndAtTheirMarker() throws {
+        var jpeg: [UInt8] = [0xFF, 0xD8]
+        jpeg += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
+        jpeg += [0xFF, 0xDD, 0x00, 0x04, 0x00, 0x01]
+        jpeg += [0xFF, 0xC2, 0x00, 0x0B, 0x08, 0x27, 0x10, 0x27, 0x10, 0x01, 0x01, 0x11, 0x00]
+        jpeg += [0xFF, 0xC4, 0x00, 0x14, 0x00] + [1] + [UInt8](repeating: 0, count: 15) + [0x00]
+        for _ in 0..<20_000 { jpeg += [0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x10] }
+        jpeg += [0xFF, 0xD9]
+        let image = try JPEGDecoder.decode(jpeg, scale: .eighth)
+        #expect(image.width == 1250)
+    }
+}
