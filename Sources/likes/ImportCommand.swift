@@ -55,7 +55,11 @@ struct ImportCommand: Command {
         let files = try collectFiles()
         let summary = try importFiles(files, context: context)
         // Every like is durable by now: the thumbnails follow.
-        Thumbnails.make(for: (summary.liked + summary.updated).compactMap { try? PhotoID($0) }, repository: context.repository)
+        let liked = (summary.liked + summary.updated).compactMap { try? PhotoID($0) }
+        if context.output.standardErrorIsTerminal, !liked.isEmpty {
+            System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
+        }
+        Thumbnails.make(for: liked, repository: context.repository)
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {
