@@ -1,8 +1,8 @@
 // Thumbnails against libjpeg (SPEC §9): for every photo of a real corpus (the bundled photos,
-// Pillow's test JPEGs, and 12- and 24-megapixel photos in every coding), the thumbnail decodes in
-// Pillow, keeps the aspect ratio, has the promised size, and is within 2 dB (PSNR against
-// Pillow's decode of the photo box-resized to the same size) of what libjpeg's scaled decode and
-// re-encode achieve on the same file.
+// Pillow's test JPEGs, damaged ones included, and 12- and 24-megapixel photos in every coding),
+// the thumbnail decodes in Pillow, keeps the aspect ratio, has the promised size, and is within
+// 2 dB (PSNR against Pillow's decode of the photo box-resized to the same size) of what libjpeg's
+// scaled decode and re-encode achieve on the same file.
 
 import Foundation
 import Testing
@@ -29,11 +29,9 @@ import Testing
         _ = try Reference.run([python, script, "make", directory.path], input: [])
 
         var sources = Reference.photos.map { Reference.root.appendingPathComponent("Samples/photos/\($0)") }
-        // Pillow's test JPEGs that libjpeg reads without a warning (the damaged ones are the
-        // decoder tests' business).
-        for name in Reference.pillowDecodable where try !Reference.djpeg(try Reference.pillow(name), scale: .eighth).corrupt {
-            sources.append(Reference.pillowDirectory.appendingPathComponent(name))
-        }
+        // Every one of Pillow's test JPEGs that is baseline or progressive, 8-bit, gray or YCbCr,
+        // damaged ones too (cut short, junk before a marker, a corrupt restart interval).
+        sources += Reference.pillowDecodable.map { Reference.pillowDirectory.appendingPathComponent($0) }
         let made = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".jpg") }.sorted()
         #expect(made.count == 15)
         sources += made.map { directory.appendingPathComponent($0) }

@@ -18,7 +18,10 @@ import os
 import subprocess
 import sys
 
-from PIL import Image, ImageChops, ImageStat
+from PIL import Image, ImageChops, ImageFile, ImageStat
+
+# A file cut short decodes as far as it goes, the rest gray, as libjpeg's djpeg does.
+ImageFile.LOAD_TRUNCATED_IMAGES = True
 
 SAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Samples", "photos")
 
@@ -78,7 +81,11 @@ def compare(quality, pairs):
         # libjpeg's own pipeline: djpeg at the smallest DCT scale that is no smaller than the
         # thumbnail, box-resized to its size where that differs, re-encoded by cjpeg.
         scale = next(n for n in (1, 2, 4, 8) if -(-original.width * n // 8) >= size[0] and -(-original.height * n // 8) >= size[1])
-        decoded = subprocess.run(["djpeg", "-scale", f"{scale}/8", "-ppm", source], capture_output=True, check=True).stdout
+        # Exit status 2: djpeg warned of damage and decoded what it could.
+        run = subprocess.run(["djpeg", "-scale", f"{scale}/8", "-ppm", source], capture_output=True)
+        if run.returncode not in (0, 2):
+            raise SystemExit(f"djpeg failed on {source}: {run.stderr.decode()}")
+        decoded = run.stdout
         scaled = Image.open(io.BytesIO(decoded)).resize(size, Image.Resampling.BOX)
         ppm = io.BytesIO()
         scaled.save(ppm, "PPM" if scaled.mode == "RGB" else "PPM")
