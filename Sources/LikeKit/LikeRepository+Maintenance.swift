@@ -177,7 +177,7 @@ extension LikeRepository {
             orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
         }
         for name in try opened.root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
-            if name == RecordFiles.directoryName || name == ImageFiles.directoryName { continue }
+            if name == RecordFiles.directoryName || name == ImageFiles.directoryName || name == ThumbnailFiles.directoryName { continue }
             try consider(opened.root, name, prefix: "", key: nil)
         }
         // A thumbnail is live while the image it was made from is.

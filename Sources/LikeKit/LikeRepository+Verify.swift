@@ -28,7 +28,7 @@ extension LikeRepository {
             try check.readRecords(records, images: opened.images)
         }
         if let images = opened.images { try check.readImages(images) }
-        try check.readThumbnails(opened.thumbnails())
+        try check.readThumbnails(opened.thumbnails(), root: opened.root)
         try check.readRoot(opened.root)
         return VerificationReport(
             problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
@@ -133,8 +133,13 @@ private struct StoreCheck {
 
     /// Each thumbnail of a recorded photo's image checked against the checksum it carries (a
     /// missing one is no problem: it is made on first need); any other file is an orphan.
-    mutating func readThumbnails(_ thumbnails: ThumbnailFiles) throws {
-        guard let directory = thumbnails.directory else { return }
+    mutating func readThumbnails(_ thumbnails: ThumbnailFiles, root: StoreDirectory) throws {
+        guard let directory = thumbnails.directory else {
+            if let entry = try root.entry(ThumbnailFiles.directoryName), !entry.isDirectory {
+                thumbnailProblems.append("\(ThumbnailFiles.directoryName) should be a folder and is not; repairing the store sets it aside.")
+            }
+            return
+        }
         try directory.forEachName { name in
             if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
                 name == StoreLayout.thumbnailFileName(key, generations.image)

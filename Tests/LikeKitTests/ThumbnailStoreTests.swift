@@ -136,3 +136,27 @@ import Testing
         #expect(throws: LikeRepositoryError.notLiked(id: PhotoID(valid: "nope"))) { try folder.repository().thumbnail(for: PhotoID(valid: "nope")) }
     }
 }
+
+@Suite struct ThumbnailFolderTests {
+    let folder = TemporaryDirectory()
+
+    /// A link (or a file) where the thumbnails folder belongs costs the thumbnails, nothing else:
+    /// listing works, verify names it, repair sets it aside and makes them anew.
+    @Test func somethingElseInPlaceOfTheFolderIsNamedAndSetAside() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "rocket")
+        try repository.like(id, image: Samples.rocket)
+        let made = try #require(try repository.thumbnail(for: id))
+        let thumbnails = folder.store.appendingPathComponent("thumbnails")
+        try FileManager.default.removeItem(at: thumbnails)
+        try FileManager.default.createSymbolicLink(at: thumbnails, withDestinationURL: folder.url)
+
+        #expect(try repository.list().records.map(\.thumbnail) == [nil])
+        #expect(try repository.verify().problems == ["thumbnails should be a folder and is not; repairing the store sets it aside."])
+        #expect(try repository.purge(dryRun: true).files.isEmpty, "the link is repair's, not purge's")
+        let repaired = try repository.repair()
+        #expect(repaired.isOK && repaired.thumbnailsMade == 1)
+        #expect(try repository.record(for: id)?.thumbnail == made)
+        #expect(folder.files(under: "store/damaged").isEmpty, "a link is set aside as a link")
+    }
+}

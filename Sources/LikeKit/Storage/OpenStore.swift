@@ -26,9 +26,10 @@ struct OpenStore {
 
     var journal: Journal { Journal(root: root) }
 
-    /// The thumbnails folder, opened now (thumbnails come and go outside the lock).
+    /// The thumbnails folder, opened now (thumbnails come and go outside the lock); none where
+    /// something else has its name, which `verify` names and `repair` sets aside.
     func thumbnails() throws -> ThumbnailFiles {
-        ThumbnailFiles(directory: try root.subdirectory(ThumbnailFiles.directoryName))
+        ThumbnailFiles(directory: try root.subdirectoryIfFolder(ThumbnailFiles.directoryName))
     }
 
     /// A shared lock, so that no writer is half way through while it is held; `nil` where the

@@ -83,6 +83,16 @@ final class StoreDirectory: Sendable {
         return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults, fileSystem: fileSystem)
     }
 
+    /// Opens the subdirectory `name`; `nil` when it is missing or is no folder (a file, or a link,
+    /// which is never followed): for a folder whose loss costs nothing but time, as a cache's.
+    func subdirectoryIfFolder(_ name: String) throws -> StoreDirectory? {
+        do {
+            return try subdirectory(name)
+        } catch LikeRepositoryError.io(_, _, let code) where code == ENOTDIR || code == ELOOP {
+            return nil
+        }
+    }
+
     /// Opens the subdirectory `name`, creating it (mode 0700) and making its entry durable.
     func subdirectoryCreatingIfNeeded(_ name: String, durable: Bool) throws -> StoreDirectory {
         if let existing = try subdirectory(name) { return existing }
