@@ -352,27 +352,8 @@ final class Decoder {
         let size = min(reader.decode(member.dc), 16)
         predictor += reader.receiveExtend(size)
         let dc = Float(Int32(truncatingIfNeeded: predictor)) * q[0]
-        var k = 1
         if member.sampleWidth == 1 && member.sampleHeight == 1 {
-            while k < 64 {
-                reader.fill()
-                let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
-                if fast != 0 {
-                    reader.skip(Int(fast & 0xFF))
-                    k += Int((fast >> 8) & 0xFF) + 1
-                    continue
-                }
-                let symbol = reader.decode(member.ac)
-                let run = symbol >> 4
-                let size = symbol & 15
-                if size == 0 {
-                    if run != 15 { break }
-                    k += 16
-                    continue
-                }
-                reader.skip(size)
-                k += run + 1
-            }
+            readAC(member.ac, reader: &reader, order: order) { _, _ in }
             target[0] = InverseDCT.clamp(dc * 0.125)
             return
         }
@@ -384,38 +365,14 @@ final class Decoder {
             let horizontal = InverseDCT.factors + InverseDCT.offset(width)
             let vertical = InverseDCT.factors + InverseDCT.offset(height)
             block.update(repeating: dc * horizontal[0] * vertical[0], count: width * height)
-            @inline(__always) func add(_ value: Float, at natural: Int) {
+            readAC(member.ac, reader: &reader, order: order) { natural, value in
+                let share = Float(value) * q[natural]
                 let u = natural & 7
                 let v = natural >> 3
                 for y in 0..<height {
-                    let row = value * vertical[y * 8 + v]
+                    let row = share * vertical[y * 8 + v]
                     for x in 0..<width { block[y * width + x] += row * horizontal[x * 8 + u] }
                 }
-            }
-            while k < 64 {
-                reader.fill()
-                let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
-                if fast != 0 {
-                    reader.skip(Int(fast & 0xFF))
-                    k += Int((fast >> 8) & 0xFF)
-                    let natural = order[k]
-                    add(Float(fast >> 16) * q[natural], at: natural)
-                    k += 1
-                    continue
-                }
-                let symbol = reader.decode(member.ac)
-                let run = symbol >> 4
-                let size = symbol & 15
-                if size == 0 {
-                    if run != 15 { break }
-                    k += 16
-                    continue
-                }
-                k += run
-                let value = reader.receiveExtend(size)
-                let natural = order[k]
-                add(Float(value) * q[natural], at: natural)
-                k += 1
             }
             for y in 0..<height {
                 for x in 0..<width { target[y * member.stride + x] = InverseDCT.clamp(block[y * width + x]) }
@@ -424,18 +381,28 @@ final class Decoder {
         }
         block.update(repeating: 0, count: 64)
         block[0] = dc
+        readAC(member.ac, reader: &reader, order: order) { natural, value in block[natural] = Float(value) * q[natural] }
+        InverseDCT.transform(block, width: member.sampleWidth, height: member.sampleHeight, into: target, stride: member.stride, scratch: scratch)
+    }
+
+    /// Reads a sequential block's AC coefficients (JPEG F.2.2.2), handing each nonzero one to
+    /// `visit` with its natural position; most come whole from one lookup of code and value.
+    @inline(__always)
+    private static func readAC(
+        _ table: HuffmanCodes, reader: inout BitReader, order: UnsafePointer<Int>, _ visit: (_ natural: Int, _ value: Int) -> Void
+    ) {
+        var k = 1
         while k < 64 {
             reader.fill()
-            let fast = member.ac.coefficients[reader.peek(HuffmanTable.lookupBits)]
+            let fast = table.coefficients[reader.peek(HuffmanTable.lookupBits)]
             if fast != 0 {
                 reader.skip(Int(fast & 0xFF))
                 k += Int((fast >> 8) & 0xFF)
-                let natural = order[k]
-                block[natural] = Float(fast >> 16) * q[natural]
+                visit(order[k], Int(fast >> 16))
                 k += 1
                 continue
             }
-            let symbol = reader.decode(member.ac)
+            let symbol = reader.decode(table)
             let run = symbol >> 4
             let size = symbol & 15
             if size == 0 {
@@ -444,12 +411,9 @@ final class Decoder {
                 continue
             }
             k += run
-            let value = reader.receiveExtend(size)
-            let natural = order[k]
-            block[natural] = Float(value) * q[natural]
+            visit(order[k], reader.receiveExtend(size))
             k += 1
         }
-        InverseDCT.transform(block, width: member.sampleWidth, height: member.sampleHeight, into: target, stride: member.stride, scratch: scratch)
     }
 
     // MARK: Progressive

@@ -27,21 +27,23 @@ extension LikeRepository {
     public func list(_ query: LikeQuery = LikeQuery()) throws -> LikeListing {
         let selection = try select(query)
         let next = selection.more ? selection.records.last.map { LikeCursor($0.listingKey) } : nil
-        let thumbnails = selection.records.isEmpty ? ThumbnailFiles(directory: nil) : try store.open()?.thumbnails() ?? ThumbnailFiles(directory: nil)
+        let thumbnails =
+            selection.records.isEmpty ? ThumbnailFiles(directory: nil) : try selection.opened?.thumbnails() ?? ThumbnailFiles(directory: nil)
         return LikeListing(records: selection.records.map { publicRecord($0, thumbnails: thumbnails) }, damage: selection.damage, next: next)
     }
 
-    /// The records a query lists, as stored, whether more follow, and the damage passed over.
-    func select(_ query: LikeQuery) throws -> (records: [StoredRecord], more: Bool, damage: [String]) {
+    /// The records a query lists, as stored, whether more follow, the damage passed over, and
+    /// the store as it was opened to read them.
+    func select(_ query: LikeQuery) throws -> (records: [StoredRecord], more: Bool, damage: [String], opened: OpenStore?) {
         let filter = try query.recordFilter()
-        guard let opened = try store.open(), let records = opened.records else { return ([], false, []) }
-        if let page = try opened.catalogPage(query.catalogQuery(filter)) { return (page.records, page.more, []) }
+        guard let opened = try store.open(), let records = opened.records else { return ([], false, [], nil) }
+        if let page = try opened.catalogPage(query.catalogQuery(filter)) { return (page.records, page.more, [], opened) }
         // The sure path, where the catalog cannot answer: the whole index read, and with a
         // colour or search every record decoded.
         var damage: [String] = []
         let entries = try opened.liveEntries(damage: &damage).filter(query.matches)
         let page = try readPage(of: ordered(entries, query.order), query: query, filter: filter, records: records, damage: &damage)
-        return (page.records, page.more, damage)
+        return (page.records, page.more, damage, opened)
     }
 
     /// By the time each was liked, then by key (see ``ListingKey``).

@@ -35,13 +35,13 @@ extension LikeRepository {
         if case .whole(let bytes) = try thumbnails.state(key: stored.key, generation: stored.image.generation) {
             return thumbnailImage(stored, bytes: bytes)
         }
-        guard let bytes = try makeThumbnail(of: stored, opened) else { return nil }
-        return thumbnailImage(stored, bytes: bytes)
+        guard let made = try makeThumbnail(of: stored, opened) else { return nil }
+        return thumbnailImage(stored, bytes: made.count)
     }
 
     /// Makes and writes the thumbnail of `stored`, replacing any file of its name; returns its
-    /// size, or `nil` when the image cannot be scaled or is missing.
-    func makeThumbnail(of stored: StoredRecord, _ opened: OpenStore) throws -> Int? {
+    /// bytes, or `nil` when the image cannot be scaled or is missing.
+    func makeThumbnail(of stored: StoredRecord, _ opened: OpenStore) throws -> [UInt8]? {
         let imageName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
         guard let image = try opened.images?.directory.read(imageName) else { return nil }
         let thumbnail: JPEGThumbnail
@@ -64,6 +64,6 @@ extension LikeRepository {
             try? directory.remove(temporary)
             throw error
         }
-        return tagged.count
+        return tagged
     }
 }

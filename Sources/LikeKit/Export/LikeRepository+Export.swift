@@ -166,13 +166,8 @@ extension LikeRepository {
     /// The bytes of a photo's thumbnail, made now if it is missing or damaged; `nil` when its
     /// JPEG cannot be scaled (or the store cannot be written to make it).
     fileprivate func thumbnailBytes(of record: StoredRecord, _ opened: OpenStore) throws -> Data? {
-        let thumbnails = try opened.thumbnails()
-        let name = StoreLayout.thumbnailFileName(record.key, record.image.generation)
-        if case .whole = try thumbnails.state(key: record.key, generation: record.image.generation), let data = try thumbnails.directory?.read(name) {
-            return data
-        }
-        guard try makeThumbnail(of: record, opened) != nil else { return nil }
-        return try opened.root.subdirectory(ThumbnailFiles.directoryName)?.read(name)
+        if let data = try opened.thumbnails().bytesIfWhole(key: record.key, generation: record.image.generation) { return data }
+        return try makeThumbnail(of: record, opened).map { Data($0) }
     }
 }
 

@@ -28,15 +28,25 @@ struct ThumbnailFiles {
     /// What the comment segment of a thumbnail starts with.
     private static let signature = Array("likes-thumbnail ".utf8)
 
-    /// The thumbnail's size on disk when it is whole and made from `generation`; `nil` when it is
-    /// missing.
+    /// Whether the thumbnail made from `generation` is there and whole (read and checked).
     func state(key: String, generation: String) throws -> State {
-        guard let directory else { return .missing }
+        try read(key: key, generation: generation).state
+    }
+
+    /// The thumbnail's bytes when it is whole, read once.
+    func bytesIfWhole(key: String, generation: String) throws -> Data? {
+        let read = try read(key: key, generation: generation)
+        guard case .whole = read.state else { return nil }
+        return read.data
+    }
+
+    private func read(key: String, generation: String) throws -> (state: State, data: Data?) {
+        guard let directory else { return (.missing, nil) }
         let name = StoreLayout.thumbnailFileName(key, generation)
-        guard let entry = try directory.entry(name) else { return .missing }
-        guard entry.isRegularFile, let data = try directory.read(name) else { return .damaged("is not a regular file") }
-        if let problem = Self.problem([UInt8](data), generation: generation) { return .damaged(problem) }
-        return .whole(bytes: entry.size)
+        guard let entry = try directory.entry(name) else { return (.missing, nil) }
+        guard entry.isRegularFile, let data = try directory.read(name) else { return (.damaged("is not a regular file"), nil) }
+        if let problem = Self.problem([UInt8](data), generation: generation) { return (.damaged(problem), nil) }
+        return (.whole(bytes: data.count), data)
     }
 
     /// The thumbnail's size, if a file of its name exists: what a record shows, without reading it.
