@@ -14,13 +14,16 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "JPEGCodec"]),
+        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "CRC32Folding", "JPEGCodec"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),
         // fstatfs, syncfs and renameat2, which the Glibc module leaves out, called directly (a
         // fully static `likes` cannot look them up by name).
         .target(name: "LinuxFileSystemCalls"),
+        // The CRC-32 every liked image is checked with, by carry-less multiplication where the
+        // processor has it (x86-64); LikeKit's own tables elsewhere.
+        .target(name: "CRC32Folding"),
         .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.

@@ -124,11 +124,43 @@ import Testing
         return crc ^ 0xFFFF_FFFF
     }
 
-    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17, 1000, 4099])
-    func slicedChecksumMatchesTheDefinition(length: Int) {
+    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 79, 80, 127, 128, 129, 1000, 4099])
+    func bothWaysMatchTheDefinition(length: Int) {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
         #expect(bytes.withUnsafeBytes { CRC32.checksum($0) } == reference(bytes))
+        #expect(bytes.withUnsafeBytes { CRC32.checksumByTables($0) } == reference(bytes))
+    }
+
+    /// The folding kernel (where this processor has it) against the tables: every length up to
+    /// 600, unaligned starts, pieces continued one after another, and all-ones and all-zeros data.
+    @Test func foldingAgreesWithTheTablesEverywhere() throws {
+        try #require(CRC32.folds || ProcessInfo.processInfo.environment["CI"] != "true" || !Self.isX86, "x86-64 here should fold")
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<5000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes.withUnsafeBytes { all in
+            for length in 0...600 {
+                for start in [0, 1, 3, 8] {
+                    let piece = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
+                    #expect(CRC32.checksum(piece) == CRC32.checksumByTables(piece), "length \(length) from \(start)")
+                }
+            }
+            let first = UnsafeRawBufferPointer(rebasing: all[..<1234])
+            let rest = UnsafeRawBufferPointer(rebasing: all[1234...])
+            #expect(CRC32.checksum(rest, continuing: CRC32.checksum(first)) == CRC32.checksumByTables(all))
+        }
+        for fill: UInt8 in [0, 0xFF] {
+            let run = [UInt8](repeating: fill, count: 4096)
+            #expect(run.withUnsafeBytes { CRC32.checksum($0) } == reference(run))
+        }
+    }
+
+    static var isX86: Bool {
+        #if arch(x86_64)
+            return true
+        #else
+            return false
+        #endif
     }
 }
 
