@@ -1,6 +1,7 @@
 // Thumbnails: each liked photo's small JPEG, made by the JPEGCodec module from its image after
 // the like (never delaying it) or on first need.
 
+import Dispatch
 import JPEGCodec
 
 #if canImport(Darwin)
@@ -18,7 +19,8 @@ extension LikeRepository {
     /// folder: the first call for a photo decodes its JPEG (at 1/8 of its size for a 12-megapixel
     /// photo, 20–40 ms), later ones find the file. A like never waits for its thumbnail; the
     /// command line makes one right after each like, and an app can call this for a grid's cells
-    /// off the main thread. Not flushed: a thumbnail lost to a crash is made again.
+    /// off the main thread. Its bytes are flushed before it is put in place, so that no power cut
+    /// leaves a damaged one under its name; the name itself is not: one lost is made again.
     ///
     /// ```swift
     /// if let thumbnail = try repository.thumbnail(for: id) { cell.image = UIImage(contentsOfFile: thumbnail.file.path) }
@@ -39,9 +41,80 @@ extension LikeRepository {
         return thumbnailImage(stored, bytes: made.count)
     }
 
-    /// Makes and writes the thumbnail of `stored`, replacing any file of its name; returns its
-    /// bytes, or `nil` when the image cannot be scaled or is missing.
+    /// Makes the thumbnails of the liked photos among `ids` that are missing or damaged, two at a
+    /// time, and puts them in place together after one flush: what an import does after its
+    /// likes, or an app before it shows a grid of new photos. One that cannot be made (a JPEG
+    /// that cannot be scaled, an image file missing) is left out; ``thumbnail(for:)`` then
+    /// returns `nil` for it.
+    ///
+    /// ```swift
+    /// let results = try repository.likeAll(items)
+    /// try repository.makeThumbnails(for: items.map(\.id))
+    /// ```
+    ///
+    /// - Returns: How many thumbnails were made.
+    /// - Throws: ``LikeRepositoryError``: `io` when the flush fails (then none is put in place).
+    @discardableResult
+    public func makeThumbnails(for ids: [PhotoID]) throws -> Int {
+        guard !ids.isEmpty, let opened = try store.open(), let records = opened.records else { return 0 }
+        let thumbnails = try opened.thumbnails()
+        // Where one syncfs flushes everything, one for all of them; elsewhere each as written.
+        let flushAtEnd = isDurable && opened.root.flushStrategy == .wholeFileSystem
+        let next = Locked(0)
+        let written = Locked<[WrittenThumbnail]>([])
+        DispatchQueue.concurrentPerform(iterations: min(2, ids.count)) { _ in
+            while let index = next.withLock({ value -> Int? in
+                guard value < ids.count else { return nil }
+                value += 1
+                return value - 1
+            }) {
+                let id = ids[index]
+                guard let stored = try? records.read(key: id.storageKey), stored.id == id else { continue }
+                if case .whole = try? thumbnails.state(key: stored.key, generation: stored.image.generation) { continue }
+                guard let thumbnail = try? writeThumbnail(of: stored, opened, durable: isDurable && !flushAtEnd) else { continue }
+                written.withLock { $0.append(thumbnail) }
+            }
+        }
+        let made = written.withLock { $0 }
+        do {
+            if flushAtEnd, !made.isEmpty { try opened.root.syncFileSystem() }
+        } catch {
+            for thumbnail in made { try? thumbnail.directory.remove(thumbnail.temporary) }
+            throw error
+        }
+        return made.reduce(0) { count, thumbnail in count + ((try? thumbnail.putInPlace()) == nil ? 0 : 1) }
+    }
+
+    /// Makes and writes the thumbnail of `stored`, flushed, replacing any file of its name;
+    /// returns its bytes, or `nil` when the image cannot be scaled or is missing.
     func makeThumbnail(of stored: StoredRecord, _ opened: OpenStore) throws -> [UInt8]? {
+        guard let thumbnail = try writeThumbnail(of: stored, opened, durable: isDurable) else { return nil }
+        try thumbnail.putInPlace()
+        return thumbnail.bytes
+    }
+
+    /// A thumbnail written under a temporary name, to be put in place under its own.
+    struct WrittenThumbnail: Sendable {
+        let directory: StoreDirectory
+        let temporary: String
+        let name: String
+        let bytes: [UInt8]
+
+        /// Renames it into place (unflushed: a lost name costs only the making again).
+        func putInPlace() throws {
+            do {
+                try directory.rename(temporary, to: name)
+            } catch {
+                try? directory.remove(temporary)
+                throw error
+            }
+        }
+    }
+
+    /// Makes the thumbnail of `stored` and writes it whole under a name of its own (a reader never
+    /// sees half of it), flushed when `durable`; `nil` when the image cannot be scaled or is
+    /// missing.
+    private func writeThumbnail(of stored: StoredRecord, _ opened: OpenStore, durable: Bool) throws -> WrittenThumbnail? {
         let imageName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
         guard let image = try opened.images?.directory.read(imageName) else { return nil }
         let thumbnail: JPEGThumbnail
@@ -55,15 +128,8 @@ extension LikeRepository {
         let tagged = ThumbnailFiles.tagged(thumbnail.jpeg, generation: stored.image.generation)
         let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)
         let name = StoreLayout.thumbnailFileName(stored.key, stored.image.generation)
-        // Written whole under a name of its own, then put in place: a reader never sees half of it.
         let temporary = name + "." + Generation.make() + ".tmp"
-        try tagged.withUnsafeBytes { try directory.createFile(temporary, bytes: $0, durable: false) }
-        do {
-            try directory.rename(temporary, to: name)
-        } catch {
-            try? directory.remove(temporary)
-            throw error
-        }
-        return tagged
+        _ = try tagged.withUnsafeBytes { try directory.createFile(temporary, bytes: $0, durable: durable) }
+        return WrittenThumbnail(directory: directory, temporary: temporary, name: name, bytes: tagged)
     }
 }

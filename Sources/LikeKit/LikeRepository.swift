@@ -55,6 +55,14 @@ public final class LikeRepository: Sendable {
         self.init(directory: directory, durability: durability, lockTimeout: lockTimeout, faults: nil)
     }
 
+    /// A repository that flushes as `flush` says whatever file system the store is on: for the
+    /// test suite's power-cut file system (FUSE), reached through the `likes` binary, where
+    /// ``FlushStrategy/wholeFileSystem`` could not otherwise be tested. Each `syncfs` is then
+    /// followed by an `fdatasync` of the store's folder, which that file system takes as one.
+    package convenience init(directory: URL, durability: Durability, lockTimeout: Double, forcingFlush flush: FlushStrategy) {
+        self.init(directory: directory, durability: durability, lockTimeout: lockTimeout, faults: FaultInjector(flushStrategy: flush))
+    }
+
     init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
         self.directory = directory.standardizedFileURL
         self.durability = durability

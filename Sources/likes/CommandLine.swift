@@ -119,9 +119,15 @@ enum LikesCommandLine {
             output.print(type.spec.help)
             return
         }
-        let repository = LikeRepository(
-            directory: storeDirectory(parsed, environment: environment), durability: try durability(parsed, environment: environment, command: name),
-            lockTimeout: Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10)
+        let directory = storeDirectory(parsed, environment: environment)
+        let durability = try durability(parsed, environment: environment, command: name)
+        let lockTimeout = Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10
+        // A seam for the power-cut tests only (Tests/Tools/powercut.py): not documented for users.
+        let repository =
+            switch environment["LIKES_TEST_FLUSH"].flatMap(FlushStrategy.init(rawValue:)) {
+            case let forced?: LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, forcingFlush: forced)
+            case nil: LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+            }
         let command = try type.init(parsed)
         do {
             try command.run(Context(repository: repository, output: output, environment: environment))

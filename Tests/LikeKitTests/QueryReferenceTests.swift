@@ -211,7 +211,7 @@ import Testing
         }
         if garblingTheMiddleLine { lines[lines.count / 2] = "garbled" }
         let converted = Data(lines.joined(separator: "\n").utf8)
-        try converted.write(to: journal)
+        try converted.write(to: journal, options: .atomic)  // a new file, as that writer made it: no note on it
         let digits = String(converted.count)
         try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
             .write(to: folder.store.appendingPathComponent("likes.lock"))

@@ -1,8 +1,15 @@
 """Power cuts under the real `likes` binary, on a FUSE file system that drops unflushed data.
 
-    powercut.py steps  --likes BIN --samples DIR     a cut at every step of every kind of change
-    powercut.py stream --likes BIN --samples DIR [--rounds N] [--seed S]
+    powercut.py steps  --likes BIN --samples DIR [--flush syncfs]
+                                                     a cut at every step of every kind of change
+    powercut.py stream --likes BIN --samples DIR [--rounds N] [--seed S] [--flush syncfs]
                                                      a cut at a random step of a stream of commands
+
+`--flush syncfs` has `likes` flush as on ext4 or xfs, with one syncfs per change (which it sends
+as an fdatasync of the store's folder, LIKES_TEST_FLUSH=syncfs), and the file system flush
+everything at it; each cut of `steps` is then made twice, once losing all that is unflushed and
+once keeping each file's and directory's unflushed state or not by a coin, as a file system
+writing back in any order would (`stream` tosses for each round).
 
 `steps` runs each kind of change (first like, like into an empty store, update with images,
 update of the note alone, unlike, toggle both ways, note, clearing a note, album add and remove,
@@ -44,7 +51,7 @@ def sha(data):
 class Rig:
     """A mounted PowerCutFS with a store in it, and the `likes` binary to run on it."""
 
-    def __init__(self, likes, samples):
+    def __init__(self, likes, samples, flush="fsync"):
         import powercut_fs
 
         self.likes = likes
@@ -58,6 +65,11 @@ class Rig:
         self.env = dict(os.environ, LIKES_LOCK_TIMEOUT="5", NO_COLOR="1")
         self.env.pop("LIKES_DURABILITY", None)
         self.env.pop("LIKES_STORE", None)
+        self.env.pop("LIKES_TEST_FLUSH", None)
+        self.whole = flush == "syncfs"
+        if self.whole:
+            self.env["LIKES_TEST_FLUSH"] = "syncfs"
+            self.fs.whole = True
         deadline = time.time() + 10
         while not os.path.ismount(self.mountpoint):
             if time.time() > deadline:
@@ -288,13 +300,18 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
         return ["the command changed nothing (or lost it at the cut after it), so cutting it proves nothing"]
     problems = []
     acknowledged = 0
-    for cut in range(count + 1):
+    runs = [(cut, None) for cut in range(count + 1)]
+    if rig.whole:
+        runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
+    for cut, mix in runs:
         rig.fs.restore(base)
         rig.fs.arm(cut)
+        rig.fs.mix = mix
         result = rig.run(*command)
         rig.fs.cut()  # at `cut`, or right after the command returned
+        rig.fs.mix = None
         rig.fs.reboot()
-        label = f"{name}, cut at step {cut}/{count}" + (f" ({rig.fs.log[-1]})" if rig.fs.log else "")
+        label = f"{name}, {'mixed ' if mix else ''}cut at step {cut}/{count}" + (f" ({rig.fs.log[-1]})" if rig.fs.log else "")
         try:
             now = rig.state()
         except (AssertionError, ValueError, OSError) as error:
@@ -313,7 +330,7 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
             if leftovers:
                 problems.append(f"{label}: purge after the reboot left {leftovers}")
     if not problems:
-        print(f"ok   {name}: {count + 1} cuts ({acknowledged} after the command had returned 0)")
+        print(f"ok   {name}: {len(runs)} cuts ({acknowledged} after the command had returned 0)")
     return problems
 
 
@@ -369,8 +386,11 @@ def stream(rig, rounds, seed):
         after = rig.state()
         rig.fs.restore(saved)
         rig.fs.arm(rng.randint(0, 40))
+        mixed = rig.whole and rng.random() < 0.5
+        rig.fs.mix = random.Random(rng.random()) if mixed else None
         result = rig.run(*command)
         rig.fs.cut()
+        rig.fs.mix = None
         rig.fs.reboot()
         try:
             now = rig.state()
@@ -383,7 +403,7 @@ def stream(rig, rounds, seed):
             problems += found
             lost += torn
             problems += rig.check_store(f"round {round_number}")
-        if report(f"round {round_number}, cut in {command} at step {rig.fs.cut_step}", problems, limit=6):
+        if report(f"round {round_number}, {'mixed ' if mixed else ''}cut in {command} at step {rig.fs.cut_step}", problems, limit=6):
             failed += 1
         else:
             passed += 1
@@ -401,6 +421,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--only", help="steps: only the scenarios whose name holds this")
+    parser.add_argument("--flush", choices=["fsync", "syncfs"], default="fsync", help="how `likes` flushes (see above)")
     arguments = parser.parse_args()
     try:
         import powercut_fs  # noqa: F401
@@ -410,7 +431,7 @@ def main():
     if not os.path.exists("/dev/fuse"):
         print("powercut: /dev/fuse is missing", file=sys.stderr)
         sys.exit(2)
-    rig = Rig(os.path.abspath(arguments.likes), os.path.abspath(arguments.samples))
+    rig = Rig(os.path.abspath(arguments.likes), os.path.abspath(arguments.samples), arguments.flush)
     try:
         stats = rig.run("stats", "--json", check=True)
         flush = json.loads(stats.stdout)

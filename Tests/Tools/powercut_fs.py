@@ -9,6 +9,12 @@ is gone. That is the strictest reading of POSIX: nothing but fsync(2) of a file 
 directory makes anything durable, and syncfs(2) reaches no FUSE server at all (the kernel does
 not pass it on), as on sshfs, gocryptfs, rclone or ntfs-3g.
 
+With `whole` set, the file system also plays one that `syncfs(2)` flushes whole (ext4, xfs):
+an `fdatasync` of a directory, which is what `likes` sends in place of its `syncfs` when the
+power-cut tests force that strategy on it (LIKES_TEST_FLUSH=syncfs), makes everything durable.
+Such a file system also writes back on its own, in any order, so a cut may be `mixed`: each file
+and directory then keeps, by the toss of a seeded coin, its current state or its flushed one.
+
 The cut can be armed to fall just before the Nth mutating request (create, mkdir, write,
 truncate, unlink, rmdir, rename, link, symlink, fsync, fsyncdir), so that a test can cut the power
 at every step of a command in turn. From the cut on, every request fails with EIO (the disk is
@@ -28,7 +34,10 @@ import pyfuse3
 import trio
 
 # Mutating requests, in the order they reach the server; a cut may fall before any of them.
-MUTATING = {"create", "mkdir", "write", "truncate", "unlink", "rmdir", "rename", "link", "symlink", "mknod", "fsync", "fsyncdir"}
+MUTATING = {
+    "create", "mkdir", "write", "truncate", "unlink", "rmdir", "rename", "link", "symlink", "mknod", "fsync", "fsyncdir", "setxattr",
+    "removexattr",
+}
 
 
 class Node:
@@ -46,6 +55,9 @@ class Node:
         else:
             self.data = bytearray()
             self.flushed_data = b""
+            # Extended attributes live in the inode, flushed and lost with the data here.
+            self.xattrs = {}
+            self.flushed_xattrs = {}
 
     @property
     def is_dir(self):
@@ -70,6 +82,8 @@ class PowerCutFS(pyfuse3.Operations):
         self.dead = False
         self.log = []  # the mutating requests since the count was reset, as text
         self.cut_step = None  # where the last armed cut fell, if it did
+        self.whole = False  # an fdatasync of a directory flushes everything (syncfs)
+        self.mix = None  # a random.Random: the next cut keeps each node's current state or not
 
     # MARK: Control, called from the test's thread
 
@@ -87,16 +101,23 @@ class PowerCutFS(pyfuse3.Operations):
             self.cut_step = None
 
     def cut(self):
-        """Cuts the power now: every unflushed byte and name is lost, every request fails."""
+        """Cuts the power now: every unflushed byte and name is lost (or, with `mix`, each node's
+        unflushed state is kept or lost by a coin), and every request fails."""
         with self.lock:
             self.cut_at = None
             self.dead = True
-            for node in self.nodes.values():
+            for ino in sorted(self.nodes):
+                node = self.nodes[ino]
+                if self.mix is not None and self.mix.random() < 0.5:
+                    continue  # written back before the cut
                 if node.is_dir:
                     node.entries = dict(node.flushed_entries)
                 elif hasattr(node, "data"):
                     node.data = bytearray(node.flushed_data)
+                    node.xattrs = dict(node.flushed_xattrs)
             self._collect()
+            # What survived is what the disk holds now.
+            self.flush_everything()
 
     def reboot(self):
         with self.lock:
@@ -112,6 +133,7 @@ class PowerCutFS(pyfuse3.Operations):
                     node.flushed_entries = dict(node.entries)
                 elif hasattr(node, "data"):
                     node.flushed_data = bytes(node.data)
+                    node.flushed_xattrs = dict(node.xattrs)
 
     def snapshot(self):
         with self.lock:
@@ -291,9 +313,11 @@ class PowerCutFS(pyfuse3.Operations):
     async def fsyncdir(self, fh, datasync):
         with self.lock:
             ino, _ = self._handle(fh)
-            self._step(f"fsyncdir {ino}")
+            self._step(f"fsyncdir {ino}" + (" (data)" if datasync else ""))
             directory = self._dir(ino)
             directory.flushed_entries = dict(directory.entries)
+            if self.whole and datasync:
+                self.flush_everything()  # the stand-in for syncfs
 
     async def mkdir(self, parent_inode, name, mode, ctx):
         with self.lock:
@@ -435,6 +459,48 @@ class PowerCutFS(pyfuse3.Operations):
             self._step(f"fsync {ino}")
             node = self._node(ino)
             node.flushed_data = bytes(node.data)
+            node.flushed_xattrs = dict(node.xattrs)
+
+    # Extended attributes: only as the file system that syncfs flushes whole (ext4, xfs), so
+    # that the other mode keeps testing stores on a file system without them.
+
+    async def setxattr(self, inode, name, value, ctx):
+        with self.lock:
+            if not self.whole:
+                raise pyfuse3.FUSEError(errno.ENOTSUP)
+            self._step(f"setxattr {inode} {name.decode(errors='replace')}")
+            node = self._node(inode)
+            if node.is_dir or not hasattr(node, "xattrs"):
+                raise pyfuse3.FUSEError(errno.ENOTSUP)
+            node.xattrs[name] = bytes(value)
+
+    async def getxattr(self, inode, name, ctx):
+        with self.lock:
+            if not self.whole:
+                raise pyfuse3.FUSEError(errno.ENOTSUP)
+            if self.dead:
+                raise pyfuse3.FUSEError(errno.EIO)
+            node = self._node(inode)
+            value = getattr(node, "xattrs", {}).get(name)
+            if value is None:
+                raise pyfuse3.FUSEError(pyfuse3.ENOATTR)
+            return value
+
+    async def listxattr(self, inode, ctx):
+        with self.lock:
+            if not self.whole:
+                raise pyfuse3.FUSEError(errno.ENOTSUP)
+            return list(getattr(self._node(inode), "xattrs", {}).keys())
+
+    async def removexattr(self, inode, name, ctx):
+        with self.lock:
+            if not self.whole:
+                raise pyfuse3.FUSEError(errno.ENOTSUP)
+            self._step(f"removexattr {inode} {name.decode(errors='replace')}")
+            node = self._node(inode)
+            if name not in getattr(node, "xattrs", {}):
+                raise pyfuse3.FUSEError(pyfuse3.ENOATTR)
+            del node.xattrs[name]
 
     async def statfs(self, ctx):
         with self.lock:

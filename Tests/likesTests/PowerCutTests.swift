@@ -44,6 +44,27 @@ enum FUSE {
         #expect(run.stdout.contains("powercut: 15 passed, 0 failed"), "\(run.stdout)")
     }
 
+    /// As on ext4 or xfs: one syncfs per change, its journal line the commit and the rename after
+    /// it unflushed; every cut made twice, once keeping each file's and folder's unflushed state
+    /// by a coin (a file system writing back in any order).
+    @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))
+    func aCutAtEveryStepWithOneSyncfsPerChangeLosesNothingAcknowledged() throws {
+        let run = try FUSE.powercut(["steps", "--flush", "syncfs"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("store on fuse, flushed with syncfs"), "\(run.stdout)")
+        #expect(run.stdout.contains("ok   update with images: "), "\(run.stdout)")
+        #expect(run.stdout.contains("powercut: 15 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))
+    func cutsAtRandomStepsOfAStreamWithOneSyncfsPerChangeLoseNothingAcknowledged() throws {
+        let seed = Int.random(in: 0..<1_000_000)
+        let run = try FUSE.powercut(["stream", "--rounds", "30", "--seed", "\(seed)", "--flush", "syncfs"])
+        #expect(run.status == 0, "seed \(seed): \(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains(", 0 photos lost or torn"), "seed \(seed): \(run.stdout)")
+        #expect(run.stdout.contains("powercut: 30 passed, 0 failed"), "seed \(seed): \(run.stdout)")
+    }
+
     @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))
     func cutsAtRandomStepsOfAStreamOfCommandsLoseNothingAcknowledged() throws {
         let seed = Int.random(in: 0..<1_000_000)

@@ -68,8 +68,7 @@ extension LikeRepository {
         do {
             let (photos, damage) = try writeExport(selection.records, into: folder.directory, query: query)
             if isDurable, folder.directory.flushStrategy == .wholeFileSystem { try folder.directory.syncFileSystem() }
-            try staging.publish(folder, replacing: replacing)
-            if isDurable { try parent.sync(commit: true) }
+            try staging.publish(folder, replacing: replacing, durable: isDurable)
             return ExportReport(
                 directory: target, photos: photos.map(\.report), byteCount: photos.reduce(0) { $0 + $1.report.byteCount },
                 damage: selection.damage + damage)
@@ -246,9 +245,12 @@ struct ExportStaging {
     }
 
     /// Puts the finished export in place: swapped with an earlier one in one step where the
-    /// system can, else renamed over the empty or missing destination.
-    func publish(_ folder: Folder, replacing: Bool) throws {
+    /// system can, else renamed over the empty or missing destination. `durable`: the new place
+    /// is flushed before the earlier export is removed, so that no power cut can bring the
+    /// earlier one back half removed.
+    func publish(_ folder: Folder, replacing: Bool, durable: Bool) throws {
         if replacing, try parent.exchange(folder.name, targetName) {
+            if durable { try parent.sync(commit: true) }
             // The earlier export, now under the hidden name; if it cannot go now, the next export
             // removes it.
             try? remove(folder.name)
@@ -264,10 +266,12 @@ struct ExportStaging {
                 try? parent.rename(aside, to: targetName)
                 throw error
             }
+            if durable { try parent.sync(commit: true) }
             try? remove(aside)
             return
         }
         try parent.rename(folder.name, to: targetName)
+        if durable { try parent.sync(commit: true) }
     }
 
     /// Removes folders that exports which died left behind (those no export holds locked). A

@@ -102,7 +102,7 @@ extension OpenStore {
     /// Each like met is confirmed by its record; `nil` where the journal cannot be jumped in.
     private func jumpingPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
         guard locked, let reader = try journal.reader(records: records, mapped: true) else { return nil }
-        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         var page: [StoredRecord] = []
         var skipped = 0
         var more = false
@@ -183,7 +183,7 @@ extension OpenStore {
     /// journal in chunks, under a lock the caller holds: memory grows with the keys only.
     func catalogDigests() throws -> [String: (digest: Int, hasCatalog: Bool)]? {
         guard let records, let reader = try journal.reader(records: records) else { return nil }
-        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         var digests: [String: (digest: Int, hasCatalog: Bool)] = [:]
         let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
             digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, photo.newest.text != nil)
@@ -197,7 +197,7 @@ extension OpenStore {
     /// of order (the index then says which). Under a lock the caller holds (`locked`: it got one).
     func catalogFiles(locked: Bool) throws -> (files: [PhotoFiles], lineCount: Int)? {
         guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return nil }
-        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         var files: [PhotoFiles] = []
         var lines = 0
         let end = try CatalogScan.photos(in: reader, checkingEveryField: true, lineCount: &lines) { photo in
@@ -215,7 +215,7 @@ extension OpenStore {
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
     private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
         guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return .damaged }
-        if let noted = journal.notedLength, try reader.source.currentSize() < noted { return .damaged }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return .damaged }
         return try CatalogScan.photos(in: reader, body)
     }
 }

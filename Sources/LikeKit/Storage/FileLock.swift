@@ -1,5 +1,6 @@
 // Owns likes.lock: the store's lock between processes (flock on a file that is never deleted),
-// and the journal length noted in it. Called by Store (taking locks) and Journal (the length).
+// and the journal length noted in it where the journal file cannot carry the note itself. Called by
+// Store (taking locks) and Journal (the length).
 
 #if canImport(Darwin)
     import Foundation
@@ -68,8 +69,9 @@ struct FileLock: ~Copyable {
         assertion = SuspensionAssertion()
     }
 
-    /// Notes the journal's length in the lock file after every append, so that a reader can
-    /// tell a journal cut back by damage from one that is whole. A hint: a failure is ignored.
+    /// Notes the journal's length in the lock file, where the journal's own attribute cannot hold
+    /// it (see `Journal`), so that a reader can tell a journal cut back by damage from one that is
+    /// whole. A hint: a failure is ignored.
     static func noteJournalLength(_ length: Int, lockDescriptor: Int32) {
         let digits = String(length)
         let text = Array(("journal-bytes " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)

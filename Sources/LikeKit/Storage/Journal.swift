@@ -4,8 +4,12 @@
 
 /// The journal of one store: its index and its change log (see ``JournalLine``).
 ///
-/// After every append the journal's length is noted in the lock file, so that a reader can tell
-/// a journal cut back by damage from one that is whole.
+/// After every append the journal's length is noted, so that a reader can tell a journal cut back
+/// by damage from one that is whole: in an extended attribute of the journal file itself where
+/// the file system keeps them (ext4, xfs, btrfs, tmpfs, APFS), else in the lock file. The
+/// attribute lives in the journal's inode, which the append dirties anyway: noting it costs no
+/// other file a flush must write, and it reaches the disk in the same write as the journal's
+/// size, so a power cut cannot keep one without the other.
 struct Journal {
     static let fileName = StoreLayout.journalFileName
 
@@ -21,8 +25,16 @@ struct Journal {
 
     // MARK: Reading
 
-    /// The journal's length as last noted in the lock file, if any.
-    var notedLength: Int? { FileLock.notedJournalLength(in: root) }
+    /// The journal's length as last noted, if it was: on the journal file `reader` reads where
+    /// it has the note, else in the lock file.
+    func notedLength(_ reader: JournalReader) -> Int? {
+        if let file = reader.source as? StoreDirectory.OpenFile,
+            let text = Platform.attribute(file.descriptor, Platform.journalLengthAttribute, capacity: 24)
+        {
+            return Int(String(decoding: text, as: UTF8.self))
+        }
+        return FileLock.notedJournalLength(in: root)
+    }
 
     /// Opens the journal for reading; `nil` when there is none. `records` judges whether a last
     /// line's change committed (see ``JournalReader``); without it every line counts.
@@ -46,7 +58,7 @@ struct Journal {
         }
         var index = try JournalIndex(reading: reader, skippingDamage: skippingDamage)
         let size = try reader.source.currentSize()
-        if index.damage == nil, let noted = notedLength, size < noted {
+        if index.damage == nil, let noted = notedLength(reader), size < noted {
             index.damage = "the index \(Self.fileName) was cut short (\(size) of \(noted) bytes)"
         }
         if index.damage == nil, index.lineCount == 0 {
@@ -67,31 +79,54 @@ struct Journal {
         guard !lines.isEmpty else { return }
         let sizeBefore = try root.entry(Self.fileName)?.size
         do {
-            try root.append(Self.fileName, bytes: lines.flatMap(\.encoded), durable: durable)
-            if let size = try? root.entry(Self.fileName)?.size { noteLength(size) }
+            let appended = try root.append(
+                Self.fileName, bytes: lines.flatMap(\.encoded), durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+            if !appended.noted { noteLength(appended.length) }
         } catch let error as LikeRepositoryError {
-            if let sizeBefore { try? root.truncate(Self.fileName, to: sizeBefore, durable: durable) }
+            if let sizeBefore { try? root.truncate(Self.fileName, to: sizeBefore, durable: durable, notingLengthAs: Platform.journalLengthAttribute) }
             throw error
         }
     }
 
-    /// Makes the journal's end sound before a change: cuts a torn last line and takes back a last
-    /// line whose change never committed. Returns the time of the last line and whether the
-    /// journal has the catalog's format, or `nil` when the journal is missing, cut short or its
-    /// last line unreadable: then it must be rebuilt.
-    func recoverEnd(records: RecordFiles, durable: Bool) throws -> (lastTime: Int64, hasCatalog: Bool)? {
+    /// Makes the journal's end sound before a change: cuts a torn last line, and has `finishing`
+    /// finish the changes of the last two lines (see ``settle(_:records:finishing:)``), taking
+    /// the last line back when its change cannot be finished. Returns the time of the last line
+    /// and whether the journal has the catalog's format, or `nil` when the journal is missing,
+    /// cut short or its last line unreadable: then it must be rebuilt.
+    func recoverEnd(
+        records: RecordFiles, durable: Bool, finishing: (JournalLine) throws -> Bool
+    ) throws -> (lastTime: Int64, hasCatalog: Bool)? {
         guard let reader = try reader(records: records) else { return nil }
         let size = try reader.source.currentSize()
-        guard size > 0, size >= notedLength ?? 0 else { return nil }
+        guard size > 0, size >= notedLength(reader) ?? 0 else { return nil }
         let end = try reader.end()
         if end.tornTailBytes > 0 {
             // An append cut short by a crash: its change never committed.
-            try root.truncate(Self.fileName, to: size - end.tornTailBytes, durable: durable)
+            try root.truncate(Self.fileName, to: size - end.tornTailBytes, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
         }
         guard let last = end.lastLine else { return nil }
-        if !end.committed { try append([.aborting(last)], durable: durable) }
+        if let unfinished = try settle(reader, records: records, finishing: finishing), unfinished.at == last.at, unfinished.key == last.key {
+            try append([.aborting(last)], durable: durable)
+        }
         let header = last.operation == .header ? last : try reader.firstLine()
         return (last.at, header?.key == JournalLine.formatName)
+    }
+
+    /// Finishes, with `finishing`, the changes of the journal's last two photo lines that the
+    /// record files do not show, the older first; returns the newest change left unfinished.
+    ///
+    /// Where a change is flushed by one `syncfs` after its line, a power cut may leave its rename
+    /// undone; and the next change, cut before its own flush, may have had its line written back
+    /// already. So the last line may be a change never flushed (finished if all it needs reached
+    /// the disk, else taken back), and the one before it a flushed change whose rename was lost
+    /// (always finished). Every change settles these before its own line, and flushes what it
+    /// finishes, so nothing further back can be waiting.
+    func settle(_ reader: JournalReader, records: RecordFiles, finishing: (JournalLine) throws -> Bool) throws -> JournalLine? {
+        var unfinished: JournalLine?
+        for line in try reader.lastChanges().reversed() where try !records.hasCommitted(line) {
+            unfinished = try finishing(line) ? nil : line
+        }
+        return unfinished
     }
 
     /// Writes a new journal of `entries` (a header, then one `L` line per entry in listing
@@ -109,9 +144,16 @@ struct Journal {
             bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded
         }
         try? root.remove(StoreLayout.journalTemporaryFileName)
-        try bytes.withUnsafeBytes { try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable) }
+        // Where changes are flushed by one syncfs, the last one's rename may not be durable yet
+        // (see WriteSession), and this journal will not name it as the last change: flush first.
+        if durable, root.flushStrategy == .wholeFileSystem { try root.syncFileSystem() }
+        _ = try bytes.withUnsafeBytes {
+            try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+        }
         try root.rename(StoreLayout.journalTemporaryFileName, to: Self.fileName)
         if durable { try root.sync(commit: true) }
+        // Also in the lock file, whether or not the journal has the note: a version before the
+        // attribute reads the lock file's, which must not claim more than this journal has.
         noteLength(bytes.count)
         return now
     }

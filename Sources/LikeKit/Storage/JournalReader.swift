@@ -360,6 +360,28 @@ struct JournalReader {
         return (last, try !last.operation.changesPhoto || isCommitted(last), walk.tornTailBytes)
     }
 
+    /// The journal's last two photo changes, newest first, leaving out each `A` line and the line
+    /// it takes back: the changes a power cut may have left waiting for their rename (see
+    /// `WriteSession`). Unjudged: `isCommitted` is not asked.
+    func lastChanges() throws -> [JournalLine] {
+        var changes: [JournalLine] = []
+        var takenBack = 0  // `A` lines met whose line is further back
+        _ = try backwardLines { bytes, start in
+            guard let line = JournalLine.parse(bytes), line.operation != .header, start > 0 else { return .stopped }
+            if line.operation == .aborted {
+                takenBack += 1
+            } else if line.operation.changesPhoto {
+                if takenBack > 0 {
+                    takenBack -= 1
+                } else {
+                    changes.append(line)
+                }
+            }
+            return changes.count == 2 ? .stopped : nil
+        }
+        return changes
+    }
+
     /// The first read back; each next one is twice as long, up to the largest, so that a walk
     /// that stops soon reads little and one through the whole journal makes few calls.
     private static let firstChunkSize = 64 * 1024

@@ -113,6 +113,49 @@ enum Platform {
         return result
     }
 
+    /// The extended attribute of the journal file where its length is noted (see `Journal`):
+    /// Linux keeps a program's own attributes in the `user.` namespace.
+    static let journalLengthAttribute: String = {
+        #if canImport(Darwin)
+            return "org.likes.journal-bytes"
+        #else
+            return "user.likes.journal-bytes"
+        #endif
+    }()
+
+    /// Sets the extended attribute `name` of the open file `fd` to `value`: false where the
+    /// file system keeps no such attributes (FUSE servers that do not implement them, NFS before
+    /// 4.2, FAT), with `errno` set. A short value lives in the file's inode on ext4, xfs and
+    /// btrfs, and so reaches the disk with the file's size, in the same write.
+    static func setAttribute(_ fd: Int32, _ name: String, _ value: [UInt8]) -> Bool {
+        value.withUnsafeBytes { bytes in
+            #if canImport(Darwin)
+                return fsetxattr(fd, name, bytes.baseAddress, bytes.count, 0, 0) == 0
+            #elseif canImport(Glibc)
+                return likes_set_attribute(fd, name, bytes.baseAddress, UInt(bytes.count)) == 0
+            #else
+                return false
+            #endif
+        }
+    }
+
+    /// The extended attribute `name` of the open file `fd`, if it has one of at most
+    /// `capacity` bytes.
+    static func attribute(_ fd: Int32, _ name: String, capacity: Int) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        let length = buffer.withUnsafeMutableBytes { bytes -> Int in
+            #if canImport(Darwin)
+                return fgetxattr(fd, name, bytes.baseAddress, bytes.count, 0, 0)
+            #elseif canImport(Glibc)
+                return likes_get_attribute(fd, name, bytes.baseAddress, UInt(bytes.count))
+            #else
+                return -1
+            #endif
+        }
+        guard length >= 0 else { return nil }
+        return Array(buffer.prefix(length))
+    }
+
     static var errno: Int32 {
         #if canImport(Darwin)
             return Darwin.errno

@@ -45,7 +45,49 @@ final class Store: Sendable {
     /// ``OpenStore/sharedLock()``.
     func open() throws -> OpenStore? {
         guard let root = try openRoot() else { return nil }
+        finishPendingChange(root)
         return try OpenStore(root: root, lockTimeout: lockTimeout)
+    }
+
+    /// Finishes the journal's last changes where a power cut left them on disk but not yet shown
+    /// by records/ (see ``WriteSession``), so that a reader coming first after the cut sees what
+    /// a writer would. Costs a look at the journal's last lines and a name or two in records/;
+    /// the finishing itself, only then, takes the exclusive lock if it is free at once (a writer
+    /// holding it settles the lines itself). Where the store cannot be written, nothing is
+    /// finished and readers see such a change as not made, until a writer comes.
+    private func finishPendingChange(_ root: StoreDirectory) {
+        let journal = Journal(root: root)
+        guard let reader = try? journal.reader(records: nil), let changes = try? reader.lastChanges(), !changes.isEmpty,
+            let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName)
+        else { return }
+        // Without reading records: whether a change may be waiting, by one name each.
+        let waiting = changes.indices.contains { index in
+            let line = changes[index]
+            let name: String
+            switch line.operation {
+            case .liked, .updated: name = StoreLayout.temporaryRecordFileName(line.key, line.generation)
+            default:
+                // An unlike's record is gone, unless a newer like of the photo made it anew: then
+                // the record it removed is there only if it is waiting.
+                if changes[..<index].contains(where: { $0.key == line.key }) {
+                    let record = try? RecordFiles(directory: recordsDirectory).read(key: line.key)
+                    return record?.generation == line.generation
+                }
+                name = StoreLayout.recordFileName(line.key)
+            }
+            return (try? recordsDirectory.entry(name)) != nil
+        }
+        guard waiting else { return }
+        // The file lock alone: it also excludes this process's writers (flock belongs to the
+        // open file), and this may run on a thread that holds `writer`.
+        guard let lock = try? FileLock(in: root, timeout: 0), let imagesDirectory = try? root.subdirectory(ImageFiles.directoryName),
+            let locked = try? journal.reader(records: nil)
+        else { return }
+        let (records, images) = (RecordFiles(directory: recordsDirectory), ImageFiles(directory: imagesDirectory))
+        _ = try? journal.settle(locked, records: records) { line in
+            try WriteSession.finish(line, records: records, images: images, root: root, durable: durable)
+        }
+        _ = consume lock
     }
 
     /// Runs `body` holding this process's writer lock and the store's exclusive file lock, with

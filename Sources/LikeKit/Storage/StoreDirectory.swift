@@ -29,11 +29,20 @@ final class StoreDirectory: Sendable {
     /// The file system the directory is on, by name, and how writes to it are made durable.
     let fileSystem: (name: String, strategy: FlushStrategy)
 
-    private init(descriptor: Int32, displayPath: String, faults: FaultInjector?, fileSystem: (name: String, strategy: FlushStrategy)) {
+    /// `syncfs` was forced (by a test) on a file system it does not reach, such as FUSE: each
+    /// one is then followed by an `fdatasync` of this directory, which a test file system can
+    /// take as the whole flush (see ``syncFileSystem()``).
+    private let syncfsIsForced: Bool
+
+    private init(
+        descriptor: Int32, displayPath: String, faults: FaultInjector?, fileSystem: (name: String, strategy: FlushStrategy),
+        syncfsIsForced: Bool = false
+    ) {
         self.descriptor = descriptor
         self.displayPath = displayPath
         self.faults = faults
         self.fileSystem = fileSystem
+        self.syncfsIsForced = syncfsIsForced
     }
 
     /// How this directory's file system is flushed (what tests ask for through the fault
@@ -51,8 +60,11 @@ final class StoreDirectory: Sendable {
             throw LikeRepositoryError.io(action: "open the store directory", path: path, code: code)
         }
         var fileSystem = Platform.fileSystem(of: fd)
+        let natural = fileSystem.strategy
         if let forced = faults?.flushStrategy { fileSystem.strategy = forced }
-        return StoreDirectory(descriptor: fd, displayPath: path, faults: faults, fileSystem: fileSystem)
+        return StoreDirectory(
+            descriptor: fd, displayPath: path, faults: faults, fileSystem: fileSystem,
+            syncfsIsForced: fileSystem.strategy == .wholeFileSystem && natural != .wholeFileSystem)
     }
 
     /// Opens the directory at `path`, creating it and missing parents (mode 0700) if needed.
@@ -80,7 +92,7 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw LikeRepositoryError.io(action: "open the directory", path: path(name), code: code)
         }
-        return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults, fileSystem: fileSystem)
+        return StoreDirectory(descriptor: fd, displayPath: path(name), faults: faults, fileSystem: fileSystem, syncfsIsForced: syncfsIsForced)
     }
 
     /// Opens the subdirectory `name`; `nil` when it is missing or is no folder (a file, or a link,
@@ -145,7 +157,13 @@ final class StoreDirectory: Sendable {
     /// Creates `name` (which must not exist) with `bytes`, flushed to disk when `durable`.
     ///
     /// On failure the partial file is removed (unless a crash is being simulated).
-    func createFile(_ name: String, bytes: UnsafeRawBufferPointer, durable: Bool, mode: mode_t = 0o600) throws {
+    /// With `notingLengthAs`, the file's length is noted in that extended attribute of it before
+    /// it is flushed, where the file system keeps such attributes; returns whether it was.
+    @discardableResult
+    func createFile(
+        _ name: String, bytes: UnsafeRawBufferPointer, durable: Bool, mode: mode_t = 0o600, notingLengthAs attribute: String? = nil
+    ) throws -> Bool {
+        var noted = false
         try createFile(name, durable: durable, mode: mode) { fd, tearing in
             if tearing {
                 _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
@@ -153,7 +171,9 @@ final class StoreDirectory: Sendable {
             }
             let written = writeAll(fd, bytes)
             if written != 0 { throw fail("write", name, written) }
+            if let attribute { noted = Platform.setAttribute(fd, attribute, Array(String(bytes.count).utf8)) }
         }
+        return noted
     }
 
     /// Creates `name` with the bytes of the image file `source`, copied a piece at a time, and
@@ -202,11 +222,16 @@ final class StoreDirectory: Sendable {
     }
 
     func createFile(_ name: String, data: Data, durable: Bool, mode: mode_t = 0o600) throws {
-        try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable, mode: mode) }
+        _ = try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable, mode: mode) }
     }
 
     /// Appends `bytes` to `name` (created with mode 0600 if missing), flushed when `durable`.
-    func append(_ name: String, bytes: [UInt8], durable: Bool) throws {
+    ///
+    /// With `notingLengthAs`, the file's new length is noted in that extended attribute of it,
+    /// where the file system keeps such attributes. Returns the new length, and whether it was
+    /// noted.
+    @discardableResult
+    func append(_ name: String, bytes: [UInt8], durable: Bool, notingLengthAs attribute: String? = nil) throws -> (length: Int, noted: Bool) {
         try Self.checkName(name)
         let fd = openat(descriptor, name, O_WRONLY | O_APPEND | O_CREAT | Platform.openFlagsCommon, 0o600)
         guard fd >= 0 else { throw fail("open", name, Platform.errno) }
@@ -218,16 +243,25 @@ final class StoreDirectory: Sendable {
         let written = bytes.withUnsafeBytes { writeAll(fd, $0) }
         if written != 0 { throw fail("append to", name, written) }
         if durable { try syncDescriptor(fd, name: name) }
+        // With O_APPEND, the offset after the write is the file's end. Noted once the append
+        // stands: a failed one is cut back.
+        let length = Int(lseek(fd, 0, SEEK_CUR))
+        let noted = attribute.map { length > 0 && Platform.setAttribute(fd, $0, Array(String(length).utf8)) } ?? false
+        return (length, noted)
     }
 
-    /// Cuts `name` to `length` bytes.
-    func truncate(_ name: String, to length: Int, durable: Bool) throws {
+    /// Cuts `name` to `length` bytes; with `notingLengthAs`, notes the new length in that
+    /// extended attribute of the file if it has it.
+    func truncate(_ name: String, to length: Int, durable: Bool, notingLengthAs attribute: String? = nil) throws {
         try Self.checkName(name)
         let fd = openat(descriptor, name, O_WRONLY | Platform.openFlagsCommon)
         guard fd >= 0 else { throw fail("open", name, Platform.errno) }
         defer { close(fd) }
         try begin("truncate \(name)", failing: "truncate", path(name))
         if ftruncate(fd, off_t(length)) != 0 { throw fail("truncate", name, Platform.errno) }
+        if let attribute, Platform.attribute(fd, attribute, capacity: 24) != nil {
+            _ = Platform.setAttribute(fd, attribute, Array(String(length).utf8))
+        }
         if durable { try syncDescriptor(fd, name: name) }
     }
 
@@ -316,6 +350,10 @@ final class StoreDirectory: Sendable {
         precondition(flushStrategy == .wholeFileSystem, "syncfs does not flush this file system")
         try begin("syncfs", failing: "flush the file system of", displayPath)
         if Platform.syncFileSystem(descriptor) != 0 {
+            throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)
+        }
+        // A FUSE server never hears of a syncfs; a test's server hears of this instead.
+        if syncfsIsForced, fdatasync(descriptor) != 0 {
             throw LikeRepositoryError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)
         }
     }

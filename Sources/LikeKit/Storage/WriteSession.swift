@@ -10,16 +10,24 @@
 
 /// The directories and journal state of a store while its lock is held.
 ///
-/// A like writes, in this order: the new image files (fresh names, flushed), the record under a
-/// temporary name (flushed), the journal line (flushed), then renames the record into place (the
-/// commit) and flushes the directory. Images it replaced are removed last. A crash before the
-/// rename leaves the old record and orphan files; a crash after it, the new record. An unlike
-/// appends its line, removes the record file (the commit), flushes, then removes the images.
+/// A like writes, in this order: the new image files (fresh names), the record under a
+/// temporary name, the journal line; flushes them; renames the record into place. Images it
+/// replaced are removed last. An unlike appends its line, flushes, removes the record file, then
+/// the images.
+///
+/// Where files are flushed one by one (``FlushStrategy/eachFile``, ``FlushStrategy/barrier``),
+/// each is flushed as it is written and the rename is the commit: the directory is flushed after
+/// it. Where one `syncfs` flushes everything (``FlushStrategy/wholeFileSystem``), that flush is
+/// the commit, and the only one: once it returns, the line and every file it names are on disk,
+/// and the rename (or the removal) follows unflushed. The next change's `syncfs` makes it
+/// durable; a power cut before that leaves the line's change half done, and the next session
+/// finishes it (``finish(_:records:images:root:durable:)``). Since every change flushes all that
+/// came before it, only the journal's last line can be in that state.
 ///
 /// The journal line goes first so that the journal never misses a committed change. A line whose
 /// writer died before the commit can only be the journal's last line, since the lock serializes
-/// writers: the next session checks it against the record file and, if it never took effect,
-/// appends an `A` line that takes it back.
+/// writers: the next session checks it against the record file and finishes its change when all
+/// it needs is on disk, or else appends an `A` line that takes it back.
 struct WriteSession {
     let root: StoreDirectory
     let records: RecordFiles
@@ -37,7 +45,9 @@ struct WriteSession {
         records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
         images = ImageFiles(directory: try root.subdirectoryCreatingIfNeeded(ImageFiles.directoryName, durable: durable))
         journal = Journal(root: root, lockDescriptor: lockDescriptor)
-        if let end = try journal.recoverEnd(records: records, durable: durable) {
+        let (records, images) = (records, images)
+        let finishing = { (line: JournalLine) in try Self.finish(line, records: records, images: images, root: root, durable: durable) }
+        if let end = try journal.recoverEnd(records: records, durable: durable, finishing: finishing) {
             clock = end.lastTime
             if !end.hasCatalog {
                 // Written before the catalog: once, its photos' lines are written anew with it,
@@ -70,12 +80,8 @@ struct WriteSession {
 
     /// Likes or updates one photo.
     ///
-    /// With `flushCommit` false the commit (the rename) is not made durable here: the caller
-    /// flushes `records/` after a run of likes. That is safe where the flush before each commit
-    /// is a `syncfs`, which also makes the previous commit durable: only the run's last commit can
-    /// be lost to a power cut, and its journal line is then the journal's last line, which
-    /// recovery settles. Where files are flushed one by one, every commit is flushed anyway (on
-    /// Apple platforms with a barrier, which the run's last full flush makes durable).
+    /// With `flushCommit` false, on Apple platforms the commit's flush is a barrier, which the
+    /// caller's full flush after a run of likes makes durable. Elsewhere it makes no difference.
     mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> StoredChange {
         var existing: StoredRecord?
         do {
@@ -113,27 +119,30 @@ struct WriteSession {
         var committed = false
     }
 
+    /// Whether a change is made durable by one `syncfs` after its journal line, rather than by
+    /// flushing each file as it is written and the rename after it (see the type's comment).
+    private var flushesOnce: Bool { durable && root.flushStrategy == .wholeFileSystem }
+
     /// Writes the record `request` makes of `existing` (read under this lock), with its new
     /// images, and commits it: images, temporary record, journal line, flush, rename.
     private mutating func commit(_ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool) throws -> StoredChange {
         let generation = Generation.make()
         let now = tick()
         var progress = Progress()
-        // Before the commit, everything must be durable: with one file-system flush where that
-        // flushes every file (ext4, xfs, btrfs on Linux), else file by file.
-        let flushEach = durable && root.flushStrategy != .wholeFileSystem
+        let flushEach = durable && !flushesOnce
         do {
             let record = try writeImagesAndRecord(request, over: existing, generation: generation, now: now, flushEach: flushEach, &progress)
             let line = JournalLine.describing(record.liveEntry, operation: existing == nil ? .liked : .updated, at: now)
             try journal.append([line], durable: flushEach)
             progress.lineWritten = line
-            if durable, !flushEach { try root.syncFileSystem() }
+            // One syncfs: the line, the files it names and every change before are on disk.
+            if flushesOnce { try root.syncFileSystem() }
             try records.directory.rename(progress.created[progress.created.count - 1].1, to: StoreLayout.recordFileName(record.key))
             progress.created.removeLast()
             progress.committed = true
-            // File by file (no syncfs), the next like would not flush this commit: flush it now,
-            // fully unless a batch's last flush will (on Apple platforms, where that differs).
-            if durable, flushCommit || flushEach { try records.directory.sync(commit: flushCommit) }
+            // File by file, the rename is the commit: flushed now, fully unless a batch's last
+            // flush will (on Apple platforms, where that differs).
+            if flushEach { try records.directory.sync(commit: flushCommit) }
 
             // Committed: the replaced images are orphans now, and the old image's thumbnail; a
             // crash here leaves them to purge.
@@ -221,12 +230,13 @@ struct WriteSession {
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
             bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
             id: existing?.id.rawValue ?? id.rawValue, unlikedRecord: try existing.map { Array(try $0.encoded()) })
-        try journal.append([line], durable: durable)
+        try journal.append([line], durable: durable && !flushesOnce)
         var removed = false
         do {
+            if flushesOnce { try root.syncFileSystem() }
             try records.remove(key: key)
             removed = true
-            if durable { try records.directory.sync(commit: true) }
+            if durable, !flushesOnce { try records.directory.sync(commit: true) }
         } catch {
             if removed, let existing { try? restore(existing) }
             try? journal.append([.aborting(line)], durable: durable)
@@ -241,8 +251,62 @@ struct WriteSession {
 
     /// Removes the thumbnail made of `record`'s image, if any: it goes with the image.
     private func removeThumbnail(of record: StoredRecord) {
+        Self.removeThumbnail(key: record.key, imageGeneration: record.image.generation, root: root)
+    }
+
+    private static func removeThumbnail(key: String, imageGeneration: String, root: StoreDirectory) {
         guard let thumbnails = try? root.subdirectory(ThumbnailFiles.directoryName) else { return }
-        try? thumbnails.remove(StoreLayout.thumbnailFileName(record.key, record.image.generation))
+        try? thumbnails.remove(StoreLayout.thumbnailFileName(key, imageGeneration))
+    }
+
+    // MARK: Finishing a change after a crash
+
+    /// Finishes the change of the journal's last line, which its record file does not show yet,
+    /// when everything it needs is on disk: the rename of its temporary record into place, whole,
+    /// with its new images whole; or the removal of an unliked photo's record. Returns false when
+    /// it cannot be finished (a power cut came before its flush and took some of it), and the
+    /// caller takes the line back.
+    ///
+    /// Where a change is flushed by one `syncfs`, its line is its commit and a power cut may
+    /// leave the rename undone; where files are flushed one by one, this finishes a change whose
+    /// writer died between its line and its rename. Either way the change was whole on disk,
+    /// and finishing it is what its writer was doing. The finishing rename or removal is flushed
+    /// at once: the next line appended must find it durable.
+    static func finish(_ line: JournalLine, records: RecordFiles, images: ImageFiles, root: StoreDirectory, durable: Bool) throws -> Bool {
+        let current: StoredRecord? = try? records.read(key: line.key)
+        switch line.operation {
+        case .liked, .updated:
+            let temporary = StoreLayout.temporaryRecordFileName(line.key, line.generation)
+            guard let data = try? records.directory.read(temporary), let record = try? StoredRecord.decode(data), record.key == line.key,
+                record.generation == line.generation, line.id == nil || line.id == record.id.rawValue
+            else { return false }
+            // The images this change wrote, written with the line and flushed with it.
+            var written: [(String, StoredRecord.Image)] = []
+            if record.image.generation == line.generation {
+                written.append((StoreLayout.imageFileName(line.key, record.image.generation, user: false), record.image))
+            }
+            if let user = record.userImage, user.generation == line.generation {
+                written.append((StoreLayout.imageFileName(line.key, user.generation, user: true), user))
+            }
+            for (name, info) in written where try images.problem(name, info) != nil { return false }
+            try records.directory.rename(temporary, to: StoreLayout.recordFileName(line.key))
+            if durable { try records.directory.sync(commit: true) }
+            for name in current?.imageFileNames ?? [] where !record.imageFileNames.contains(name) { try? images.directory.remove(name) }
+            if let current, current.image.generation != record.image.generation {
+                removeThumbnail(key: line.key, imageGeneration: current.image.generation, root: root)
+            }
+            return true
+        case .unliked:
+            try records.remove(key: line.key)
+            if durable { try records.directory.sync(commit: true) }
+            var names = [StoreLayout.imageFileName(line.key, line.imageGeneration, user: false)]
+            if let user = line.userImageGeneration { names.append(StoreLayout.imageFileName(line.key, user, user: true)) }
+            for name in names { try? images.directory.remove(name) }
+            removeThumbnail(key: line.key, imageGeneration: line.imageGeneration, root: root)
+            return true
+        default:
+            return false
+        }
     }
 
     /// Writes `record` back as the current record file.
