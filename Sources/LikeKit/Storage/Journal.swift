@@ -96,7 +96,8 @@ struct Journal {
     func recoverEnd(
         records: RecordFiles, durable: Bool, finishing: (JournalLine) throws -> Bool
     ) throws -> (lastTime: Int64, hasCatalog: Bool)? {
-        guard let reader = try reader(records: records) else { return nil }
+        // Unjudged: `settle` judges the last lines by their records.
+        guard let reader = try reader(records: nil) else { return nil }
         let size = try reader.source.currentSize()
         guard size > 0, size >= notedLength(reader) ?? 0 else { return nil }
         let end = try reader.end()
