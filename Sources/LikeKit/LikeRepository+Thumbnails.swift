@@ -44,7 +44,7 @@ extension LikeRepository {
     /// Makes the thumbnails of the liked photos among `ids` that are missing or damaged, two at a
     /// time, and puts them in place together after one flush: what an import does after its
     /// likes, or an app before it shows a grid of new photos. One that cannot be made (a JPEG
-    /// that cannot be scaled, an image file missing) is left out; ``thumbnail(for:)`` then
+    /// that cannot be scaled, an image file missing) is left out; ``thumbnail(for:)-7l7hw`` then
     /// returns `nil` for it.
     ///
     /// ```swift

@@ -21,13 +21,13 @@
 /// the commit, and the only one: once it returns, the line and every file it names are on disk,
 /// and the rename (or the removal) follows unflushed. The next change's `syncfs` makes it
 /// durable; a power cut before that leaves the line's change half done, and the next session
-/// finishes it (``finish(_:records:images:root:durable:)``). Since every change flushes all that
-/// came before it, only the journal's last line can be in that state.
+/// finishes it (``finish(_:records:images:root:durable:)``).
 ///
-/// The journal line goes first so that the journal never misses a committed change. A line whose
-/// writer died before the commit can only be the journal's last line, since the lock serializes
-/// writers: the next session checks it against the record file and finishes its change when all
-/// it needs is on disk, or else appends an `A` line that takes it back.
+/// The journal line goes first so that the journal never misses a committed change. Since the
+/// lock serializes writers and every change flushes all that came before it, only the journal's
+/// last change can be waiting, or the one before it when the last one's line reached the disk
+/// unflushed: the next session checks both against the record files (`Journal.settle`), finishes
+/// what it can, and appends an `A` line that takes back a last change that cannot be finished.
 struct WriteSession {
     let root: StoreDirectory
     let records: RecordFiles
@@ -261,8 +261,8 @@ struct WriteSession {
 
     // MARK: Finishing a change after a crash
 
-    /// Finishes the change of the journal's last line, which its record file does not show yet,
-    /// when everything it needs is on disk: the rename of its temporary record into place, whole,
+    /// Finishes the change of one of the journal's last lines, which its record file does not
+    /// show yet, when everything it needs is on disk: the rename of its temporary record into place, whole,
     /// with its new images whole; or the removal of an unliked photo's record. Returns false when
     /// it cannot be finished (a power cut came before its flush and took some of it), and the
     /// caller takes the line back.
