@@ -21,6 +21,9 @@ let package = Package(
         // fstatfs, syncfs and renameat2, which the Glibc module leaves out, called directly (a
         // fully static `likes` cannot look them up by name).
         .target(name: "LinuxFileSystemCalls"),
+        // An HTTP/1.1 server on 127.0.0.1 for `likes serve`: sockets, bounded parsing, keep-alive,
+        // ranges and event streams; it knows nothing of photos.
+        .target(name: "HTTPServer"),
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
@@ -34,6 +37,7 @@ let package = Package(
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit"], path: "Samples/AppSample"),
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit", "JPEGCodec"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
         .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit", "JPEGCodec"]),
     ],
