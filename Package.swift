@@ -24,10 +24,13 @@ let package = Package(
         // An HTTP/1.1 server on 127.0.0.1 for `likes serve`: sockets, bounded parsing, keep-alive,
         // ranges and event streams; it knows nothing of photos.
         .target(name: "HTTPServer"),
+        // The pages of `likes serve` over LikeKit and HTTPServer: routes, the rules of access,
+        // the API the pages call, the zip of a selection.
+        .target(name: "Gallery", dependencies: ["LikeKit", "HTTPServer"]),
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
-        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec"]),
+        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),

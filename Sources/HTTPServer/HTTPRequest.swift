@@ -48,13 +48,25 @@ public struct HTTPRequest: Sendable {
     /// is not UTF-8 once unescaped is left out.
     public var query: [(name: String, value: String)] {
         guard let mark = target.firstIndex(of: "?") else { return [] }
-        return target[target.index(after: mark)...].split(separator: "&").compactMap { field in
+        return Self.fields(target[target.index(after: mark)...])
+    }
+
+    /// `name=value` fields joined by `&`, unescaped.
+    private static func fields(_ text: Substring) -> [(name: String, value: String)] {
+        text.split(separator: "&").compactMap { field in
             let pair = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.unescape(pair[0], plusIsSpace: true).flatMap({ String(validating: $0, as: UTF8.self) }),
                 let value = Self.unescape(pair.count > 1 ? pair[1] : "", plusIsSpace: true).flatMap({ String(validating: $0, as: UTF8.self) })
             else { return nil }
             return (name, value)
         }
+    }
+
+    /// The fields of a form sent as `application/x-www-form-urlencoded` (what a page's form or
+    /// `URLSearchParams` sends), unescaped; none for a body of any other type.
+    public var form: [(name: String, value: String)] {
+        guard let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else { return [] }
+        return Self.fields(Substring(String(decoding: body, as: UTF8.self)))
     }
 
     /// The value of the first query field named `name`.

@@ -8,7 +8,7 @@ import CRC32Folding
 /// Every like checksums its whole image, so its speed shows in the like's: folded by carry-less
 /// multiplication where the processor has it (`CRC32Folding`, x86-64: 18 µs for 200 KB here),
 /// else slicing-by-16 (see `tables`: 80 µs).
-enum CRC32 {
+package enum CRC32 {
     /// Whether this processor folds (read once).
     static let folds = likes_crc32_fold_available() != 0
 
@@ -38,7 +38,7 @@ enum CRC32 {
 
     /// The CRC-32 of `bytes`; of a longer run of bytes when `previous` is the CRC-32 of what
     /// came before them (so a file can be checked a piece at a time).
-    static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
         checksum(bytes, continuing: previous, folding: folds)
     }
 

@@ -1,0 +1,234 @@
+// What the pages ask of the store: pages of photos by cursor, one photo, the albums, image files by
+// id, the live changes, and the changes a page makes (unlike and its undo, note, albums, a zip).
+
+import HTTPServer
+import LikeKit
+
+#if canImport(Darwin)
+    import Darwin
+    import Foundation
+#else
+    import FoundationEssentials
+    import Glibc
+#endif
+
+extension Gallery {
+    // MARK: Reading
+
+    /// A page of favorites, newest first: `after` (a cursor), `limit`, `search`, `color`, `album`.
+    func photos(_ request: HTTPRequest) -> HTTPResponse {
+        do {
+            var query = LikeQuery(limit: min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200))
+            if let after = request.queryValue("after"), !after.isEmpty {
+                guard let cursor = LikeCursor(after) else { return Self.text(400, "The cursor is not one this gallery gave.") }
+                query.after = cursor
+            }
+            if let search = request.queryValue("search"), !search.trimmedSpaces().isEmpty { query.search = search }
+            if let color = request.queryValue("color"), !color.isEmpty { query.color = color }
+            if let album = request.queryValue("album"), !album.isEmpty { query.album = try AlbumName(album) }
+            let listing = try repository.list(query)
+            return Self.json(PageJSON(photos: listing.records.map(PhotoJSON.init), next: listing.next?.description))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    func photo(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = request.queryValue("id").flatMap({ try? PhotoID($0) }) else { return Self.text(400, "Which photo? Give its id.") }
+        do {
+            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            return Self.json(PhotoJSON(record))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    func albums() -> HTTPResponse {
+        do {
+            return Self.json(try repository.albums().map(AlbumJSON.init))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    /// A photo's JPEG or thumbnail, by id; never a path from the request. With `v` naming the
+    /// file's current version it may be cached for good: a new image has a new name.
+    func imageFile(_ request: HTTPRequest, thumbnail: Bool) -> HTTPResponse {
+        guard let id = request.queryValue("id").flatMap({ try? PhotoID($0) }) else { return Self.text(400, "Which photo? Give its id.") }
+        let image: StoredImage?
+        do {
+            image = thumbnail ? try repository.thumbnail(for: id) : try repository.record(for: id)?.image
+        } catch LikeRepositoryError.notLiked {
+            return Self.text(404, "This photo is not among the favorites.")
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+        guard let image else { return Self.text(404, thumbnail ? "This photo has no thumbnail." : "This photo is not among the favorites.") }
+        let fd = open(image.file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return Self.text(404, "The image file is missing; `likes verify` says more.") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            return Self.text(404, "The image file is missing; `likes verify` says more.")
+        }
+        var response = HTTPResponse(status: 200, body: .file(HTTPFile(descriptor: fd, length: Int(info.st_size))))
+        response.headers.set("Content-Type", "image/jpeg")
+        let version = image.file.lastPathComponent
+        response.headers.set("ETag", "\"\(version)\"")
+        if request.queryValue("v") == version { response.headers.set("Cache-Control", "private, max-age=31536000, immutable") }
+        return response
+    }
+
+    /// Server-Sent Events: one `change` event per change to the store, by any process.
+    func events() -> HTTPResponse {
+        let stream = HTTPEventStream()
+        let key = ObjectIdentifier(stream)
+        let observation = repository.observe { change in
+            stream.send(event: "change", data: Self.encode(ChangeJSON(change)))
+        }
+        streams.withLock { $0[key] = stream }
+        stream.onClose { [streams] in
+            observation.cancel()
+            streams.withLock { $0[key] = nil }
+        }
+        stream.send(event: "ready", data: "{}")
+        var response = HTTPResponse(status: 200, body: .events(stream))
+        response.headers.set("Content-Type", "text/event-stream; charset=utf-8")
+        return response
+    }
+
+    // MARK: Changing
+
+    func unlike(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        do {
+            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            let kept = UnlikedPhoto(
+                image: try Data(contentsOf: record.image.file), userImage: try record.userImage.map { try Data(contentsOf: $0.file) },
+                note: record.note, photo: record.photo, albums: record.albums)
+            _ = try repository.unlike(id)
+            undo.withLock { $0[id.rawValue] = kept }
+            return Self.json(["unliked": id.rawValue])
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "The photo's files could not be read: \(error)")
+        }
+    }
+
+    /// Likes again a photo this gallery unliked, with its image, note, metadata and albums.
+    func undoUnlike(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        guard let kept = undo.withLock({ $0[id.rawValue] }) else { return Self.text(409, "This gallery has no unlike of that photo to undo.") }
+        do {
+            let change = try repository.like(
+                id, image: kept.image, userImage: kept.userImage, note: kept.note, photo: kept.photo, albums: kept.albums)
+            undo.withLock { $0[id.rawValue] = nil }
+            _ = try? repository.thumbnail(for: id)
+            return Self.json(change.record.map(PhotoJSON.init))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    func setNote(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        let note = request.form.first { $0.name == "note" }?.value ?? ""
+        do {
+            _ = try repository.setNote(note.isEmpty ? nil : note, for: id)
+            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            return Self.json(PhotoJSON(record))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    /// Puts the photo in the album `name`, or takes it out (`action=remove`).
+    func changeAlbum(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        let form = request.form
+        do {
+            let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
+            if form.first(where: { $0.name == "action" })?.value == "remove" {
+                _ = try repository.removePhotos([id], fromAlbum: album)
+            } else {
+                _ = try repository.addPhotos([id], toAlbum: album)
+            }
+            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            return Self.json(PhotoJSON(record))
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "\(error)")
+        }
+    }
+
+    /// The photos checked on a page (`id` fields), as one `.zip` of their JPEGs, byte for byte,
+    /// and a contact sheet.
+    func download(_ request: HTTPRequest) -> HTTPResponse {
+        let ids = request.form.filter { $0.name == "id" }.compactMap { try? PhotoID($0.value) }
+        guard !ids.isEmpty else { return Self.text(400, "No photo was checked.") }
+        var zip = ZipWriter()
+        var sheet: [(name: String, record: LikeRecord)] = []
+        var used = Set<String>()
+        do {
+            for id in ids {
+                guard let record = try repository.record(for: id), !used.contains(id.rawValue) else { continue }
+                used.insert(id.rawValue)
+                let number = String(sheet.count + 1)
+                let name = String(repeating: "0", count: max(0, 3 - number.count)) + number + "-" + ZipWriter.safeName(id.rawValue) + ".jpg"
+                try zip.add(name, Array(try Data(contentsOf: record.image.file)))
+                sheet.append((name, record))
+            }
+            guard !sheet.isEmpty else { return Self.text(404, "None of those photos is among the favorites.") }
+            try zip.add("index.html", Array(ContactSheetPage.html(sheet).utf8))
+        } catch let error as ZipWriter.TooLarge {
+            return Self.text(413, error.message)
+        } catch let error as LikeRepositoryError {
+            return Self.failure(error)
+        } catch {
+            return Self.text(500, "The photos' files could not be read: \(error)")
+        }
+        var response = HTTPResponse(status: 200, body: .bytes(zip.finish()))
+        response.headers.set("Content-Type", "application/zip")
+        response.headers.set("Content-Disposition", "attachment; filename=\"likes-\(sheet.count).zip\"")
+        return response
+    }
+
+    // MARK: Helpers
+
+    static func formID(_ request: HTTPRequest) -> PhotoID? {
+        request.form.first { $0.name == "id" }.flatMap { try? PhotoID($0.value) }
+    }
+
+    static func failure(_ error: LikeRepositoryError) -> HTTPResponse {
+        switch error {
+        case .notLiked, .noSuchAlbum, .notInAlbum: text(404, error.description)
+        case .storeBusy: text(503, error.description)
+        case .invalidID, .invalidNote, .invalidAlbumName, .invalidArgument: text(400, error.description)
+        default: text(500, error.description)
+        }
+    }
+
+    static func json(_ value: some Encodable) -> HTTPResponse {
+        HTTPResponse(status: 200, contentType: "application/json; charset=utf-8", text: encode(value))
+    }
+
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}

@@ -1,0 +1,143 @@
+// The gallery of `likes serve`: the store's favorites as web pages on 127.0.0.1, live, and locked
+// to the person who started it. Routes requests; the pages are in Pages.swift, the API in API.swift.
+
+import Dispatch
+import HTTPServer
+import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// A store's favorites served as web pages (SPEC §10).
+///
+/// ```swift
+/// let gallery = try Gallery(repository: repository, port: 0)
+/// print(gallery.address)  // http://127.0.0.1:PORT/?token=…
+/// gallery.run()
+/// ```
+public final class Gallery: Sendable {
+    let repository: LikeRepository
+    let access: Access
+    private let server: HTTPServer
+    /// The gallery, for the server's handler; emptied by ``stop()`` (the two refer to each other).
+    private let handlerTarget: Locked<Gallery?>
+    /// Photos unliked from a page, kept so that pressing the heart again brings them back.
+    let undo = Locked([String: UnlikedPhoto]())
+    /// The open event streams, for the heartbeat.
+    let streams = Locked([ObjectIdentifier: HTTPEventStream]())
+
+    /// Listens on 127.0.0.1:`port` (0: any free port).
+    ///
+    /// - Throws: `SocketError` when the port cannot be had.
+    public init(repository: LikeRepository, port: UInt16) throws {
+        self.repository = repository
+        let target = Locked<Gallery?>(nil)
+        handlerTarget = target
+        server = try HTTPServer(port: port) { request in
+            guard let gallery = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
+            return gallery.respond(request)
+        }
+        access = Access(token: Access.makeToken(), port: server.port)
+        target.withLock { $0 = self }
+    }
+
+    /// The address to open: `http://127.0.0.1:PORT/?token=TOKEN`.
+    public var address: String { "http://127.0.0.1:\(access.port)/?token=\(access.token)" }
+
+    public var port: UInt16 { access.port }
+
+    /// Serves until ``stop()``.
+    public func run() {
+        let heartbeat = DispatchSource.makeTimerSource()
+        heartbeat.schedule(deadline: .now() + 15, repeating: 15)
+        heartbeat.setEventHandler { [streams] in
+            for stream in streams.withLock({ Array($0.values) }) { stream.sendHeartbeat() }
+        }
+        heartbeat.resume()
+        server.run()
+        heartbeat.cancel()
+        handlerTarget.withLock { $0 = nil }
+    }
+
+    /// Stops serving; ``run()`` returns soon after.
+    public func stop() {
+        server.stop()
+    }
+
+    // MARK: Routing
+
+    func respond(_ request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
+        switch access.judge(request) {
+        case .refused(let status, let reason):
+            response = Self.text(status, reason)
+        case .exchange(let location):
+            response = HTTPResponse(status: 303)
+            response.headers.set("Location", location)
+            response.headers.set("Set-Cookie", access.cookie)
+        case .allowed:
+            response = route(request)
+        }
+        Self.secure(&response)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let get = request.method == "GET" || request.method == "HEAD"
+        switch (get, request.path) {
+        case (true, "/"), (true, "/index.html"): return Pages.page(.favorites)
+        case (true, "/photo"): return Pages.page(.photo)
+        case (true, "/albums"): return Pages.page(.albums)
+        case (true, "/static/gallery.css"): return Pages.asset(Pages.css, type: "text/css; charset=utf-8")
+        case (true, "/static/gallery.js"): return Pages.asset(Pages.script, type: "text/javascript; charset=utf-8")
+        case (true, "/favicon.svg"), (true, "/favicon.ico"): return Pages.asset(Pages.icon, type: "image/svg+xml")
+        case (true, "/api/photos"): return photos(request)
+        case (true, "/api/photo"): return photo(request)
+        case (true, "/api/albums"): return albums()
+        case (true, "/image"): return imageFile(request, thumbnail: false)
+        case (true, "/thumbnail"): return imageFile(request, thumbnail: true)
+        case (true, "/events"): return events()
+        case (false, "/api/unlike"): return unlike(request)
+        case (false, "/api/undo"): return undoUnlike(request)
+        case (false, "/api/note"): return setNote(request)
+        case (false, "/api/album"): return changeAlbum(request)
+        case (false, "/download"): return download(request)
+        case (false, _)
+        where ["/", "/photo", "/albums", "/api/photos", "/api/photo", "/api/albums", "/image", "/thumbnail", "/events"].contains(request.path):
+            return Self.text(405, "Nothing is changed here; use GET.")
+        case (true, "/api/unlike"), (true, "/api/undo"), (true, "/api/note"), (true, "/api/album"), (true, "/download"):
+            return Self.text(405, "Changes are made by POST only.")
+        default:
+            return Self.text(404, "There is no such page here.")
+        }
+    }
+
+    /// The headers every response carries: a strict content security policy (our own scripts,
+    /// styles and images only), no sniffing, no referrer, no framing.
+    static func secure(_ response: inout HTTPResponse) {
+        response.headers.set(
+            "Content-Security-Policy",
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; "
+                + "base-uri 'none'; frame-ancestors 'none'")
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        response.headers.set("X-Frame-Options", "DENY")
+        if response.headers["Cache-Control"] == nil { response.headers.set("Cache-Control", "no-store") }
+    }
+
+    static func text(_ status: Int, _ text: String) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", text: text + "\n")
+    }
+}
+
+/// A photo unliked from a page: what a like needs to bring it back.
+struct UnlikedPhoto: Sendable {
+    var image: Data
+    var userImage: Data?
+    var note: String?
+    var photo: PhotoMetadata?
+    var albums: [AlbumName]
+}

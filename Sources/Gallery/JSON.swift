@@ -1,0 +1,124 @@
+// The JSON the pages read: photos with the addresses of their images, albums, changes.
+
+import HTTPServer
+import LikeKit
+
+#if canImport(Darwin)
+    import Darwin
+    import Foundation
+#else
+    import FoundationEssentials
+    import Glibc
+#endif
+
+struct PageJSON: Encodable {
+    var photos: [PhotoJSON]
+    /// The cursor of the next page; `nil` at the end.
+    var next: String?
+}
+
+/// A photo as a page shows it.
+struct PhotoJSON: Encodable {
+    var id: String
+    var likedAt: String
+    var cursor: String
+    /// The full JPEG's address, versioned so that it may be cached for good.
+    var image: String
+    var thumbnail: String
+    var fileName: String
+    var bytes: Int
+    /// The size for people: `2.31 MB`.
+    var size: String
+    var width: Int
+    var height: Int
+    var note: String?
+    var albums: [String]
+    var description: String?
+    var color: String?
+    var photographer: String?
+    /// The photographer's page, with Unsplash's referral parameters where the photo is from there.
+    var photographerURL: String?
+    var sourceURL: String?
+    /// `Unsplash` where the photo came from there: the credit reads "Photo by NAME on Unsplash".
+    var source: String?
+
+    init(_ record: LikeRecord) {
+        let id = Access.escapeQuery(record.id.rawValue)
+        self.id = record.id.rawValue
+        likedAt = ISOTime.string(record.likedAt)
+        cursor = LikeCursor(record: record).description
+        image = "/image?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
+        thumbnail = "/thumbnail?id=\(id)" + (record.thumbnail.map { "&v=" + Access.escapeQuery($0.file.lastPathComponent) } ?? "")
+        fileName = record.image.file.lastPathComponent
+        bytes = record.image.byteCount
+        size = Self.size(record.image.byteCount)
+        width = record.image.width
+        height = record.image.height
+        note = record.note
+        albums = record.albums.map(\.rawValue)
+        description = record.photo?.description
+        color = record.photo?.color
+        photographer = record.photo?.photographer
+        sourceURL = record.photo?.sourceURL
+        let fromUnsplash = record.photo?.sourceURL.map { $0.hasPrefix("https://unsplash.com/") || $0.contains("://unsplash.com/") } ?? false
+        source = fromUnsplash ? "Unsplash" : nil
+        if fromUnsplash, let username = record.photo?.photographerUsername, !username.isEmpty {
+            photographerURL = "https://unsplash.com/@\(Access.escapeQuery(username))?utm_source=likes&utm_medium=referral"
+            sourceURL = record.photo?.sourceURL.map { $0 + ($0.contains("?") ? "&" : "?") + "utm_source=likes&utm_medium=referral" }
+        }
+    }
+
+    /// Bytes for people, in powers of 1000 as file managers show them: `2.31 MB`, `845 KB`.
+    static func size(_ bytes: Int) -> String {
+        switch bytes {
+        case ..<1000: return "\(bytes) bytes"
+        case ..<1_000_000: return "\(Int((Double(bytes) / 1000).rounded())) KB"
+        default:
+            let hundredths = Int((Double(bytes) / 10_000).rounded())
+            let fraction = hundredths % 100
+            return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) MB"
+        }
+    }
+}
+
+struct AlbumJSON: Encodable {
+    var name: String
+    var count: Int
+    var bytes: Int
+    var size: String
+    var cover: PhotoJSON?
+
+    init(_ summary: AlbumSummary) {
+        name = summary.name.rawValue
+        count = summary.count
+        bytes = summary.bytes
+        size = PhotoJSON.size(summary.bytes)
+        cover = summary.cover.map(PhotoJSON.init)
+    }
+}
+
+struct ChangeJSON: Encodable {
+    var kind: String
+    var id: String
+    var photo: PhotoJSON?
+
+    init(_ change: LikeChange) {
+        kind = change.kind.rawValue
+        id = change.id?.rawValue ?? ""
+        photo = change.record.map(PhotoJSON.init)
+    }
+}
+
+enum ISOTime {
+    /// `2026-11-24T06:52:10.123Z`.
+    static func string(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        let milliseconds = Int((date.timeIntervalSince1970 - Double(seconds)) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+    }
+}

@@ -1,0 +1,62 @@
+// serve: the store's favorites as web pages on 127.0.0.1, live, locked to whoever started it.
+
+import Dispatch
+import Gallery
+import HTTPServer
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#endif
+
+struct ServeCommand: Command {
+    static let port = Option.value("--port", "N", "The port on 127.0.0.1 (any free one by default).")
+    static let spec = CommandSpec(
+        name: "serve", summary: "Serve the favorites as web pages on 127.0.0.1 until interrupted.",
+        usage: "serve [--port N]",
+        details: """
+            Prints one line, http://127.0.0.1:PORT/?token=TOKEN: open it in a browser on this machine. The \
+            token is new each time; without it every request is refused (403), and no other host name, no \
+            other machine and no other site's page can reach the store. Pages: the favorites newest first \
+            (search, colours, a heart to unlike and undo, several checked and downloaded as one .zip), each \
+            photo with its note and albums, the albums. A change made by any process shows within a second. \
+            Stops on Ctrl-C or SIGTERM, exit 0.
+            """,
+        example: "likes serve --port 8080",
+        options: [port], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+
+    let requestedPort: UInt16
+
+    init(_ arguments: ParsedArguments) throws {
+        let number = try arguments.count(Self.port) ?? 0
+        guard number <= 65535 else { throw UsageError(message: "--port takes 0 to 65535; \(number) is not a port", command: "serve") }
+        requestedPort = UInt16(number)
+    }
+
+    func run(_ context: Context) throws {
+        let gallery: Gallery
+        do {
+            gallery = try Gallery(repository: context.repository, port: requestedPort)
+        } catch let error as SocketError {
+            throw CommandFailure(
+                "Cannot serve on 127.0.0.1:\(requestedPort): \(error). Choose another --port, or leave it out for any free one.",
+                status: .ioError)
+        }
+        // Stopped by SIGINT or SIGTERM, which a parent may have blocked (test runners do).
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { gallery.stop() }
+            source.resume()
+            return source
+        }
+        context.output.print(gallery.address)
+        gallery.run()
+        for source in sources { source.cancel() }
+    }
+}
