@@ -123,7 +123,7 @@ public final class Gallery: Sendable {
             "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; "
                 + "base-uri 'none'; frame-ancestors 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")
-        response.headers.set("Referrer-Policy", "no-referrer")
+        response.headers.set("Referrer-Policy", "same-origin")
         response.headers.set("X-Frame-Options", "DENY")
         if response.headers["Cache-Control"] == nil { response.headers.set("Cache-Control", "no-store") }
     }

@@ -104,6 +104,8 @@ enum Pages {
         .photo img, .album img { display: block; width: 100%; height: 200px; object-fit: cover; background: var(--line); }
         .photo figcaption, .album p { padding: .35rem .5rem; font-size: .85rem; color: var(--muted); margin: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
         .photo.unliked img { opacity: .35; }
+        a.album { display: block; color: var(--fg); text-decoration: none; }
+        a.album .name { color: var(--fg); font-weight: 600; }
         .heart { position: absolute; top: .4rem; right: .4rem; border-radius: 50%; width: 2.2rem; height: 2.2rem; padding: 0; font-size: 1.2rem; color: var(--accent); background: rgba(255,255,255,.85); }
         .photo input[name=select] { position: absolute; top: .6rem; left: .6rem; width: 1.2rem; height: 1.2rem; }
         #more { height: 1px; }
@@ -187,11 +189,18 @@ enum Pages {
             heart.disabled = true;
             try {
               if (heart.getAttribute("aria-pressed") === "true") {
-                await post("/api/unlike", [["id", photo.id]]);
+                // Marked first: the change's own event may come before the answer, and must not
+                // take the photo (and its undo) off the page.
+                figure.classList.add("unliked");
+                try {
+                  await post("/api/unlike", [["id", photo.id]]);
+                } catch (error) {
+                  figure.classList.remove("unliked");
+                  throw error;
+                }
                 heart.setAttribute("aria-pressed", "false");
                 heart.textContent = "♡";
                 heart.title = "Undo the unlike";
-                figure.classList.add("unliked");
                 status("Unliked " + photo.id + ". Press the heart again to undo.");
               } else {
                 await post("/api/undo", [["id", photo.id]]);
@@ -230,7 +239,9 @@ enum Pages {
             } finally {
               if (mine === generation) loading = false;
             }
-            if (mine === generation && !finished && visible) more();
+            // The sentinel's place now, after the new photos' layout: still near the view, more.
+            const sentinel = document.getElementById("more").getBoundingClientRect();
+            if (mine === generation && !finished && sentinel.top < innerHeight + 600) more();
           }
           function reload() {
             generation += 1;
@@ -241,10 +252,8 @@ enum Pages {
             download.disabled = true;
             more();
           }
-          let visible = false;
           new IntersectionObserver((entries) => {
-            visible = entries.some((entry) => entry.isIntersecting);
-            if (visible) more();
+            if (entries.some((entry) => entry.isIntersecting)) more();
           }, { rootMargin: "600px" }).observe(document.getElementById("more"));
           let typing;
           search.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(reload, 250); });

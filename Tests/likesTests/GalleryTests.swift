@@ -1,0 +1,57 @@
+// `likes serve`, the built binary on a real store: every rule of access over HTTP
+// (Tests/Tools/gallery_http.py), and the pages driven in a real headless Chromium
+// (Tests/Tools/gallery_browser.py), each check a line of their output.
+
+import Foundation
+import Testing
+
+enum GalleryTools {
+    static let python = URL(fileURLWithPath: "/usr/bin/python3")
+    static let http = Samples.root.appendingPathComponent("Tests/Tools/gallery_http.py")
+    static let browser = Samples.root.appendingPathComponent("Tests/Tools/gallery_browser.py")
+
+    /// Chromium, its driver, Selenium and Pillow for Debian's python3.
+    static var browserIsUsable: Bool {
+        ["/usr/bin/chromium", "/usr/bin/chromedriver"].allSatisfy(FileManager.default.isExecutableFile(atPath:))
+            && (try? Sandbox.execute(["-c", "import selenium, PIL"], executable: python).status) == 0
+    }
+
+    /// In CI the browser test must run: a missing browser is a failure, not a reason to skip.
+    static var browserIsRequired: Bool { browserIsUsable || ProcessInfo.processInfo.environment["CI"] == "true" }
+}
+
+@Suite struct GalleryTests {
+    @Test func everyRuleOfAccessHoldsOverHTTP() throws {
+        let run = try Sandbox.execute(
+            [GalleryTools.http.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for check in [
+            "no token: / is refused", "the token in the query is exchanged for an HttpOnly, SameSite=Strict cookie",
+            "a strict content security policy on every page", "Host evil.example is refused", "a change with a foreign Origin is refused",
+            "the store is unchanged after every refused change", "a thousand random requests are all answered",
+            "a like by another process arrives on the event stream within 1 s", "a zip of the checked photos",
+            "a request that does not arrive in 10 s gets 408", "SIGTERM stops it with exit 0", "SIGINT stops it with exit 0",
+        ] {
+            #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
+        }
+        #expect(run.stdout.contains(" 0 failed"), "\(run.stdout)")
+    }
+
+    @Test(.enabled(if: GalleryTools.browserIsRequired, "needs chromium, chromium-driver, python3-selenium and python3-pil"))
+    func thePagesWorkInARealBrowser() throws {
+        try #require(GalleryTools.browserIsUsable, "apt-get install chromium chromium-driver python3-selenium python3-pil")
+        let run = try Sandbox.execute(
+            [GalleryTools.browser.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for check in [
+            "scrolling loads the rest, each photo once", "a hostile id is shown as text, never as markup", "search filters as one types",
+            "a colour chip shows that family", "the heart unlikes", "pressed again, it undoes the unlike", "Tab reaches a heart",
+            "a like by another process appears within 1 s, without a reload", "two checked photos download as one zip",
+            "credit: Photo by NAME on Unsplash", "the note is saved", "the photo is added to an album",
+            "the albums page: the album with its count, size and cover", "the dark scheme is dark",
+        ] {
+            #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
+        }
+        #expect(run.stdout.contains(" 0 failed"), "\(run.stdout)")
+    }
+}
