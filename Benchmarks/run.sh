@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-get install sqlite3)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "needs GNU time for peak memory (Debian: apt-get install time)" >&2; exit 1; }
+command -v wrk >/dev/null || { echo "needs wrk for the load on likes serve (Debian: apt-get install wrk)" >&2; exit 1; }
 # As the README installs it: one fully static executable, which starts without the dynamic loader.
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes-bench
 work="${1:-$(mktemp -d)}"
 python3 Benchmarks/bench.py .build/release "$work"
 python3 Benchmarks/thumbnails.py .build/release/likes "$work"
+python3 Benchmarks/serve.py .build/release/likes "$work/big/store" "$work" Samples/photos/coffee.jpg
