@@ -25,7 +25,7 @@ public final class Gallery: Sendable {
     /// The gallery, for the server's handler; emptied by ``stop()`` (the two refer to each other).
     private let handlerTarget: Locked<Gallery?>
     /// Photos unliked from a page, kept so that pressing the heart again brings them back.
-    let undo = Locked([String: UnlikedPhoto]())
+    let undo = Locked(UndoShelf())
     /// The open event streams, for the heartbeat.
     let streams = Locked([ObjectIdentifier: HTTPEventStream]())
 
@@ -130,6 +130,25 @@ public final class Gallery: Sendable {
 
     static func text(_ status: Int, _ text: String) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "text/plain; charset=utf-8", text: text + "\n")
+    }
+}
+
+/// The photos unliked from pages, newest last: the last 50, so that a long session of unliking
+/// does not keep every image in memory.
+struct UndoShelf {
+    static let capacity = 50
+    private var order: [String] = []
+    private var photos: [String: UnlikedPhoto] = [:]
+
+    subscript(id: String) -> UnlikedPhoto? {
+        get { photos[id] }
+        set {
+            order.removeAll { $0 == id }
+            photos[id] = newValue
+            guard newValue != nil else { return }
+            order.append(id)
+            if order.count > Self.capacity { photos[order.removeFirst()] = nil }
+        }
     }
 }
 

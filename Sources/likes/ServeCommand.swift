@@ -43,20 +43,34 @@ struct ServeCommand: Command {
                 "Cannot serve on 127.0.0.1:\(requestedPort): \(error). Choose another --port, or leave it out for any free one.",
                 status: .ioError)
         }
-        // Stopped by SIGINT or SIGTERM, which a parent may have blocked (test runners do).
+        // Stopped by SIGINT or SIGTERM, which a parent may have blocked (test runners do). The
+        // handler, installed before the address is printed, only writes a byte to a pipe; a thread
+        // waiting on it stops the gallery.
         var signals = sigset_t()
         sigemptyset(&signals)
         for signal in [SIGINT, SIGTERM] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-        let sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { gallery.stop() }
-            source.resume()
-            return source
+        let pipe = stopPipe
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in
+                var byte: UInt8 = 1
+                _ = write(stopPipe.write, &byte, 1)
+            }
+        }
+        DispatchQueue(label: "likes.serve.signals").async {
+            var byte: UInt8 = 0
+            while read(pipe.read, &byte, 1) < 0, errno == EINTR {}
+            gallery.stop()
         }
         context.output.print(gallery.address)
         gallery.run()
-        for source in sources { source.cancel() }
     }
 }
+
+/// The pipe the signal handler writes to: made before the handler is installed (a global's first
+/// use is not safe inside a signal handler), plain descriptors, which a handler may use.
+private let stopPipe: (read: Int32, write: Int32) = {
+    var ends: [Int32] = [-1, -1]
+    _ = pipe(&ends)
+    return (ends[0], ends[1])
+}()

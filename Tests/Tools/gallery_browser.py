@@ -246,6 +246,12 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "button[name=add-album]").click()
         check("the photo is added to an album", wait(lambda: records()["lake"]["albums"] == ["Mornings"])
               and wait(lambda: driver.find_elements(By.CSS_SELECTOR, "li[data-album=Mornings]")))
+        driver.find_element(By.CSS_SELECTOR, "input[name=album]").send_keys("Lakes")
+        driver.find_element(By.CSS_SELECTOR, "button[name=add-album]").click()
+        wait(lambda: records()["lake"]["albums"] == ["Lakes", "Mornings"])
+        driver.find_element(By.CSS_SELECTOR, "li[data-album=Lakes] button").click()
+        check("and taken out of one", wait(lambda: records()["lake"]["albums"] == ["Mornings"])
+              and wait(lambda: not driver.find_elements(By.CSS_SELECTOR, "li[data-album=Lakes]")))
         run("note", "lake", "changed elsewhere")
         check("a note changed by another process shows without a reload",
               wait(lambda: driver.find_element(By.CSS_SELECTOR, "textarea[name=note]").get_attribute("value") == "changed elsewhere", 3))

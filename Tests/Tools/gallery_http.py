@@ -130,6 +130,11 @@ def main():
             check=True, capture_output=True)
         gallery = Gallery(likes, store)
         run_checks(checks, gallery, likes, store, arguments.samples)
+        busy = subprocess.run([likes, "--store", store, "serve", "--port", str(gallery.port)], capture_output=True, text=True, timeout=10)
+        lines = busy.stderr.strip().splitlines()
+        checks.check("a port in use: one line naming it and what to do, exit 74, nothing on stdout",
+                     busy.returncode == 74 and busy.stdout == "" and len(lines) == 1 and str(gallery.port) in lines[0] and "--port" in lines[0],
+                     f"{busy.returncode} {busy.stderr!r}")
         status, rest = gallery.stop(signal.SIGTERM)
         checks.check("SIGTERM stops it with exit 0 and nothing more on stdout", status == 0 and rest == "", f"{status} {rest!r}")
         again = Gallery(likes, store)
