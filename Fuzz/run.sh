@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers; and
-# JPEGCodec's decoder and thumbnailer.
+# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers;
+# JPEGCodec's decoder and thumbnailer; and HTTPServer's request parser.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
 set -euo pipefail
@@ -13,19 +13,26 @@ sources=$(find Sources/LikeKit -name '*.swift')
 codec=$(find Sources/JPEGCodec -name '*.swift')
 # LikeKit's C target, built as SwiftPM builds it.
 clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCalls/include -o "$out/calls.o"
-for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz}; do
-    if [ "$target" = JPEGDecoderFuzz ]; then
+clang -O2 -c Sources/CRC32Folding/folding.c -I Sources/CRC32Folding/include -o "$out/folding.o"
+server=$(find Sources/HTTPServer -name '*.swift')
+for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz HTTPRequestFuzz}; do
+    if [ "$target" = HTTPRequestFuzz ]; then
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPServer -package-name likes $server "Fuzz/$target.swift" -o "$out/$target"
+    elif [ "$target" = JPEGDecoderFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes $codec "Fuzz/$target.swift" -o "$out/$target"
     else
         # LikeKit uses JPEGCodec: build it as a module first.
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes -emit-module -emit-module-path "$out/JPEGCodec.swiftmodule" \
             -emit-object -wmo $codec -o "$out/JPEGCodec.o"
-        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include -I "$out" \
-            $sources "Fuzz/$target.swift" "$out/calls.o" "$out/JPEGCodec.o" -o "$out/$target"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include \
+            -I Sources/CRC32Folding/include -I "$out" $sources "Fuzz/$target.swift" "$out/calls.o" "$out/folding.o" "$out/JPEGCodec.o" -o "$out/$target"
     fi
     mkdir -p "$out/$target-corpus"
     case $target in
         JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
+        HTTPRequestFuzz)
+            printf 'GET /photo?id=caf%%C3%%A9&v=a~1.jpg HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nRange: bytes=0-99\r\n\r\n' > "$out/$target-corpus/get"
+            printf 'POST /api/note HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 17\r\n\r\nid=a%%2Fb&note=x+y' > "$out/$target-corpus/post" ;;
         # Small real JPEGs of every coding: Pillow's test images, and a progressive one with
         # restart markers and 4:2:2 chroma made by libjpeg if its tools are installed.
         JPEGDecoderFuzz)

@@ -47,6 +47,7 @@ public final class Gallery: Sendable {
     /// The address to open: `http://127.0.0.1:PORT/?token=TOKEN`.
     public var address: String { "http://127.0.0.1:\(access.port)/?token=\(access.token)" }
 
+    /// The port it listens on, 127.0.0.1 only.
     public var port: UInt16 { access.port }
 
     /// Serves until ``stop()``.
