@@ -156,13 +156,18 @@ extension StoredImage {
 }
 
 extension PhotoMetadata {
-    /// Every property, `nil` ones as `null`, dates as ISO 8601 with milliseconds.
+    /// Every property, `nil` ones as `null` (the source's attribution only when set), dates as
+    /// ISO 8601 with milliseconds.
     package var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("description", .string(description)), ("photographer", .string(photographer)),
             ("photographerUsername", .string(photographerUsername)), ("color", .string(color)), ("sourceURL", .string(sourceURL)),
             ("width", .int(width)), ("height", .int(height)), ("createdAt", .date(createdAt)),
-        ])
+        ]
+        if let photographerURL { members.append(("photographerURL", .string(photographerURL))) }
+        if let title { members.append(("title", .string(title))) }
+        if let license { members.append(("license", .string(license))) }
+        return .object(members)
     }
 }
 

@@ -26,11 +26,18 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
     public var height: Int?
     /// When the photo was published at its source.
     public var createdAt: Date?
+    /// The photographer's page at the source (Unsplash: `user.links.html`), for the credit's link.
+    public var photographerURL: String?
+    /// The photo's title (Flickr).
+    public var title: String?
+    /// The name of the photo's licence (Flickr: as `flickr.photos.licenses.getInfo` names it).
+    public var license: String?
 
     /// Creates metadata; every argument defaults to `nil`.
     public init(
         description: String? = nil, photographer: String? = nil, photographerUsername: String? = nil,
-        color: String? = nil, sourceURL: String? = nil, width: Int? = nil, height: Int? = nil, createdAt: Date? = nil
+        color: String? = nil, sourceURL: String? = nil, width: Int? = nil, height: Int? = nil, createdAt: Date? = nil,
+        photographerURL: String? = nil, title: String? = nil, license: String? = nil
     ) {
         self.description = description
         self.photographer = photographer
@@ -40,10 +47,13 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         self.width = width
         self.height = height
         self.createdAt = createdAt
+        self.photographerURL = photographerURL
+        self.title = title
+        self.license = license
     }
 
     enum CodingKeys: String, CodingKey {
-        case description, photographer, photographerUsername, color, sourceURL, width, height, createdAt
+        case description, photographer, photographerUsername, color, sourceURL, width, height, createdAt, photographerURL, title, license
     }
 
     /// Decodes metadata; `createdAt` is an ISO 8601 string.
@@ -56,6 +66,9 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         sourceURL = try container.decodeIfPresent(String.self, forKey: .sourceURL)
         width = try container.decodeIfPresent(Int.self, forKey: .width)
         height = try container.decodeIfPresent(Int.self, forKey: .height)
+        photographerURL = try container.decodeIfPresent(String.self, forKey: .photographerURL)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        license = try container.decodeIfPresent(String.self, forKey: .license)
         if let text = try container.decodeIfPresent(String.self, forKey: .createdAt) {
             guard let milliseconds = Timestamp.parse(text) else {
                 throw DecodingError.dataCorruptedError(forKey: .createdAt, in: container, debugDescription: "not an ISO 8601 date: \(text)")
@@ -64,7 +77,9 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         }
     }
 
-    /// Encodes every property, `nil` ones as `null`, dates as ISO 8601 with milliseconds.
+    /// Encodes every property, `nil` ones as `null` (but the attribution a source adds,
+    /// `photographerURL`, `title` and `license`, only when set), dates as ISO 8601 with
+    /// milliseconds.
     public func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }
@@ -75,6 +90,7 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
             description: other.description ?? description, photographer: other.photographer ?? photographer,
             photographerUsername: other.photographerUsername ?? photographerUsername, color: other.color ?? color,
             sourceURL: other.sourceURL ?? sourceURL, width: other.width ?? width, height: other.height ?? height,
-            createdAt: other.createdAt ?? createdAt)
+            createdAt: other.createdAt ?? createdAt, photographerURL: other.photographerURL ?? photographerURL, title: other.title ?? title,
+            license: other.license ?? license)
     }
 }

@@ -22,7 +22,9 @@ import Testing
                 : PhotoMetadata(
                     description: text, photographer: index % 2 == 0 ? text : nil, photographerUsername: "user", color: "#60544D",
                     sourceURL: "https://unsplash.com/photos/x?a=1&b=2", width: index % 2 == 0 ? 4000 : nil, height: -1,
-                    createdAt: index % 2 == 0 ? Timestamp.date(1_462_273_228_000) : nil)
+                    createdAt: index % 2 == 0 ? Timestamp.date(1_462_273_228_000) : nil,
+                    photographerURL: index % 4 == 0 ? "https://unsplash.com/@user" : nil, title: index % 4 == 1 ? text : nil,
+                    license: index % 4 == 0 ? "Attribution License" : nil)
             records.append(
                 StoredRecord(
                     id: try PhotoID("id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })"),

@@ -22,7 +22,10 @@ import Testing
                 == PhotoMetadata(
                     description: "black and white checkered textile", photographer: "Hao Wen", photographerUsername: "oweni", color: "#262626",
                     sourceURL: "https://unsplash.com/photos/vUGBY_MnSsg", width: 5000, height: 6438,
-                    createdAt: Timestamp.date(1_612_253_425_000)))
+                    createdAt: Timestamp.date(1_612_253_425_000), photographerURL: "https://unsplash.com/@oweni"))
+        #expect(
+            photo.downloadLocation
+                == "https://api.unsplash.com/photos/vUGBY_MnSsg/download?ixid=MnwxMTEwMDh8MHwxfGFsbHx8fHx8fHx8fDE2MTgxNTM4MzE")
         #expect(photo.imageURL?.absoluteString.hasPrefix("https://images.unsplash.com/photo-1612253344366-7d3279d85b2f?") == true)
         #expect(photo.userImageURL?.absoluteString.contains("h=64&w=64") == true)
     }

@@ -112,7 +112,8 @@ struct RecordReader {
         func number(_ key: String) -> Int?? { optional(members[key]) { value in if case .int(let number) = value { number } else { nil } } }
         guard let description = text("description"), let photographer = text("photographer"),
             let username = text("photographerUsername"), let color = text("color"), let sourceURL = text("sourceURL"),
-            let width = number("width"), let height = number("height"), let createdAtText = text("createdAt")
+            let width = number("width"), let height = number("height"), let createdAtText = text("createdAt"),
+            let photographerURL = text("photographerURL"), let title = text("title"), let license = text("license")
         else { return nil }
         var createdAt: Date?
         if let createdAtText {
@@ -121,7 +122,7 @@ struct RecordReader {
         }
         return PhotoMetadata(
             description: description, photographer: photographer, photographerUsername: username, color: color, sourceURL: sourceURL,
-            width: width, height: height, createdAt: createdAt)
+            width: width, height: height, createdAt: createdAt, photographerURL: photographerURL, title: title, license: license)
     }
 
     private static func albums(_ value: Value?) -> [AlbumName]? {

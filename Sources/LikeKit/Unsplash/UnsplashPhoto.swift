@@ -40,12 +40,27 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
         public var username: String?
         /// `profile_image` addresses by size: `small`, `medium`, `large`.
         public var profileImage: [String: String]?
+        /// `links.html`: the photographer's page.
+        public var pageURL: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, username
+            case name, username, links
             case profileImage = "profile_image"
         }
+
+        /// Decodes the photographer, tolerating missing, `null` and mistyped fields.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try? container.decodeIfPresent(String.self, forKey: .name)
+            username = try? container.decodeIfPresent(String.self, forKey: .username)
+            profileImage = try? container.decodeIfPresent([String: String?].self, forKey: .profileImage)?.compactMapValues { $0 }
+            pageURL = (try? container.decodeIfPresent([String: String?].self, forKey: .links))?["html"] ?? nil
+        }
     }
+
+    /// `links.download_location`: the address to request once the photo is kept, as Unsplash's
+    /// API guidelines ask.
+    public var downloadLocation: String?
 
     enum CodingKeys: String, CodingKey {
         case id, width, height, color, description, urls, links, user
@@ -66,16 +81,17 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
         urls = try? container.decodeIfPresent([String: String?].self, forKey: .urls)?.compactMapValues { $0 }
         let links = try? container.decodeIfPresent([String: String?].self, forKey: .links)
         pageURL = links?["html"] ?? nil
+        downloadLocation = links?["download_location"] ?? nil
         user = try? container.decodeIfPresent(User.self, forKey: .user)
     }
 
     /// What a favorite keeps: the description (else the alt description), the photographer's
-    /// name and user name, colour, size, creation date and page.
+    /// name, user name and page, colour, size, creation date and page.
     public var metadata: PhotoMetadata {
         PhotoMetadata(
             description: description ?? altDescription, photographer: user?.name, photographerUsername: user?.username,
             color: color, sourceURL: pageURL, width: width, height: height,
-            createdAt: createdAt.flatMap(Timestamp.parse).map(Timestamp.date))
+            createdAt: createdAt.flatMap(Timestamp.parse).map(Timestamp.date), photographerURL: user?.pageURL)
     }
 
     /// The address of the image to keep: `urls.regular`.
