@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "LikeKit", targets: ["LikeKit"]),
         .library(name: "JPEGCodec", targets: ["JPEGCodec"]),
+        .library(name: "PhotoSources", targets: ["PhotoSources"]),
         .executable(name: "likes", targets: ["likes"]),
         .executable(name: "likes-fetch", targets: ["likes-fetch"]),
     ],
@@ -27,6 +28,9 @@ let package = Package(
         // The pages of `likes serve` over LikeKit and HTTPServer: routes, the rules of access,
         // the API the pages call, the zip of a selection.
         .target(name: "Gallery", dependencies: ["LikeKit", "HTTPServer"]),
+        // Unsplash's and Flickr's APIs: requests built and answers read, for the command line and
+        // for apps on LikeKit; sending them is the caller's.
+        .target(name: "PhotoSources", dependencies: ["LikeKit"]),
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
@@ -41,6 +45,7 @@ let package = Package(
         .testTarget(name: "LikeKitTests", dependencies: ["LikeKit", "JPEGCodec"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
         .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit", "JPEGCodec"]),
     ],

@@ -1,0 +1,71 @@
+// A request to a photo source's API, as data: what to ask and with which headers. Sending it is
+// the caller's (the command line uses its download helper; an app, URLSession).
+
+/// One HTTP GET request to a photo source.
+public struct APIRequest: Sendable, Hashable {
+    /// The full address, its query escaped.
+    public var url: String
+    /// Header fields to send, in order, such as `Authorization`.
+    public var headers: [Header]
+
+    /// One header field.
+    public struct Header: Sendable, Hashable {
+        public var name: String
+        public var value: String
+
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(url: String, headers: [Header] = []) {
+        self.url = url
+        self.headers = headers
+    }
+
+    /// `base` + `path` + the query, each name and value escaped (RFC 3986 unreserved kept).
+    static func make(_ base: String, _ path: String, _ query: [(String, String)], headers: [Header] = []) -> APIRequest {
+        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+        let text = query.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+        return APIRequest(url: trimmed + path + (text.isEmpty ? "" : "?" + text), headers: headers)
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}
+
+/// Why a photo source's answer could not be used: a sentence for people, and its kind.
+public struct PhotoSourceError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// The key is missing, malformed or refused.
+        case key
+        /// The hourly limit of requests is reached (Unsplash: 403 with `X-Ratelimit-Remaining: 0`).
+        case rateLimited
+        /// No such photo.
+        case notFound
+        /// Another HTTP status, or an API error code.
+        case failed
+        /// The answer is not the JSON the API documents.
+        case malformed
+    }
+
+    public var kind: Kind
+    /// One sentence: what went wrong.
+    public var description: String
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}

@@ -1,0 +1,242 @@
+// Flickr's REST API (https://www.flickr.com/services/api/): search, a photo's information, its
+// sizes and the licences' names, asked as JSON, and their answers read. Flickr writes numbers as
+// strings or numbers, even within one answer: both are read.
+
+import LikeKit
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// Requests to Flickr's REST API and its answers, read.
+///
+/// ```swift
+/// let request = FlickrAPI.search("tram lisbon", apiKey: key)
+/// // … send it, then:
+/// let page = try FlickrAPI.searchResults(from: body)
+/// ```
+public enum FlickrAPI {
+    public static let defaultBase = "https://api.flickr.com/services/rest"
+
+    /// The orders `flickr.photos.search` knows.
+    public static let sorts = [
+        "relevance", "date-posted-desc", "date-posted-asc", "date-taken-desc", "date-taken-asc", "interestingness-desc", "interestingness-asc",
+    ]
+
+    /// `flickr.photos.search` with `text`, `sort`, `page`, `per_page` and `extras`
+    /// (`owner_name,license,o_dims`).
+    public static func search(
+        _ text: String, sort: String = "relevance", page: Int = 1, perPage: Int = 10, apiKey: String, base: String = defaultBase
+    ) -> APIRequest {
+        call(
+            "flickr.photos.search", apiKey: apiKey, base: base,
+            [("text", text), ("sort", sort), ("page", String(page)), ("per_page", String(perPage)), ("extras", "owner_name,license,o_dims")])
+    }
+
+    /// `flickr.photos.getInfo`: the owner, title, licence and page.
+    public static func info(_ id: String, apiKey: String, base: String = defaultBase) -> APIRequest {
+        call("flickr.photos.getInfo", apiKey: apiKey, base: base, [("photo_id", id)])
+    }
+
+    /// `flickr.photos.getSizes`: each size's pixels and address (with the secret of its own).
+    public static func sizes(_ id: String, apiKey: String, base: String = defaultBase) -> APIRequest {
+        call("flickr.photos.getSizes", apiKey: apiKey, base: base, [("photo_id", id)])
+    }
+
+    /// `flickr.photos.licenses.getInfo`: the licences' names by id.
+    public static func licenses(apiKey: String, base: String = defaultBase) -> APIRequest {
+        call("flickr.photos.licenses.getInfo", apiKey: apiKey, base: base, [])
+    }
+
+    private static func call(_ method: String, apiKey: String, base: String, _ fields: [(String, String)]) -> APIRequest {
+        APIRequest.make(base, "", [("method", method), ("api_key", apiKey)] + fields + [("format", "json"), ("nojsoncallback", "1")])
+    }
+
+    // MARK: Answers
+
+    /// One search result.
+    public struct SearchResult: Sendable, Hashable {
+        public var id: String
+        public var title: String
+        /// `ownername`.
+        public var ownerName: String?
+    }
+
+    public struct SearchResults: Sendable {
+        public var total: Int
+        public var totalPages: Int
+        public var page: Int
+        public var results: [SearchResult]
+    }
+
+    /// One size of a photo, from `getSizes`.
+    public struct Size: Sendable, Hashable {
+        public var label: String
+        public var width: Int
+        public var height: Int
+        /// The image's address.
+        public var source: String
+    }
+
+    /// What `getInfo` says of a photo.
+    public struct Info: Sendable, Hashable {
+        public var id: String
+        public var username: String?
+        public var realname: String?
+        public var title: String?
+        public var description: String?
+        public var licenseID: String?
+        /// The `photopage` URL.
+        public var pageURL: String?
+    }
+
+    public static func searchResults(from data: Data) throws -> SearchResults {
+        let object = try answer(data)
+        guard let photos = object["photos"]?.object, let list = photos["photo"]?.objects else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a search result.")
+        }
+        let results = list.compactMap { item -> SearchResult? in
+            guard let id = text(item["id"]) else { return nil }
+            return SearchResult(id: id, title: text(item["title"]) ?? "", ownerName: text(item["ownername"]))
+        }
+        return SearchResults(
+            total: number(photos["total"]) ?? results.count, totalPages: number(photos["pages"]) ?? 1, page: number(photos["page"]) ?? 1,
+            results: results)
+    }
+
+    public static func sizes(from data: Data) throws -> [Size] {
+        let object = try answer(data)
+        guard let list = object["sizes"]?.object?["size"]?.objects else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a list of sizes.")
+        }
+        return list.compactMap { item in
+            guard let label = text(item["label"]), let width = number(item["width"]), let height = number(item["height"]),
+                let source = text(item["source"]), text(item["media"]) ?? "photo" == "photo"
+            else { return nil }
+            return Size(label: label, width: width, height: height, source: source)
+        }
+    }
+
+    /// The largest size whose long side is at most `longSide`; larger sizes carry secrets of
+    /// their own, so addresses are never made up from a search entry.
+    public static func largestSize(_ sizes: [Size], longSide: Int = 2048) -> Size? {
+        sizes.filter { max($0.width, $0.height) <= longSide && $0.width > 0 && $0.height > 0 }.max { $0.width * $0.height < $1.width * $1.height }
+    }
+
+    public static func info(from data: Data) throws -> Info {
+        let object = try answer(data)
+        guard let photo = object["photo"]?.object, let id = text(photo["id"]) else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a photo's information.")
+        }
+        let owner = photo["owner"]?.object
+        let urls = photo["urls"]?.object?["url"]?.objects ?? []
+        return Info(
+            id: id, username: text(owner?["username"]), realname: text(owner?["realname"]).flatMap { $0.isEmpty ? nil : $0 },
+            title: content(photo["title"]), description: content(photo["description"]), licenseID: text(photo["license"]),
+            pageURL: urls.first { text($0["type"]) == "photopage" }.flatMap { text($0["_content"]) })
+    }
+
+    /// The licences' names by id.
+    public static func licenseNames(from data: Data) throws -> [String: String] {
+        let object = try answer(data)
+        guard let list = object["licenses"]?.object?["license"]?.objects else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a list of licences.")
+        }
+        var names: [String: String] = [:]
+        for item in list { if let id = text(item["id"]), let name = text(item["name"]) { names[id] = name } }
+        return names
+    }
+
+    /// What a favorite keeps of a Flickr photo: the owner (real name, else user name) and user
+    /// name, the title, the licence's name and the photo's page.
+    public static func metadata(_ info: Info, licenseName: String?, width: Int? = nil, height: Int? = nil) -> PhotoMetadata {
+        PhotoMetadata(
+            description: info.description.flatMap { $0.isEmpty ? nil : $0 }, photographer: info.realname ?? info.username,
+            photographerUsername: info.username, sourceURL: info.pageURL, width: width, height: height,
+            photographerURL: info.username.map { "https://www.flickr.com/people/" + APIRequest.escape($0) + "/" }, title: info.title,
+            license: licenseName)
+    }
+
+    /// What a non-2xx answer means.
+    public static func failure(status: Int) -> PhotoSourceError {
+        PhotoSourceError(.failed, "Flickr answered HTTP \(status).")
+    }
+
+    /// The answer's object; an answer with `"stat": "fail"` throws what it says.
+    private static func answer(_ data: Data) throws -> [String: FlickrJSON] {
+        guard let object = (try? JSONDecoder().decode(FlickrJSON.self, from: data))?.object else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not JSON.")
+        }
+        if text(object["stat"]) == "fail" {
+            let code = number(object["code"]) ?? 0
+            let message = text(object["message"]) ?? "no reason given"
+            switch code {
+            case 100: throw PhotoSourceError(.key, "Flickr refused the API key (\(message)); check FLICKR_API_KEY.")
+            case 1: throw PhotoSourceError(.notFound, "Flickr has no such photo (\(message)).")
+            default: throw PhotoSourceError(.failed, "Flickr answered error \(code): \(message).")
+            }
+        }
+        return object
+    }
+
+    private static func text(_ value: FlickrJSON?) -> String? {
+        switch value {
+        case .string(let text)?: text
+        case .number(let number)?: number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        default: nil
+        }
+    }
+
+    private static func number(_ value: FlickrJSON?) -> Int? {
+        switch value {
+        case .number(let number)? where number == number.rounded() && abs(number) < 1e15: Int(number)
+        case .string(let text)?: Int(text)
+        default: nil
+        }
+    }
+
+    /// `{"_content": …}`, Flickr's way of writing some texts.
+    private static func content(_ value: FlickrJSON?) -> String? {
+        text(value?.object?["_content"]) ?? text(value)
+    }
+}
+
+/// Any JSON value, as Flickr's answers mix their types.
+enum FlickrJSON: Decodable {
+    case object([String: FlickrJSON])
+    case array([FlickrJSON])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([FlickrJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: FlickrJSON].self))
+        }
+    }
+
+    var object: [String: FlickrJSON]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The objects of an array.
+    var objects: [[String: FlickrJSON]]? {
+        if case .array(let items) = self { return items.compactMap(\.object) }
+        return nil
+    }
+}
