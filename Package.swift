@@ -34,7 +34,7 @@ let package = Package(
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
-        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery"]),
+        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery", "PhotoSources"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),

@@ -12,6 +12,8 @@ enum ExitStatus: Int32 {
     case noInput = 66
     case ioError = 74
     case busy = 75
+    /// A setting is missing: an API key not in the environment.
+    case configuration = 78
 }
 
 /// A failure that ends a command: one line for stderr, and its exit status.

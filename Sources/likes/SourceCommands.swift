@@ -1,0 +1,317 @@
+// unsplash and flickr: search a photo source and like what it finds, as the apps we learn from do.
+
+import LikeKit
+import PhotoSources
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// What both sources' commands share: a search's lines and JSON, and a like's last steps.
+enum SourceResults {
+    struct Row {
+        var id: String
+        var text: String
+        var photographer: String?
+        var color: String?
+        var liked: Bool
+    }
+
+    /// One line per result naming its id; a liked one starts with ♥, no other line has it.
+    static func print(_ rows: [Row], page: Int, totalPages: Int, total: Int, next: String, output: Output) {
+        for row in rows {
+            let by = row.photographer.map { " — " + Format.oneLine($0) } ?? ""
+            output.print("\(row.liked ? "♥" : " ") \(Format.oneLine(row.id))  \(Format.oneLine(row.text))\(by)")
+        }
+        output.print(
+            rows.isEmpty
+                ? "Nothing found."
+                : "Page \(page) of \(totalPages), \(total) photos." + (page < totalPages ? " Next: \(next) --page \(page + 1)" : ""))
+    }
+
+    /// The store's answer to "which of these are liked?", in one question.
+    static func liked(_ ids: [String], repository: LikeRepository) throws -> Set<String> {
+        Set(try repository.likedIDs(among: ids.compactMap { try? PhotoID($0) }).map(\.rawValue))
+    }
+
+    /// Prints a like as `likes like` does.
+    static func printLike(_ change: LikeChange, json: Bool, output: Output) {
+        guard let record = change.record else { return }
+        if json {
+            output.printJSON(record.json)
+        } else {
+            output.print(
+                "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(record.id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
+            )
+        }
+    }
+
+    static func failure(_ error: PhotoSourceError) -> CommandFailure {
+        CommandFailure(error.description + (error.kind == .notFound || error.kind == .failed ? " Nothing was stored." : ""), status: .failure)
+    }
+}
+
+struct UnsplashCommand: Command {
+    static let order = Option.value("--order", "ORDER", "relevant (the default) or latest.")
+    static let color = Option.value("--color", "NAME", "Unsplash's colour filter: \(UnsplashAPI.colors.joined(separator: ", ")).")
+    static let page = Option.value("--page", "N", "The page of results, from 1.")
+    static let perPage = Option.value("--per-page", "N", "Results per page, 1 to 30 (10 by default).")
+    static let album = Option.repeatable("--album", "NAME", "like: put the photo in this album too (may be given more than once).")
+    static let note = Option.value("--note", "TEXT", "like: the photo's note.")
+    static let json = Option.json(
+        "search: {\"total\", \"totalPages\", \"page\", \"results\": [{\"id\", \"description\", \"photographer\", \"color\", \"liked\"}]}; like: the record."
+    )
+    static let spec = CommandSpec(
+        name: "unsplash", summary: "Search Unsplash, and like a photo from it.",
+        usage:
+            "unsplash search QUERY [--order relevant|latest] [--color NAME] [--page N] [--per-page N] [--json] | unsplash like ID [--album NAME]... [--note TEXT] [--json]",
+        details: """
+            Needs an Unsplash access key in UNSPLASH_ACCESS_KEY (exit 78 without it). search lists one result a line, its id first; \
+            a liked one starts with ♥. like asks Unsplash for the photo, downloads its JPEG (urls.regular) and the photographer's \
+            picture, likes it with its credit (photographer, user name and page, the photo's page), and then, as Unsplash's API \
+            guidelines ask of a photo kept, requests its download location once. A failed request is one line (exit 1): the \
+            HTTP status, or for the hourly limit, that it is reached; nothing of a photo that failed is stored. \
+            LIKES_UNSPLASH_API sets another address for the API.
+            """,
+        example: "likes unsplash search \"tram lisbon\" --color blue && likes unsplash like Dwu85P9SOIk --album Lisbon",
+        options: [order, color, page, perPage, album, note, json], minimumPositionals: 2, maximumPositionals: 2,
+        positionalName: "search QUERY or like ID")
+    static let failureLeavesStoreAsItWas = true
+
+    enum Action {
+        case search(String)
+        case like(String)
+    }
+
+    let action: Action
+    let order: UnsplashAPI.Order
+    let colorName: String?
+    let pageNumber: Int
+    let perPageCount: Int
+    let albums: [AlbumName]
+    let noteText: String?
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        switch arguments[positional: 0] {
+        case "search": action = .search(arguments[positional: 1])
+        case "like": action = .like(arguments[positional: 1])
+        case let other: throw UsageError(message: "`likes unsplash` takes search or like, not \"\(Format.oneLine(other))\"", command: "unsplash")
+        }
+        guard let order = UnsplashAPI.Order(rawValue: arguments.value(Self.order) ?? "relevant") else {
+            throw UsageError(message: "--order takes relevant or latest", command: "unsplash")
+        }
+        self.order = order
+        colorName = arguments.value(Self.color)
+        if let colorName, !UnsplashAPI.colors.contains(colorName) {
+            throw UsageError(
+                message: "--color takes one of \(UnsplashAPI.colors.joined(separator: ", ")); \"\(Format.oneLine(colorName))\" is not one",
+                command: "unsplash")
+        }
+        pageNumber = try arguments.count(Self.page) ?? 1
+        perPageCount = try arguments.count(Self.perPage) ?? 10
+        guard pageNumber >= 1, (1...30).contains(perPageCount) else {
+            throw UsageError(message: "--page starts at 1 and --per-page takes 1 to 30", command: "unsplash")
+        }
+        albums = try Input.albums(arguments.allValues(Self.album))
+        noteText = arguments.value(Self.note)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let key = try SourceAPI.key("UNSPLASH_ACCESS_KEY", environment: context.environment, source: "Unsplash")
+        let base = context.environment["LIKES_UNSPLASH_API"].flatMap { $0.isEmpty ? nil : $0 } ?? UnsplashAPI.defaultBase
+        switch action {
+        case .search(let query): try search(query, key: key, base: base, context: context)
+        case .like(let id): try like(id, key: key, base: base, context: context)
+        }
+    }
+
+    private func ask(_ request: APIRequest, _ context: Context) throws -> Data {
+        let answer = try SourceAPI.send(request, environment: context.environment, source: "Unsplash")
+        guard (200...299).contains(answer.status) else {
+            throw SourceResults.failure(UnsplashAPI.failure(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body))
+        }
+        return answer.body
+    }
+
+    private func search(_ query: String, key: String, base: String, context: Context) throws {
+        let request = UnsplashAPI.search(query, order: order, color: colorName, page: pageNumber, perPage: perPageCount, accessKey: key, base: base)
+        let results: UnsplashAPI.SearchResults
+        do {
+            results = try UnsplashAPI.searchResults(from: try ask(request, context))
+        } catch let error as PhotoSourceError {
+            throw SourceResults.failure(error)
+        }
+        let liked = try SourceResults.liked(results.results.map(\.id), repository: context.repository)
+        let rows = results.results.map { photo in
+            SourceResults.Row(
+                id: photo.id, text: photo.metadata.description ?? "", photographer: photo.user?.name, color: photo.color,
+                liked: liked.contains(photo.id))
+        }
+        if printsJSON {
+            context.output.printJSON(
+                .object([
+                    ("total", .int(results.total)), ("totalPages", .int(results.totalPages)), ("page", .int(pageNumber)),
+                    (
+                        "results",
+                        .array(
+                            rows.map { row in
+                                .object([
+                                    ("id", .string(row.id)), ("description", .string(row.text.isEmpty ? nil : row.text)),
+                                    ("photographer", .string(row.photographer)), ("color", .string(row.color)), ("liked", .bool(row.liked)),
+                                ])
+                            })
+                    ),
+                ]))
+        } else {
+            SourceResults.print(
+                rows, page: pageNumber, totalPages: results.totalPages, total: results.total,
+                next: "likes unsplash search \(Format.shellQuoted(query))", output: context.output)
+        }
+    }
+
+    private func like(_ text: String, key: String, base: String, context: Context) throws {
+        let id = try Input.photoID(text)
+        let photo: UnsplashPhoto
+        do {
+            photo = try UnsplashAPI.photo(from: try ask(UnsplashAPI.photo(text, accessKey: key, base: base), context))
+        } catch let error as PhotoSourceError {
+            throw SourceResults.failure(error)
+        }
+        guard let imageURL = photo.imageURL else {
+            throw CommandFailure("Unsplash gave no urls.regular for \(Format.oneLine(text)); nothing was stored.", status: .failure)
+        }
+        let image = try Download.jpeg(from: imageURL.absoluteString, what: "image", environment: context.environment)
+        let userImage = try photo.userImageURL.map {
+            try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
+        }
+        let change = try context.repository.like(id, image: image, userImage: userImage, note: noteText, photo: photo.metadata, albums: albums)
+        _ = try? context.repository.thumbnail(for: id)
+        // Stored: now, and only now, the download is counted, once.
+        if let tracking = UnsplashAPI.downloadTracking(photo, accessKey: key, base: base) {
+            let answer = try? SourceAPI.send(tracking, environment: context.environment, source: "Unsplash")
+            if answer.map({ !(200...299).contains($0.status) }) ?? true {
+                context.output.printError(
+                    "The photo is liked, but Unsplash did not take the download count (\(answer.map { "HTTP \($0.status)" } ?? "no answer")).")
+            }
+        }
+        SourceResults.printLike(change, json: printsJSON, output: context.output)
+    }
+}
+
+struct FlickrCommand: Command {
+    static let sort = Option.value("--sort", "S", "flickr.photos.search's sort: \(FlickrAPI.sorts.joined(separator: ", ")).")
+    static let page = Option.value("--page", "N", "The page of results, from 1.")
+    static let perPage = Option.value("--per-page", "N", "Results per page, 1 to 500 (10 by default).")
+    static let album = Option.repeatable("--album", "NAME", "like: put the photo in this album too (may be given more than once).")
+    static let note = Option.value("--note", "TEXT", "like: the photo's note.")
+    static let json = Option.json(
+        "search: {\"total\", \"totalPages\", \"page\", \"results\": [{\"id\", \"title\", \"photographer\", \"liked\"}]}; like: the record.")
+    static let spec = CommandSpec(
+        name: "flickr", summary: "Search Flickr, and like a photo from it.",
+        usage: "flickr search TEXT [--sort S] [--page N] [--per-page N] [--json] | flickr like ID [--album NAME]... [--note TEXT] [--json]",
+        details: """
+            Needs a Flickr API key in FLICKR_API_KEY (exit 78 without it). search lists one result a line, its id first; a liked \
+            one starts with ♥. like asks Flickr for the photo's information, its sizes and the licences' names, downloads the \
+            largest size whose long side is at most 2048 pixels, and likes it with its owner, title, licence and page. A failed \
+            request is one line (exit 1); nothing of a photo that failed is stored. LIKES_FLICKR_API sets another address for \
+            the API.
+            """,
+        example: "likes flickr search \"tram lisbon\" --sort date-posted-desc && likes flickr like 8436466166",
+        options: [sort, page, perPage, album, note, json], minimumPositionals: 2, maximumPositionals: 2,
+        positionalName: "search TEXT or like ID")
+    static let failureLeavesStoreAsItWas = true
+
+    let searching: Bool
+    let argument: String
+    let sortOrder: String
+    let pageNumber: Int
+    let perPageCount: Int
+    let albums: [AlbumName]
+    let noteText: String?
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        switch arguments[positional: 0] {
+        case "search": searching = true
+        case "like": searching = false
+        case let other: throw UsageError(message: "`likes flickr` takes search or like, not \"\(Format.oneLine(other))\"", command: "flickr")
+        }
+        argument = arguments[positional: 1]
+        sortOrder = arguments.value(Self.sort) ?? "relevance"
+        guard FlickrAPI.sorts.contains(sortOrder) else {
+            throw UsageError(message: "--sort takes one of \(FlickrAPI.sorts.joined(separator: ", "))", command: "flickr")
+        }
+        pageNumber = try arguments.count(Self.page) ?? 1
+        perPageCount = try arguments.count(Self.perPage) ?? 10
+        guard pageNumber >= 1, (1...500).contains(perPageCount) else {
+            throw UsageError(message: "--page starts at 1 and --per-page takes 1 to 500", command: "flickr")
+        }
+        albums = try Input.albums(arguments.allValues(Self.album))
+        noteText = arguments.value(Self.note)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let key = try SourceAPI.key("FLICKR_API_KEY", environment: context.environment, source: "Flickr")
+        let base = context.environment["LIKES_FLICKR_API"].flatMap { $0.isEmpty ? nil : $0 } ?? FlickrAPI.defaultBase
+        do {
+            if searching { try search(key: key, base: base, context: context) } else { try like(key: key, base: base, context: context) }
+        } catch let error as PhotoSourceError {
+            throw SourceResults.failure(error)
+        }
+    }
+
+    private func ask(_ request: APIRequest, _ context: Context) throws -> Data {
+        let answer = try SourceAPI.send(request, environment: context.environment, source: "Flickr")
+        guard (200...299).contains(answer.status) else { throw FlickrAPI.failure(status: answer.status) }
+        return answer.body
+    }
+
+    private func search(key: String, base: String, context: Context) throws {
+        let results = try FlickrAPI.searchResults(
+            from: try ask(FlickrAPI.search(argument, sort: sortOrder, page: pageNumber, perPage: perPageCount, apiKey: key, base: base), context))
+        let liked = try SourceResults.liked(results.results.map(\.id), repository: context.repository)
+        let rows = results.results.map {
+            SourceResults.Row(id: $0.id, text: $0.title, photographer: $0.ownerName, color: nil, liked: liked.contains($0.id))
+        }
+        if printsJSON {
+            context.output.printJSON(
+                .object([
+                    ("total", .int(results.total)), ("totalPages", .int(results.totalPages)), ("page", .int(results.page)),
+                    (
+                        "results",
+                        .array(
+                            rows.map {
+                                .object([
+                                    ("id", .string($0.id)), ("title", .string($0.text)), ("photographer", .string($0.photographer)),
+                                    ("liked", .bool($0.liked)),
+                                ])
+                            })
+                    ),
+                ]))
+        } else {
+            SourceResults.print(
+                rows, page: results.page, totalPages: results.totalPages, total: results.total,
+                next: "likes flickr search \(Format.shellQuoted(argument))", output: context.output)
+        }
+    }
+
+    private func like(key: String, base: String, context: Context) throws {
+        let id = try Input.photoID(argument)
+        let info = try FlickrAPI.info(from: try ask(FlickrAPI.info(argument, apiKey: key, base: base), context))
+        let sizes = try FlickrAPI.sizes(from: try ask(FlickrAPI.sizes(argument, apiKey: key, base: base), context))
+        let names = try FlickrAPI.licenseNames(from: try ask(FlickrAPI.licenses(apiKey: key, base: base), context))
+        guard let size = FlickrAPI.largestSize(sizes) else {
+            throw CommandFailure("Flickr lists no size of \(Format.oneLine(argument)) of at most 2048 pixels; nothing was stored.", status: .failure)
+        }
+        let image = try Download.jpeg(from: size.source, what: "image", environment: context.environment)
+        let metadata = FlickrAPI.metadata(info, licenseName: info.licenseID.flatMap { names[$0] }, width: size.width, height: size.height)
+        let change = try context.repository.like(id, image: image, note: noteText, photo: metadata, albums: albums)
+        _ = try? context.repository.thumbnail(for: id)
+        SourceResults.printLike(change, json: printsJSON, output: context.output)
+    }
+}
