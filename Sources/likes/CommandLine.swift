@@ -42,7 +42,8 @@ enum LikesCommandLine {
     static let commands: [any Command.Type] = [
         LikeCommand.self, UnlikeCommand.self, ToggleCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
         NoteCommand.self, AlbumCommand.self, AlbumsCommand.self, ExportCommand.self, ImportCommand.self, ImportUnsplashCommand.self,
-        PurgeCommand.self, VerifyCommand.self, RepairCommand.self, WatchCommand.self, ThumbnailCommand.self, ServeCommand.self, UnsplashCommand.self, FlickrCommand.self,
+        PurgeCommand.self, VerifyCommand.self, RepairCommand.self, WatchCommand.self, ThumbnailCommand.self, ServeCommand.self, UnsplashCommand.self,
+        FlickrCommand.self,
     ]
 
     static func command(named name: String) -> (any Command.Type)? {
