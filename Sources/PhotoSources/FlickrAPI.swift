@@ -26,13 +26,13 @@ public enum FlickrAPI {
     ]
 
     /// `flickr.photos.search` with `text`, `sort`, `page`, `per_page` and `extras`
-    /// (`owner_name,license,o_dims`).
+    /// (`owner_name,license,o_dims,url_m`).
     public static func search(
         _ text: String, sort: String = "relevance", page: Int = 1, perPage: Int = 10, apiKey: String, base: String = defaultBase
     ) -> APIRequest {
         call(
             "flickr.photos.search", apiKey: apiKey, base: base,
-            [("text", text), ("sort", sort), ("page", String(page)), ("per_page", String(perPage)), ("extras", "owner_name,license,o_dims")])
+            [("text", text), ("sort", sort), ("page", String(page)), ("per_page", String(perPage)), ("extras", "owner_name,license,o_dims,url_m")])
     }
 
     /// `flickr.photos.getInfo`: the owner, title, licence and page.
@@ -62,6 +62,8 @@ public enum FlickrAPI {
         public var title: String
         /// `ownername`.
         public var ownerName: String?
+        /// `url_m` (when asked in `extras`): a small image for a results page.
+        public var smallImageURL: String? = nil
     }
 
     public struct SearchResults: Sendable {
@@ -99,7 +101,7 @@ public enum FlickrAPI {
         }
         let results = list.compactMap { item -> SearchResult? in
             guard let id = text(item["id"]) else { return nil }
-            return SearchResult(id: id, title: text(item["title"]) ?? "", ownerName: text(item["ownername"]))
+            return SearchResult(id: id, title: text(item["title"]) ?? "", ownerName: text(item["ownername"]), smallImageURL: text(item["url_m"]))
         }
         return SearchResults(
             total: number(photos["total"]) ?? results.count, totalPages: number(photos["pages"]) ?? 1, page: number(photos["page"]) ?? 1,

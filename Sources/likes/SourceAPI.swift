@@ -25,6 +25,16 @@ enum SourceAPI {
         return key
     }
 
+    /// Requests sent and JPEGs downloaded through `likes-fetch`.
+    static func client(environment: [String: String], source: String) -> SourceClient {
+        SourceClient(
+            send: { request in
+                let answer = try send(request, environment: environment, source: source)
+                return APIAnswer(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body)
+            },
+            download: { url, what in try Download.jpeg(from: url, what: what, environment: environment) })
+    }
+
     /// Sends `request`; any HTTP answer comes back, a failure to get one is one line (exit 1).
     static func send(_ request: APIRequest, environment: [String: String], source: String) throws -> Answer {
         let helper = Download.helper(environment: environment)

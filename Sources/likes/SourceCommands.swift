@@ -31,6 +31,29 @@ enum SourceResults {
                 : "Page \(page) of \(totalPages), \(total) photos." + (page < totalPages ? " Next: \(next) --page \(page + 1)" : ""))
     }
 
+    /// A page of results, for people or as JSON (Flickr's results have a title where Unsplash's
+    /// have a description and a colour).
+    static func show(_ page: SourcePage, json: Bool, next: String, context: Context, flickr: Bool = false) throws {
+        let liked = try liked(page.results.map(\.id), repository: context.repository)
+        let rows = page.results.map { Row(id: $0.id, text: $0.text, photographer: $0.photographer, color: $0.color, liked: liked.contains($0.id)) }
+        guard json else {
+            print(rows, page: page.page, totalPages: page.totalPages, total: page.total, next: next, output: context.output)
+            return
+        }
+        let results: [JSONValue] = rows.map { row in
+            flickr
+                ? .object([
+                    ("id", .string(row.id)), ("title", .string(row.text)), ("photographer", .string(row.photographer)), ("liked", .bool(row.liked)),
+                ])
+                : .object([
+                    ("id", .string(row.id)), ("description", .string(row.text.isEmpty ? nil : row.text)), ("photographer", .string(row.photographer)),
+                    ("color", .string(row.color)), ("liked", .bool(row.liked)),
+                ])
+        }
+        context.output.printJSON(
+            .object([("total", .int(page.total)), ("totalPages", .int(page.totalPages)), ("page", .int(page.page)), ("results", .array(results))]))
+    }
+
     /// The store's answer to "which of these are liked?", in one question.
     static func liked(_ ids: [String], repository: LikeRepository) throws -> Set<String> {
         Set(try repository.likedIDs(among: ids.compactMap { try? PhotoID($0) }).map(\.rawValue))
@@ -123,82 +146,23 @@ struct UnsplashCommand: Command {
     func run(_ context: Context) throws {
         let key = try SourceAPI.key("UNSPLASH_ACCESS_KEY", environment: context.environment, source: "Unsplash")
         let base = context.environment["LIKES_UNSPLASH_API"].flatMap { $0.isEmpty ? nil : $0 } ?? UnsplashAPI.defaultBase
-        switch action {
-        case .search(let query): try search(query, key: key, base: base, context: context)
-        case .like(let id): try like(id, key: key, base: base, context: context)
-        }
-    }
-
-    private func ask(_ request: APIRequest, _ context: Context) throws -> Data {
-        let answer = try SourceAPI.send(request, environment: context.environment, source: "Unsplash")
-        guard (200...299).contains(answer.status) else {
-            throw SourceResults.failure(UnsplashAPI.failure(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body))
-        }
-        return answer.body
-    }
-
-    private func search(_ query: String, key: String, base: String, context: Context) throws {
-        let request = UnsplashAPI.search(query, order: order, color: colorName, page: pageNumber, perPage: perPageCount, accessKey: key, base: base)
-        let results: UnsplashAPI.SearchResults
+        let source = UnsplashSource(accessKey: key, base: base, client: SourceAPI.client(environment: context.environment, source: "Unsplash"))
         do {
-            results = try UnsplashAPI.searchResults(from: try ask(request, context))
-        } catch let error as PhotoSourceError {
-            throw SourceResults.failure(error)
-        }
-        let liked = try SourceResults.liked(results.results.map(\.id), repository: context.repository)
-        let rows = results.results.map { photo in
-            SourceResults.Row(
-                id: photo.id, text: photo.metadata.description ?? "", photographer: photo.user?.name, color: photo.color,
-                liked: liked.contains(photo.id))
-        }
-        if printsJSON {
-            context.output.printJSON(
-                .object([
-                    ("total", .int(results.total)), ("totalPages", .int(results.totalPages)), ("page", .int(pageNumber)),
-                    (
-                        "results",
-                        .array(
-                            rows.map { row in
-                                .object([
-                                    ("id", .string(row.id)), ("description", .string(row.text.isEmpty ? nil : row.text)),
-                                    ("photographer", .string(row.photographer)), ("color", .string(row.color)), ("liked", .bool(row.liked)),
-                                ])
-                            })
-                    ),
-                ]))
-        } else {
-            SourceResults.print(
-                rows, page: pageNumber, totalPages: results.totalPages, total: results.total,
-                next: "likes unsplash search \(Format.shellQuoted(query))", output: context.output)
-        }
-    }
-
-    private func like(_ text: String, key: String, base: String, context: Context) throws {
-        let id = try Input.photoID(text)
-        let photo: UnsplashPhoto
-        do {
-            photo = try UnsplashAPI.photo(from: try ask(UnsplashAPI.photo(text, accessKey: key, base: base), context))
-        } catch let error as PhotoSourceError {
-            throw SourceResults.failure(error)
-        }
-        guard let imageURL = photo.imageURL else {
-            throw CommandFailure("Unsplash gave no urls.regular for \(Format.oneLine(text)); nothing was stored.", status: .failure)
-        }
-        let image = try Download.jpeg(from: imageURL.absoluteString, what: "image", environment: context.environment)
-        let userImage = try photo.userImageURL.map {
-            try Download.jpeg(from: $0.absoluteString, what: "user image", environment: context.environment)
-        }
-        let change = try context.repository.like(id, image: image, userImage: userImage, note: noteText, photo: photo.metadata, albums: albums)
-        _ = try? context.repository.thumbnail(for: id)
-        // Stored: now, and only now, the download is counted, once.
-        if let tracking = UnsplashAPI.downloadTracking(photo, accessKey: key, base: base) {
-            let answer = try? SourceAPI.send(tracking, environment: context.environment, source: "Unsplash")
-            if answer.map({ !(200...299).contains($0.status) }) ?? true {
-                context.output.printError(
-                    "The photo is liked, but Unsplash did not take the download count (\(answer.map { "HTTP \($0.status)" } ?? "no answer")).")
+            switch action {
+            case .search(let query):
+                let page = try source.search(query, order: order, color: colorName, page: pageNumber, perPage: perPageCount)
+                try SourceResults.show(page, json: printsJSON, next: "likes unsplash search \(Format.shellQuoted(query))", context: context)
+            case .like(let text):
+                let (change, trackingFailure) = try source.like(try Input.photoID(text), into: context.repository, note: noteText, albums: albums)
+                _ = try? context.repository.thumbnail(for: change.id ?? (try Input.photoID(text)))
+                if let trackingFailure {
+                    context.output.printError("The photo is liked, but Unsplash did not take the download count (\(trackingFailure)).")
+                }
+                SourceResults.printLike(change, json: printsJSON, output: context.output)
             }
+        } catch let error as PhotoSourceError {
+            throw SourceResults.failure(error)
         }
-        SourceResults.printLike(change, json: printsJSON, output: context.output)
     }
 }
 
@@ -258,60 +222,20 @@ struct FlickrCommand: Command {
     func run(_ context: Context) throws {
         let key = try SourceAPI.key("FLICKR_API_KEY", environment: context.environment, source: "Flickr")
         let base = context.environment["LIKES_FLICKR_API"].flatMap { $0.isEmpty ? nil : $0 } ?? FlickrAPI.defaultBase
+        let source = FlickrSource(apiKey: key, base: base, client: SourceAPI.client(environment: context.environment, source: "Flickr"))
         do {
-            if searching { try search(key: key, base: base, context: context) } else { try like(key: key, base: base, context: context) }
+            if searching {
+                let page = try source.search(argument, sort: sortOrder, page: pageNumber, perPage: perPageCount)
+                try SourceResults.show(
+                    page, json: printsJSON, next: "likes flickr search \(Format.shellQuoted(argument))", context: context, flickr: true)
+            } else {
+                let id = try Input.photoID(argument)
+                let change = try source.like(id, into: context.repository, note: noteText, albums: albums)
+                _ = try? context.repository.thumbnail(for: id)
+                SourceResults.printLike(change, json: printsJSON, output: context.output)
+            }
         } catch let error as PhotoSourceError {
             throw SourceResults.failure(error)
         }
-    }
-
-    private func ask(_ request: APIRequest, _ context: Context) throws -> Data {
-        let answer = try SourceAPI.send(request, environment: context.environment, source: "Flickr")
-        guard (200...299).contains(answer.status) else { throw FlickrAPI.failure(status: answer.status) }
-        return answer.body
-    }
-
-    private func search(key: String, base: String, context: Context) throws {
-        let results = try FlickrAPI.searchResults(
-            from: try ask(FlickrAPI.search(argument, sort: sortOrder, page: pageNumber, perPage: perPageCount, apiKey: key, base: base), context))
-        let liked = try SourceResults.liked(results.results.map(\.id), repository: context.repository)
-        let rows = results.results.map {
-            SourceResults.Row(id: $0.id, text: $0.title, photographer: $0.ownerName, color: nil, liked: liked.contains($0.id))
-        }
-        if printsJSON {
-            context.output.printJSON(
-                .object([
-                    ("total", .int(results.total)), ("totalPages", .int(results.totalPages)), ("page", .int(results.page)),
-                    (
-                        "results",
-                        .array(
-                            rows.map {
-                                .object([
-                                    ("id", .string($0.id)), ("title", .string($0.text)), ("photographer", .string($0.photographer)),
-                                    ("liked", .bool($0.liked)),
-                                ])
-                            })
-                    ),
-                ]))
-        } else {
-            SourceResults.print(
-                rows, page: results.page, totalPages: results.totalPages, total: results.total,
-                next: "likes flickr search \(Format.shellQuoted(argument))", output: context.output)
-        }
-    }
-
-    private func like(key: String, base: String, context: Context) throws {
-        let id = try Input.photoID(argument)
-        let info = try FlickrAPI.info(from: try ask(FlickrAPI.info(argument, apiKey: key, base: base), context))
-        let sizes = try FlickrAPI.sizes(from: try ask(FlickrAPI.sizes(argument, apiKey: key, base: base), context))
-        let names = try FlickrAPI.licenseNames(from: try ask(FlickrAPI.licenses(apiKey: key, base: base), context))
-        guard let size = FlickrAPI.largestSize(sizes) else {
-            throw CommandFailure("Flickr lists no size of \(Format.oneLine(argument)) of at most 2048 pixels; nothing was stored.", status: .failure)
-        }
-        let image = try Download.jpeg(from: size.source, what: "image", environment: context.environment)
-        let metadata = FlickrAPI.metadata(info, licenseName: info.licenseID.flatMap { names[$0] }, width: size.width, height: size.height)
-        let change = try context.repository.like(id, image: image, note: noteText, photo: metadata, albums: albums)
-        _ = try? context.repository.thumbnail(for: id)
-        SourceResults.printLike(change, json: printsJSON, output: context.output)
     }
 }

@@ -63,7 +63,7 @@ import Testing
         #expect(
             query(request.url) == [
                 "method": "flickr.photos.search", "api_key": "f-1", "text": "tram lisbon", "sort": "date-posted-desc", "page": "2",
-                "per_page": "25", "extras": "owner_name,license,o_dims", "format": "json", "nojsoncallback": "1",
+                "per_page": "25", "extras": "owner_name,license,o_dims,url_m", "format": "json", "nojsoncallback": "1",
             ])
         #expect(query(FlickrAPI.sizes("8436466166", apiKey: "k").url)["method"] == "flickr.photos.getSizes")
         #expect(query(FlickrAPI.info("8436466166", apiKey: "k").url)["photo_id"] == "8436466166")
@@ -73,7 +73,11 @@ import Testing
     @Test func flickrAnswersAreReadWithNumbersAsStringsOrNumbers() throws {
         let page = try FlickrAPI.searchResults(from: fixture("flickr/search-photos.json"))
         #expect(page.total == 30 && page.page == 1 && page.totalPages == 1 && page.results.count == 30)
-        #expect(page.results[0] == FlickrAPI.SearchResult(id: "49514337848", title: "Warsy (église) • 7433", ownerName: "markustrois"))
+        #expect(
+            page.results[0]
+                == FlickrAPI.SearchResult(
+                    id: "49514337848", title: "Warsy (église) • 7433", ownerName: "markustrois",
+                    smallImageURL: "https://live.staticflickr.com/65535/49514337848_bbdbb5f761.jpg"))
         let sizes = try FlickrAPI.sizes(from: fixture("flickr/getSizes-8436466166.json"))
         #expect(sizes.count == 12)
         let chosen = try #require(FlickrAPI.largestSize(sizes))
