@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "HTTPServer"),
         // The pages of `likes serve` over LikeKit and HTTPServer: routes, the rules of access,
         // the API the pages call, the zip of a selection.
-        .target(name: "Gallery", dependencies: ["LikeKit", "HTTPServer"]),
+        .target(name: "Gallery", dependencies: ["LikeKit", "HTTPServer", "PhotoSources"]),
         // Unsplash's and Flickr's APIs: requests built and answers read, for the command line and
         // for apps on LikeKit; sending them is the caller's.
         .target(name: "PhotoSources", dependencies: ["LikeKit"]),

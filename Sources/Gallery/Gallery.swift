@@ -4,6 +4,7 @@
 import Dispatch
 import HTTPServer
 import LikeKit
+import PhotoSources
 
 #if canImport(Darwin)
     import Foundation
@@ -28,12 +29,18 @@ public final class Gallery: Sendable {
     let undo = Locked(UndoShelf())
     /// The open event streams, for the heartbeat.
     let streams = Locked([ObjectIdentifier: HTTPEventStream]())
+    /// The photo sources whose keys are set: each has a Search page.
+    let sources: GallerySources
+    /// The small images of search results shown, by `source/id`: the pages get them from here
+    /// (the content security policy lets a page load images from the gallery alone).
+    let resultImages = Locked([String: String]())
 
-    /// Listens on 127.0.0.1:`port` (0: any free port).
+    /// Listens on 127.0.0.1:`port` (0: any free port); `sources`, the photo sources to search.
     ///
     /// - Throws: `SocketError` when the port cannot be had.
-    public init(repository: LikeRepository, port: UInt16) throws {
+    public init(repository: LikeRepository, port: UInt16, sources: GallerySources = GallerySources()) throws {
         self.repository = repository
+        self.sources = sources
         let target = Locked<Gallery?>(nil)
         handlerTarget = target
         server = try HTTPServer(port: port) { request in
@@ -92,6 +99,11 @@ public final class Gallery: Sendable {
         case (true, "/"), (true, "/index.html"): return Pages.page(.favorites)
         case (true, "/photo"): return Pages.page(.photo)
         case (true, "/albums"): return Pages.page(.albums)
+        case (true, "/search"): return Pages.page(.search)
+        case (true, "/api/sources"): return Self.json(sources.names)
+        case (true, "/api/search"): return search(request)
+        case (true, "/source-image"): return sourceImage(request)
+        case (false, "/api/source-like"): return likeFromSource(request)
         case (true, "/static/gallery.css"): return Pages.asset(Pages.css, type: "text/css; charset=utf-8")
         case (true, "/static/gallery.js"): return Pages.asset(Pages.script, type: "text/javascript; charset=utf-8")
         case (true, "/favicon.svg"), (true, "/favicon.ico"): return Pages.asset(Pages.icon, type: "image/svg+xml")
@@ -151,6 +163,19 @@ struct UndoShelf {
             if order.count > Self.capacity { photos[order.removeFirst()] = nil }
         }
     }
+}
+
+/// The photo sources a gallery searches: those whose keys are set.
+public struct GallerySources: Sendable {
+    public var unsplash: UnsplashSource?
+    public var flickr: FlickrSource?
+
+    public init(unsplash: UnsplashSource? = nil, flickr: FlickrSource? = nil) {
+        self.unsplash = unsplash
+        self.flickr = flickr
+    }
+
+    var names: [String] { (unsplash == nil ? [] : ["unsplash"]) + (flickr == nil ? [] : ["flickr"]) }
 }
 
 /// A photo unliked from a page: what a like needs to bring it back.

@@ -61,7 +61,9 @@ struct PhotoJSON: Encodable {
         photographer = record.photo?.photographer
         sourceURL = record.photo?.sourceURL
         let fromUnsplash = record.photo?.sourceURL.map { $0.hasPrefix("https://unsplash.com/") || $0.contains("://unsplash.com/") } ?? false
-        source = fromUnsplash ? "Unsplash" : nil
+        let fromFlickr = record.photo?.sourceURL.map { $0.hasPrefix("https://www.flickr.com/") } ?? false
+        source = fromUnsplash ? "Unsplash" : fromFlickr ? "Flickr" : nil
+        if fromFlickr { photographerURL = record.photo?.photographerURL }
         if fromUnsplash, let username = record.photo?.photographerUsername, !username.isEmpty {
             photographerURL = "https://unsplash.com/@\(Access.escapeQuery(username))?utm_source=likes&utm_medium=referral"
             sourceURL = record.photo?.sourceURL.map { $0 + ($0.contains("?") ? "&" : "?") + "utm_source=likes&utm_medium=referral" }

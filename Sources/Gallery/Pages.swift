@@ -6,7 +6,7 @@ import LikeKit
 
 enum Pages {
     enum Page {
-        case favorites, photo, albums
+        case favorites, photo, albums, search
     }
 
     static func page(_ page: Page) -> HTTPResponse {
@@ -32,6 +32,21 @@ enum Pages {
                     "photo", "Photo",
                     """
                     <article id="detail" aria-busy="true"></article>
+                    """
+                )
+            case .search:
+                (
+                    "search", "Search",
+                    """
+                    <h1 id="title">Search</h1>
+                    <form class="tools" id="search-form" role="search">
+                      <input type="search" name="q" id="query" placeholder="Search photos…" aria-label="Search photos" required>
+                      <span id="filters"></span>
+                      <button type="submit">Search</button>
+                    </form>
+                    <div id="grid" class="grid"></div>
+                    <p id="empty" hidden>Nothing found.</p>
+                    <div id="more" aria-hidden="true"></div>
                     """
                 )
             case .albums:
@@ -363,7 +378,119 @@ enum Pages {
           load();
         }
 
-        ({ favorites, photo: photoPage, albums: albumsPage })[document.body.dataset.page]();
+        // MARK: Searching a photo source
+
+        const sourceNames = { unsplash: "Unsplash", flickr: "Flickr" };
+        const unsplashColors = ["black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue"];
+        const flickrSorts = ["relevance", "date-posted-desc", "date-posted-asc", "interestingness-desc"];
+
+        async function searchPage(sources) {
+          const source = sources.includes(params.get("source")) ? params.get("source") : sources[0];
+          const grid = document.getElementById("grid");
+          if (!source) {
+            document.getElementById("search-form").hidden = true;
+            status("No photo source is set up: start likes serve with UNSPLASH_ACCESS_KEY or FLICKR_API_KEY in its environment.");
+            return;
+          }
+          document.getElementById("title").textContent = "Search " + sourceNames[source];
+          document.title = "Search " + sourceNames[source] + " · likes";
+          const filters = document.getElementById("filters");
+          function select(name, label, values) {
+            const node = el("select", { name, "aria-label": label });
+            for (const value of values) node.append(el("option", { value, text: value || "any colour" }));
+            filters.append(node);
+            return node;
+          }
+          const order = source === "unsplash" ? select("order", "Order", ["relevant", "latest"]) : null;
+          const color = source === "unsplash" ? select("color", "Colour", [""].concat(unsplashColors)) : null;
+          const sort = source === "flickr" ? select("sort", "Sort", flickrSorts) : null;
+          let page = 0, pages = 1, loading = false, generation = 0;
+
+          function card(result) {
+            const figure = el("figure", { className: "photo", "data-id": result.id });
+            const liked = result.liked ? "true" : "false";
+            const heart = el("button", { type: "button", className: "heart", text: result.liked ? "♥" : "♡", "aria-pressed": liked,
+              "aria-label": (result.liked ? "Liked: " : "Like: ") + result.id });
+            heart.addEventListener("click", async () => {
+              heart.disabled = true;
+              try {
+                if (heart.getAttribute("aria-pressed") === "true") {
+                  await post("/api/unlike", [["id", result.id]]);
+                  heart.setAttribute("aria-pressed", "false");
+                  heart.textContent = "♡";
+                  status("Unliked " + result.id + ".");
+                } else {
+                  status("Liking " + result.id + "…");
+                  await post("/api/source-like", [["source", source], ["id", result.id]]);
+                  heart.setAttribute("aria-pressed", "true");
+                  heart.textContent = "♥";
+                  status("Liked " + result.id + ": it is in Favorites.");
+                }
+              } catch (error) {
+                status(error.message);
+              } finally {
+                heart.disabled = false;
+              }
+            });
+            const caption = el("figcaption", { text: (result.text || result.id) + (result.photographer ? " — " + result.photographer : "") });
+            figure.append(result.image ? el("img", { src: result.image, alt: result.text || result.id, loading: "lazy" }) : el("div"), heart, caption);
+            return figure;
+          }
+          async function more() {
+            const query = document.getElementById("query").value.trim();
+            if (loading || !query || page >= pages) return;
+            loading = true;
+            const mine = generation;
+            const fields = new URLSearchParams({ source, q: query, page: String(page + 1) });
+            if (order) fields.set("order", order.value);
+            if (color && color.value) fields.set("color", color.value);
+            if (sort) fields.set("sort", sort.value);
+            try {
+              const found = await api("/api/search?" + fields);
+              if (mine !== generation) return;
+              let added = 0;
+              for (const result of found.results) {
+                if ([...grid.children].some((node) => node.dataset.id === result.id)) continue;
+                grid.append(card(result));
+                added += 1;
+              }
+              page = found.page;
+              // A page with nothing new ends the list, whatever the count of pages says.
+              pages = added === 0 ? page : found.totalPages;
+              document.getElementById("empty").hidden = grid.children.length > 0;
+            } catch (error) {
+              status(error.message);
+              pages = page;
+            } finally {
+              if (mine === generation) loading = false;
+            }
+            const sentinel = document.getElementById("more").getBoundingClientRect();
+            if (mine === generation && page < pages && sentinel.top < innerHeight + 600) more();
+          }
+          document.getElementById("search-form").addEventListener("submit", (event) => {
+            event.preventDefault();
+            generation += 1;
+            loading = false;
+            page = 0;
+            pages = 1;
+            grid.replaceChildren();
+            more();
+          });
+          new IntersectionObserver((entries) => {
+            if (entries.some((entry) => entry.isIntersecting)) more();
+          }, { rootMargin: "600px" }).observe(document.getElementById("more"));
+        }
+
+        // Every page: a Search link for each source set up.
+        api("/api/sources").then((sources) => {
+          const nav = document.querySelector("nav");
+          for (const source of sources) {
+            nav.append(el("a", { href: "/search?source=" + source, text: sourceNames[source], "data-source": source }));
+          }
+          if (document.body.dataset.page === "search") searchPage(sources);
+        }).catch((error) => status(error.message));
+
+        ({ favorites, photo: photoPage, albums: albumsPage, search: () => {} })[document.body.dataset.page]();
 
         """
 }

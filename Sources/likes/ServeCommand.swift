@@ -3,6 +3,8 @@
 import Dispatch
 import Gallery
 import HTTPServer
+import LikeKit
+import PhotoSources
 
 #if canImport(Darwin)
     import Darwin
@@ -20,7 +22,8 @@ struct ServeCommand: Command {
             token is new each time; without it every request is refused (403), and no other host name, no \
             other machine and no other site's page can reach the store. Pages: the favorites newest first \
             (search, colours, a heart to unlike and undo, several checked and downloaded as one .zip), each \
-            photo with its note and albums, the albums. A change made by any process shows within a second. \
+            photo with its note and albums, the albums; with UNSPLASH_ACCESS_KEY or FLICKR_API_KEY set, a Search page for \
+            each, whose hearts like a result (downloaded here). A change made by any process shows within a second. \
             Stops on Ctrl-C or SIGTERM, exit 0.
             """,
         example: "likes serve --port 8080",
@@ -37,7 +40,7 @@ struct ServeCommand: Command {
     func run(_ context: Context) throws {
         let gallery: Gallery
         do {
-            gallery = try Gallery(repository: context.repository, port: requestedPort)
+            gallery = try Gallery(repository: context.repository, port: requestedPort, sources: Self.sources(context.environment))
         } catch let error as SocketError {
             throw CommandFailure(
                 "Cannot serve on 127.0.0.1:\(requestedPort): \(error). Choose another --port, or leave it out for any free one.",
@@ -64,6 +67,24 @@ struct ServeCommand: Command {
         }
         context.output.print(gallery.address)
         gallery.run()
+    }
+}
+
+extension ServeCommand {
+    /// The photo sources whose keys are in the environment, each with its Search page.
+    static func sources(_ environment: [String: String]) -> GallerySources {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.trimmingSpace().isEmpty ? nil : $0 } }
+        return GallerySources(
+            unsplash: value("UNSPLASH_ACCESS_KEY").map {
+                UnsplashSource(
+                    accessKey: $0, base: value("LIKES_UNSPLASH_API") ?? UnsplashAPI.defaultBase,
+                    client: SourceAPI.client(environment: environment, source: "Unsplash"))
+            },
+            flickr: value("FLICKR_API_KEY").map {
+                FlickrSource(
+                    apiKey: $0, base: value("LIKES_FLICKR_API") ?? FlickrAPI.defaultBase,
+                    client: SourceAPI.client(environment: environment, source: "Flickr"))
+            })
     }
 }
 

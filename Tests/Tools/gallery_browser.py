@@ -3,7 +3,8 @@ chromium-driver, python3-selenium, python3-pil).
 
     gallery_browser.py --likes BIN --samples DIR [--screenshots DIR]
 
-On a store of the sample photos and 140 made-up ones: the favorites load 60 at a time and more on
+On a store of the sample photos and 140 made-up ones, with a stand-in for Unsplash's and Flickr's
+APIs (source_server.py): the favorites load 60 at a time and more on
 scroll; search and a colour chip filter; the heart unlikes and, pressed again, undoes; a hostile id
 shows as text; the keyboard reaches and presses a heart; a photo's page shows its file name, size,
 pixels and credit, saves its note and adds it to an album; the albums page shows the album with
@@ -91,7 +92,16 @@ def main():
     run("like", "lake", "--image", os.path.join(samples, "retina.jpg"), "--meta", meta)
     run("like", HOSTILE_ID, "--image", os.path.join(samples, "coffee.jpg"), "--note", "<b>not bold</b>")
 
-    server = subprocess.Popen([likes, "--store", store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A stand-in for Unsplash's and Flickr's APIs, replaying their recorded answers.
+    tools = os.path.dirname(os.path.abspath(__file__))
+    source_log = os.path.join(top, "sources.log")
+    stand_in = subprocess.Popen(
+        ["/usr/bin/python3", os.path.join(tools, "source_server.py"), os.path.join(tools, "..", "Fixtures"), samples, source_log],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    source_port = int(stand_in.stdout.readline())
+    environment = dict(os.environ, UNSPLASH_ACCESS_KEY="test-key", LIKES_UNSPLASH_API=f"http://127.0.0.1:{source_port}/unsplash",
+                       FLICKR_API_KEY="flickr-key", LIKES_FLICKR_API=f"http://127.0.0.1:{source_port}/flickr/rest")
+    server = subprocess.Popen([likes, "--store", store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
     address = server.stdout.readline().strip()
     origin = address.split("/?")[0]
 
@@ -267,6 +277,40 @@ def main():
         card.click()
         check("an album opens its photos", wait(lambda: [n.get_attribute("data-id") for n in figures()] == ["lake"]))
 
+        # Searching Unsplash: a result liked already shows it; a heart likes one, downloaded on
+        # the server, its download counted once, and it is in Favorites at once.
+        run("like", "oXV3bzR7jxI", "--image", os.path.join(samples, "chelsea.jpg"))
+        driver.get(origin + "/")
+        check("the Search pages are linked from every page",
+              wait(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a[data-source]")] == ["Unsplash", "Flickr"]))
+        driver.find_element(By.CSS_SELECTOR, "nav a[data-source=unsplash]").click()
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#query"))
+        driver.find_element(By.CSS_SELECTOR, "#query").send_keys("pencil", Keys.ENTER)
+        check("an Unsplash search shows its results", wait(lambda: len(figures()) == 10), f"{len(figures())}")
+        check("a result liked already shows a pressed heart, the others not",
+              [n.get_attribute("data-id") for n in figures() if n.find_element(By.CSS_SELECTOR, ".heart").get_attribute("aria-pressed") == "true"]
+              == ["oXV3bzR7jxI"])
+        check("the results' images come through the gallery",
+              wait(lambda: driver.execute_script("return [...document.querySelectorAll('#grid img')].every((i) => i.complete && i.naturalWidth > 0)")))
+        driver.save_screenshot(os.path.join(shots, "search-unsplash.png"))
+        figure("s9CC2SKySJM").find_element(By.CSS_SELECTOR, ".heart").click()
+        check("a heart on a result likes it", wait(lambda: "s9CC2SKySJM" in records(), 10)
+              and wait(lambda: figure("s9CC2SKySJM").find_element(By.CSS_SELECTOR, ".heart").get_attribute("aria-pressed") == "true"))
+        with open(source_log) as handle:
+            asked = [json.loads(line)["path"] for line in handle]
+        check("...its download is counted once, after the photo", asked.count("/unsplash/photos/s9CC2SKySJM/download") == 1
+              and asked.index("/unsplash/photos/s9CC2SKySJM") < asked.index("/unsplash/photos/s9CC2SKySJM/download"), f"{asked[-6:]}")
+        record = records()["s9CC2SKySJM"]
+        check("...with its credit", record["photo"]["photographer"] == "Green Chameleon" and "unsplash.com" in (record["photo"]["sourceURL"] or ""))
+        driver.get(origin + "/")
+        check("...and it is in Favorites", wait(lambda: figure("s9CC2SKySJM") is not None))
+        driver.get(origin + "/search?source=flickr")
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "select[name=sort]"))
+        driver.find_element(By.CSS_SELECTOR, "#query").send_keys("warsy", Keys.ENTER)
+        check("a Flickr search shows its results with their titles",
+              wait(lambda: len(figures()) == 30) and "Warsy (église) • 7433" in figure("49514337848").text)
+        driver.save_screenshot(os.path.join(shots, "search-flickr.png"))
+
         # Dark.
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
         driver.get(origin + "/")
@@ -279,6 +323,8 @@ def main():
         driver.quit()
         server.terminate()
         server.wait(timeout=5)
+        stand_in.stdin.close()
+        stand_in.wait(timeout=5)
         shutil.rmtree(top, ignore_errors=True)
     print(f"gallery-browser: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

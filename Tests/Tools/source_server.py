@@ -89,7 +89,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     photo["urls"]["regular"] = me + "/images/unsplash/missing.jpg"
                     photo["links"]["download_location"] = "https://api.unsplash.com/photos/brokenimage/download"
                 elif photo_id != photo["id"]:
-                    return self.answer(404, '{"errors":["Couldn\'t find Photo"]}')
+                    # A photo of the recorded search, as its own answer.
+                    found = [r for r in json.loads(pointed(fixture("unsplash/search-photos.json")))["results"] if r["id"] == photo_id]
+                    if not found:
+                        return self.answer(404, '{"errors":["Couldn\'t find Photo"]}')
+                    photo = found[0]
+                    for size in photo["user"]["profile_image"]:
+                        photo["user"]["profile_image"][size] = me + "/images/unsplash/profile-" + size + ".jpg"
                 return self.answer(200, json.dumps(photo))
             return self.answer(404, '{"errors":["Not found"]}')
 

@@ -10,7 +10,8 @@ enum GalleryTools {
     static let http = Samples.root.appendingPathComponent("Tests/Tools/gallery_http.py")
     static let browser = Samples.root.appendingPathComponent("Tests/Tools/gallery_browser.py")
 
-    /// Chromium, its driver, Selenium and Pillow for Debian's python3.
+    /// Chromium, its driver, Selenium and Pillow for Debian's python3 (and the stand-in for the
+    /// photo sources, Tests/Tools/source_server.py, which needs nothing more).
     static var browserIsUsable: Bool {
         ["/usr/bin/chromium", "/usr/bin/chromedriver"].allSatisfy(FileManager.default.isExecutableFile(atPath:))
             && (try? Sandbox.execute(["-c", "import selenium, PIL"], executable: python).status) == 0
@@ -49,6 +50,9 @@ enum GalleryTools {
             "a like by another process appears within 1 s, without a reload", "two checked photos download as one zip",
             "credit: Photo by NAME on Unsplash", "the note is saved", "the photo is added to an album",
             "the albums page: the album with its count, size and cover", "the dark scheme is dark",
+            "the Search pages are linked from every page", "an Unsplash search shows its results",
+            "a result liked already shows a pressed heart, the others not", "a heart on a result likes it",
+            "...its download is counted once, after the photo", "...and it is in Favorites", "a Flickr search shows its results with their titles",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }
