@@ -10,15 +10,19 @@ public struct APIRequest: Sendable, Hashable {
 
     /// One header field.
     public struct Header: Sendable, Hashable {
+        /// The field's name, such as `Authorization`.
         public var name: String
+        /// Its value.
         public var value: String
 
+        /// A field of `name` and `value`.
         public init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
+    /// A request of `url` with `headers`.
     public init(url: String, headers: [Header] = []) {
         self.url = url
         self.headers = headers
@@ -47,6 +51,7 @@ public struct APIRequest: Sendable, Hashable {
 
 /// Why a photo source's answer could not be used: a sentence for people, and its kind.
 public struct PhotoSourceError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is, for a caller that acts on it.
     public enum Kind: Sendable, Hashable {
         /// The key is missing, malformed or refused.
         case key
@@ -60,10 +65,12 @@ public struct PhotoSourceError: Error, Sendable, Hashable, CustomStringConvertib
         case malformed
     }
 
+    /// Its kind.
     public var kind: Kind
     /// One sentence: what went wrong.
     public var description: String
 
+    /// A failure of `kind`, told by `description`.
     public init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description

@@ -18,6 +18,7 @@ import LikeKit
 /// let page = try FlickrAPI.searchResults(from: body)
 /// ```
 public enum FlickrAPI {
+    /// Flickr's REST endpoint.
     public static let defaultBase = "https://api.flickr.com/services/rest"
 
     /// The orders `flickr.photos.search` knows.
@@ -58,7 +59,9 @@ public enum FlickrAPI {
 
     /// One search result.
     public struct SearchResult: Sendable, Hashable {
+        /// The photo's id.
         public var id: String
+        /// Its title.
         public var title: String
         /// `ownername`.
         public var ownerName: String?
@@ -66,17 +69,25 @@ public enum FlickrAPI {
         public var smallImageURL: String? = nil
     }
 
+    /// A page of search results.
     public struct SearchResults: Sendable {
+        /// Photos found in all.
         public var total: Int
+        /// Pages in all.
         public var totalPages: Int
+        /// This page's number, from 1.
         public var page: Int
+        /// This page's results.
         public var results: [SearchResult]
     }
 
     /// One size of a photo, from `getSizes`.
     public struct Size: Sendable, Hashable {
+        /// Flickr's name of the size: `Large 2048`, `Original`…
         public var label: String
+        /// Its pixels across.
         public var width: Int
+        /// Its pixels down.
         public var height: Int
         /// The image's address.
         public var source: String
@@ -84,16 +95,25 @@ public enum FlickrAPI {
 
     /// What `getInfo` says of a photo.
     public struct Info: Sendable, Hashable {
+        /// The photo's id.
         public var id: String
+        /// The owner's user name.
         public var username: String?
+        /// The owner's real name, when given.
         public var realname: String?
+        /// The photo's title.
         public var title: String?
+        /// The photo's description (which may hold HTML).
         public var description: String?
+        /// The id of its licence (see ``licenseNames(from:)``).
         public var licenseID: String?
         /// The `photopage` URL.
         public var pageURL: String?
     }
 
+    /// Reads a `flickr.photos.search` answer.
+    ///
+    /// - Throws: ``PhotoSourceError``: `key` for a refused key, `malformed`.
     public static func searchResults(from data: Data) throws -> SearchResults {
         let object = try answer(data)
         guard let photos = object["photos"]?.object, let list = photos["photo"]?.objects else {
@@ -108,6 +128,9 @@ public enum FlickrAPI {
             results: results)
     }
 
+    /// Reads a `flickr.photos.getSizes` answer: its photo sizes (videos left out).
+    ///
+    /// - Throws: ``PhotoSourceError``.
     public static func sizes(from data: Data) throws -> [Size] {
         let object = try answer(data)
         guard let list = object["sizes"]?.object?["size"]?.objects else {
@@ -127,6 +150,9 @@ public enum FlickrAPI {
         sizes.filter { max($0.width, $0.height) <= longSide && $0.width > 0 && $0.height > 0 }.max { $0.width * $0.height < $1.width * $1.height }
     }
 
+    /// Reads a `flickr.photos.getInfo` answer.
+    ///
+    /// - Throws: ``PhotoSourceError``: `notFound` for no such photo, `key`, `malformed`.
     public static func info(from data: Data) throws -> Info {
         let object = try answer(data)
         guard let photo = object["photo"]?.object, let id = text(photo["id"]) else {

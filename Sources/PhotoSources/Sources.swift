@@ -12,11 +12,14 @@ import LikeKit
 
 /// An HTTP answer from a photo source's API.
 public struct APIAnswer: Sendable {
+    /// The HTTP status.
     public var status: Int
     /// `X-Ratelimit-Remaining`, where the answer had it.
     public var rateLimitRemaining: String?
+    /// The answer's body.
     public var body: Data
 
+    /// An answer of `status` with its body.
     public init(status: Int, rateLimitRemaining: String?, body: Data) {
         self.status = status
         self.rateLimitRemaining = rateLimitRemaining
@@ -27,9 +30,12 @@ public struct APIAnswer: Sendable {
 /// How requests reach the network: any HTTP answer from `send`, a complete JPEG from `download`
 /// (each throwing the caller's own error when there is none).
 public struct SourceClient: Sendable {
+    /// Sends a request; any HTTP answer comes back.
     public var send: @Sendable (APIRequest) throws -> APIAnswer
+    /// Downloads a complete JPEG; `what` names it in errors ("image", "user image").
     public var download: @Sendable (_ url: String, _ what: String) throws -> Data
 
+    /// A client of these two.
     public init(send: @escaping @Sendable (APIRequest) throws -> APIAnswer, download: @escaping @Sendable (String, String) throws -> Data) {
         self.send = send
         self.download = download
@@ -38,10 +44,13 @@ public struct SourceClient: Sendable {
 
 /// One search result, as both sources give it.
 public struct SourceResult: Sendable, Hashable {
+    /// The photo's id at its source.
     public var id: String
     /// Unsplash's description (else its alt text), or Flickr's title.
     public var text: String
+    /// Who took it.
     public var photographer: String?
+    /// Its colour, where the source gives one (Unsplash).
     public var color: String?
     /// A small image of it at the source, for a results page.
     public var smallImageURL: String?
@@ -49,18 +58,26 @@ public struct SourceResult: Sendable, Hashable {
 
 /// A page of search results.
 public struct SourcePage: Sendable {
+    /// Photos found in all.
     public var total: Int
+    /// Pages in all.
     public var totalPages: Int
+    /// This page's number, from 1.
     public var page: Int
+    /// This page's results.
     public var results: [SourceResult]
 }
 
 /// Unsplash, with a key.
 public struct UnsplashSource: Sendable {
+    /// The access key (`Client-ID`).
     public var accessKey: String
+    /// The API's address: ``UnsplashAPI/defaultBase`` but for a stand-in.
     public var base: String
+    /// How requests are sent and images downloaded.
     public var client: SourceClient
 
+    /// Unsplash with `accessKey`.
     public init(accessKey: String, base: String = UnsplashAPI.defaultBase, client: SourceClient) {
         self.accessKey = accessKey
         self.base = base
@@ -121,10 +138,14 @@ public struct UnsplashSource: Sendable {
 
 /// Flickr, with a key.
 public struct FlickrSource: Sendable {
+    /// The API key.
     public var apiKey: String
+    /// The REST endpoint: ``FlickrAPI/defaultBase`` but for a stand-in.
     public var base: String
+    /// How requests are sent and images downloaded.
     public var client: SourceClient
 
+    /// Flickr with `apiKey`.
     public init(apiKey: String, base: String = FlickrAPI.defaultBase, client: SourceClient) {
         self.apiKey = apiKey
         self.base = base

@@ -17,6 +17,7 @@ import LikeKit
 /// let page = try UnsplashAPI.searchResults(from: body)
 /// ```
 public enum UnsplashAPI {
+    /// Unsplash's API.
     public static let defaultBase = "https://api.unsplash.com"
 
     /// `order_by` of a search.
@@ -59,8 +60,11 @@ public enum UnsplashAPI {
 
     /// A page of search results.
     public struct SearchResults: Sendable {
+        /// Photos found in all.
         public var total: Int
+        /// Pages in all.
         public var totalPages: Int
+        /// This page's photos.
         public var results: [UnsplashPhoto]
     }
 
