@@ -17,7 +17,7 @@ extension Gallery {
 
     /// A page of favorites, newest first: `after` (a cursor), `limit`, `search`, `color`, `album`.
     func photos(_ request: HTTPRequest) -> HTTPResponse {
-        do {
+        return Self.answering {
             var query = LikeQuery(limit: min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200))
             if let after = request.queryValue("after"), !after.isEmpty {
                 guard let cursor = LikeCursor(after) else { return Self.text(400, "The cursor is not one this gallery gave.") }
@@ -28,32 +28,20 @@ extension Gallery {
             if let album = request.queryValue("album"), !album.isEmpty { query.album = try AlbumName(album) }
             let listing = try repository.list(query)
             return Self.json(PageJSON(photos: listing.records.map(PhotoJSON.init), next: listing.next?.description))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
     func photo(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = request.queryValue("id").flatMap({ try? PhotoID($0) }) else { return Self.text(400, "Which photo? Give its id.") }
-        do {
+        return Self.answering {
             guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
             return Self.json(PhotoJSON(record))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
     func albums() -> HTTPResponse {
-        do {
+        return Self.answering {
             return Self.json(try repository.albums().map(AlbumJSON.init))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
@@ -66,10 +54,8 @@ extension Gallery {
             image = thumbnail ? try repository.thumbnail(for: id) : try repository.record(for: id)?.image
         } catch LikeRepositoryError.notLiked {
             return Self.text(404, "This photo is not among the favorites.")
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
         } catch {
-            return Self.text(500, "\(error)")
+            return Self.answering { throw error }
         }
         guard let image else { return Self.text(404, thumbnail ? "This photo has no thumbnail." : "This photo is not among the favorites.") }
         let fd = open(image.file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -128,30 +114,22 @@ extension Gallery {
     func undoUnlike(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         guard let kept = undo.withLock({ $0[id.rawValue] }) else { return Self.text(409, "This gallery has no unlike of that photo to undo.") }
-        do {
+        return Self.answering {
             let change = try repository.like(
                 id, image: kept.image, userImage: kept.userImage, note: kept.note, photo: kept.photo, albums: kept.albums)
             undo.withLock { $0[id.rawValue] = nil }
             _ = try? repository.thumbnail(for: id)
             return Self.json(change.record.map(PhotoJSON.init))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
     func setNote(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         let note = request.form.first { $0.name == "note" }?.value ?? ""
-        do {
+        return Self.answering {
             _ = try repository.setNote(note.isEmpty ? nil : note, for: id)
             guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
             return Self.json(PhotoJSON(record))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
@@ -159,7 +137,7 @@ extension Gallery {
     func changeAlbum(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         let form = request.form
-        do {
+        return Self.answering {
             let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
             if form.first(where: { $0.name == "action" })?.value == "remove" {
                 _ = try repository.removePhotos([id], fromAlbum: album)
@@ -168,10 +146,6 @@ extension Gallery {
             }
             guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
             return Self.json(PhotoJSON(record))
-        } catch let error as LikeRepositoryError {
-            return Self.failure(error)
-        } catch {
-            return Self.text(500, "\(error)")
         }
     }
 
@@ -211,6 +185,18 @@ extension Gallery {
 
     static func formID(_ request: HTTPRequest) -> PhotoID? {
         request.form.first { $0.name == "id" }.flatMap { try? PhotoID($0.value) }
+    }
+
+    /// `body`'s response, or the status of what it threw: the store's errors by their kind,
+    /// anything else 500.
+    static func answering(_ body: () throws -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try body()
+        } catch let error as LikeRepositoryError {
+            return failure(error)
+        } catch {
+            return text(500, "\(error)")
+        }
     }
 
     static func failure(_ error: LikeRepositoryError) -> HTTPResponse {

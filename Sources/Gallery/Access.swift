@@ -2,6 +2,7 @@
 // Every request passes here before anything else is done.
 
 import HTTPServer
+import LikeKit
 
 /// The gallery's rules of access (SPEC §10).
 ///
@@ -89,16 +90,7 @@ struct Access: Sendable {
     }
 
     static func escapeQuery(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        PercentEscaping.uriComponent.escape(text)
     }
 }
 

@@ -517,19 +517,8 @@ enum ContactSheetPage {
             """
     }
 
-    /// Text made safe inside an element or a quoted attribute.
+    /// Text made safe inside an element or a quoted attribute: the export's own escaping.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        ContactSheet.escape(text)
     }
 }

@@ -1,6 +1,8 @@
 // A request to a photo source's API, as data: what to ask and with which headers. Sending it is
 // the caller's (the command line uses its download helper; an app, URLSession).
 
+import LikeKit
+
 /// One HTTP GET request to a photo source.
 public struct APIRequest: Sendable, Hashable {
     /// The full address, its query escaped.
@@ -36,16 +38,7 @@ public struct APIRequest: Sendable, Hashable {
     }
 
     static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0x0F, radix: 16, uppercase: true)
-            }
-        }
-        return out
+        PercentEscaping.uriComponent.escape(text)
     }
 }
 

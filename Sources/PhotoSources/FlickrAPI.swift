@@ -193,8 +193,8 @@ public enum FlickrAPI {
     }
 
     /// The answer's object; an answer with `"stat": "fail"` throws what it says.
-    private static func answer(_ data: Data) throws -> [String: FlickrJSON] {
-        guard let object = (try? JSONDecoder().decode(FlickrJSON.self, from: data))?.object else {
+    private static func answer(_ data: Data) throws -> [String: AnyJSON] {
+        guard let object = (try? JSONDecoder().decode(AnyJSON.self, from: data))?.object else {
             throw PhotoSourceError(.malformed, "Flickr's answer is not JSON.")
         }
         if text(object["stat"]) == "fail" {
@@ -209,62 +209,24 @@ public enum FlickrAPI {
         return object
     }
 
-    private static func text(_ value: FlickrJSON?) -> String? {
+    private static func text(_ value: AnyJSON?) -> String? {
         switch value {
         case .string(let text)?: text
-        case .number(let number)?: number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+        case .integer(let number)?: String(number)
         default: nil
         }
     }
 
-    private static func number(_ value: FlickrJSON?) -> Int? {
+    private static func number(_ value: AnyJSON?) -> Int? {
         switch value {
-        case .number(let number)? where number == number.rounded() && abs(number) < 1e15: Int(number)
+        case .integer(let number)?: number
         case .string(let text)?: Int(text)
         default: nil
         }
     }
 
     /// `{"_content": …}`, Flickr's way of writing some texts.
-    private static func content(_ value: FlickrJSON?) -> String? {
+    private static func content(_ value: AnyJSON?) -> String? {
         text(value?.object?["_content"]) ?? text(value)
-    }
-}
-
-/// Any JSON value, as Flickr's answers mix their types.
-enum FlickrJSON: Decodable {
-    case object([String: FlickrJSON])
-    case array([FlickrJSON])
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([FlickrJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: FlickrJSON].self))
-        }
-    }
-
-    var object: [String: FlickrJSON]? {
-        if case .object(let members) = self { return members }
-        return nil
-    }
-
-    /// The objects of an array.
-    var objects: [[String: FlickrJSON]]? {
-        if case .array(let items) = self { return items.compactMap(\.object) }
-        return nil
     }
 }

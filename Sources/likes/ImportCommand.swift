@@ -59,7 +59,9 @@ struct ImportCommand: Command {
         if context.output.standardErrorIsTerminal, !liked.isEmpty {
             System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
         }
-        Thumbnails.make(for: liked, repository: context.repository)
+        // Right after the likes are durable, two at a time, flushed together; a failure leaves
+        // them for the next need.
+        _ = try? context.repository.makeThumbnails(for: liked)
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {

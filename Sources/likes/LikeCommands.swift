@@ -97,13 +97,18 @@ struct LikeCommand: Command {
             try context.repository.like(
                 id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
         }
+        Self.printLiked(change, json: printsJSON, context: context)
+    }
+
+    /// Makes the photo's thumbnail, then prints the record: as JSON, or a line for people.
+    static func printLiked(_ change: LikeChange, json: Bool, context: Context) {
         guard var record = change.record else { return }
-        record.thumbnail = try? context.repository.thumbnail(for: id)
-        if printsJSON {
+        record.thumbnail = try? context.repository.thumbnail(for: record.id)
+        if json {
             context.output.printJSON(record.json)
         } else {
             context.output.print(
-                "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
+                "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(record.id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
             )
         }
     }

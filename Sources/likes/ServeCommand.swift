@@ -73,7 +73,7 @@ struct ServeCommand: Command {
 extension ServeCommand {
     /// The photo sources whose keys are in the environment, each with its Search page.
     static func sources(_ environment: [String: String]) -> GallerySources {
-        func value(_ name: String) -> String? { environment[name].flatMap { $0.trimmingSpace().isEmpty ? nil : $0 } }
+        let value = { (name: String) in SourceAPI.setting(name, environment: environment) }
         return GallerySources(
             unsplash: value("UNSPLASH_ACCESS_KEY").map {
                 UnsplashSource(

@@ -25,6 +25,11 @@ enum SourceAPI {
         return key
     }
 
+    /// The value of `variable` in the environment, if it is set and not blank.
+    static func setting(_ variable: String, environment: [String: String]) -> String? {
+        environment[variable].flatMap { $0.trimmingSpace().isEmpty ? nil : $0 }
+    }
+
     /// Requests sent and JPEGs downloaded through `likes-fetch`.
     static func client(environment: [String: String], source: String) -> SourceClient {
         SourceClient(

@@ -59,20 +59,32 @@ enum SourceResults {
         Set(try repository.likedIDs(among: ids.compactMap { try? PhotoID($0) }).map(\.rawValue))
     }
 
-    /// Prints a like as `likes like` does.
-    static func printLike(_ change: LikeChange, json: Bool, output: Output) {
-        guard let record = change.record else { return }
-        if json {
-            output.printJSON(record.json)
-        } else {
-            output.print(
-                "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(record.id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
-            )
-        }
-    }
-
     static func failure(_ error: PhotoSourceError) -> CommandFailure {
         CommandFailure(error.description + (error.kind == .notFound || error.kind == .failed ? " Nothing was stored." : ""), status: .failure)
+    }
+}
+
+/// What both sources' commands take besides their filters: the page, and for a like its note
+/// and albums.
+struct SourceOptions {
+    let page: Int
+    let perPage: Int
+    let albums: [AlbumName]
+    let note: String?
+    let printsJSON: Bool
+
+    init(
+        _ arguments: ParsedArguments, page: Option, perPage: Option, maxPerPage: Int, album: Option, note: Option, json: Option,
+        command: String
+    ) throws {
+        self.page = try arguments.count(page) ?? 1
+        self.perPage = try arguments.count(perPage) ?? 10
+        guard self.page >= 1, (1...maxPerPage).contains(self.perPage) else {
+            throw UsageError(message: "--page starts at 1 and --per-page takes 1 to \(maxPerPage)", command: command)
+        }
+        albums = try Input.albums(arguments.allValues(album))
+        self.note = arguments.value(note)
+        printsJSON = arguments.has(json)
     }
 }
 
@@ -111,11 +123,7 @@ struct UnsplashCommand: Command {
     let action: Action
     let order: UnsplashAPI.Order
     let colorName: String?
-    let pageNumber: Int
-    let perPageCount: Int
-    let albums: [AlbumName]
-    let noteText: String?
-    let printsJSON: Bool
+    let options: SourceOptions
 
     init(_ arguments: ParsedArguments) throws {
         switch arguments[positional: 0] {
@@ -133,32 +141,28 @@ struct UnsplashCommand: Command {
                 message: "--color takes one of \(UnsplashAPI.colors.joined(separator: ", ")); \"\(Format.oneLine(colorName))\" is not one",
                 command: "unsplash")
         }
-        pageNumber = try arguments.count(Self.page) ?? 1
-        perPageCount = try arguments.count(Self.perPage) ?? 10
-        guard pageNumber >= 1, (1...30).contains(perPageCount) else {
-            throw UsageError(message: "--page starts at 1 and --per-page takes 1 to 30", command: "unsplash")
-        }
-        albums = try Input.albums(arguments.allValues(Self.album))
-        noteText = arguments.value(Self.note)
-        printsJSON = arguments.has(Self.json)
+        options = try SourceOptions(
+            arguments, page: Self.page, perPage: Self.perPage, maxPerPage: 30, album: Self.album, note: Self.note, json: Self.json,
+            command: "unsplash")
     }
 
     func run(_ context: Context) throws {
-        let key = try SourceAPI.key("UNSPLASH_ACCESS_KEY", environment: context.environment, source: "Unsplash")
-        let base = context.environment["LIKES_UNSPLASH_API"].flatMap { $0.isEmpty ? nil : $0 } ?? UnsplashAPI.defaultBase
-        let source = UnsplashSource(accessKey: key, base: base, client: SourceAPI.client(environment: context.environment, source: "Unsplash"))
+        let source = UnsplashSource(
+            accessKey: try SourceAPI.key("UNSPLASH_ACCESS_KEY", environment: context.environment, source: "Unsplash"),
+            base: SourceAPI.setting("LIKES_UNSPLASH_API", environment: context.environment) ?? UnsplashAPI.defaultBase,
+            client: SourceAPI.client(environment: context.environment, source: "Unsplash"))
         do {
             switch action {
             case .search(let query):
-                let page = try source.search(query, order: order, color: colorName, page: pageNumber, perPage: perPageCount)
-                try SourceResults.show(page, json: printsJSON, next: "likes unsplash search \(Format.shellQuoted(query))", context: context)
+                let page = try source.search(query, order: order, color: colorName, page: options.page, perPage: options.perPage)
+                try SourceResults.show(page, json: options.printsJSON, next: "likes unsplash search \(Format.shellQuoted(query))", context: context)
             case .like(let text):
-                let (change, trackingFailure) = try source.like(try Input.photoID(text), into: context.repository, note: noteText, albums: albums)
-                _ = try? context.repository.thumbnail(for: change.id ?? (try Input.photoID(text)))
+                let id = try Input.photoID(text)
+                let (change, trackingFailure) = try source.like(id, into: context.repository, note: options.note, albums: options.albums)
                 if let trackingFailure {
                     context.output.printError("The photo is liked, but Unsplash did not take the download count (\(trackingFailure)).")
                 }
-                SourceResults.printLike(change, json: printsJSON, output: context.output)
+                LikeCommand.printLiked(change, json: options.printsJSON, context: context)
             }
         } catch let error as PhotoSourceError {
             throw SourceResults.failure(error)
@@ -192,11 +196,7 @@ struct FlickrCommand: Command {
     let searching: Bool
     let argument: String
     let sortOrder: String
-    let pageNumber: Int
-    let perPageCount: Int
-    let albums: [AlbumName]
-    let noteText: String?
-    let printsJSON: Bool
+    let options: SourceOptions
 
     init(_ arguments: ParsedArguments) throws {
         switch arguments[positional: 0] {
@@ -209,30 +209,24 @@ struct FlickrCommand: Command {
         guard FlickrAPI.sorts.contains(sortOrder) else {
             throw UsageError(message: "--sort takes one of \(FlickrAPI.sorts.joined(separator: ", "))", command: "flickr")
         }
-        pageNumber = try arguments.count(Self.page) ?? 1
-        perPageCount = try arguments.count(Self.perPage) ?? 10
-        guard pageNumber >= 1, (1...500).contains(perPageCount) else {
-            throw UsageError(message: "--page starts at 1 and --per-page takes 1 to 500", command: "flickr")
-        }
-        albums = try Input.albums(arguments.allValues(Self.album))
-        noteText = arguments.value(Self.note)
-        printsJSON = arguments.has(Self.json)
+        options = try SourceOptions(
+            arguments, page: Self.page, perPage: Self.perPage, maxPerPage: 500, album: Self.album, note: Self.note, json: Self.json,
+            command: "flickr")
     }
 
     func run(_ context: Context) throws {
-        let key = try SourceAPI.key("FLICKR_API_KEY", environment: context.environment, source: "Flickr")
-        let base = context.environment["LIKES_FLICKR_API"].flatMap { $0.isEmpty ? nil : $0 } ?? FlickrAPI.defaultBase
-        let source = FlickrSource(apiKey: key, base: base, client: SourceAPI.client(environment: context.environment, source: "Flickr"))
+        let source = FlickrSource(
+            apiKey: try SourceAPI.key("FLICKR_API_KEY", environment: context.environment, source: "Flickr"),
+            base: SourceAPI.setting("LIKES_FLICKR_API", environment: context.environment) ?? FlickrAPI.defaultBase,
+            client: SourceAPI.client(environment: context.environment, source: "Flickr"))
         do {
             if searching {
-                let page = try source.search(argument, sort: sortOrder, page: pageNumber, perPage: perPageCount)
+                let page = try source.search(argument, sort: sortOrder, page: options.page, perPage: options.perPage)
                 try SourceResults.show(
-                    page, json: printsJSON, next: "likes flickr search \(Format.shellQuoted(argument))", context: context, flickr: true)
+                    page, json: options.printsJSON, next: "likes flickr search \(Format.shellQuoted(argument))", context: context, flickr: true)
             } else {
-                let id = try Input.photoID(argument)
-                let change = try source.like(id, into: context.repository, note: noteText, albums: albums)
-                _ = try? context.repository.thumbnail(for: id)
-                SourceResults.printLike(change, json: printsJSON, output: context.output)
+                let change = try source.like(try Input.photoID(argument), into: context.repository, note: options.note, albums: options.albums)
+                LikeCommand.printLiked(change, json: options.printsJSON, context: context)
             }
         } catch let error as PhotoSourceError {
             throw SourceResults.failure(error)

@@ -11,7 +11,7 @@
 /// No script, no font, nothing fetched from elsewhere: the images are the exported files beside
 /// the page, scaled down by the browser, and every text from the store is escaped, so a hostile
 /// description or note shows as text.
-struct ContactSheet {
+package struct ContactSheet {
     let index: ExportIndex
 
     var html: String {
@@ -118,7 +118,7 @@ struct ContactSheet {
         """
 
     /// Text as HTML text or attribute value.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text {
@@ -137,16 +137,7 @@ struct ContactSheet {
     /// A file name beside the page as a relative URL: every byte but unreserved ones escaped,
     /// so that `#`, `?` or `%` in a name cannot change what it points to.
     static func link(_ fileName: String) -> String {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-        var result = "./"
-        for byte in fileName.utf8 {
-            if unreserved.contains(byte) {
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                result += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return result
+        "./" + PercentEscaping.uriComponent.escape(fileName)
     }
 
     /// `#RGB` or `#RRGGBB`: the only colours put into a style attribute.

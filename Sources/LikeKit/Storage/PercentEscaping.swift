@@ -1,5 +1,6 @@
-// Owns the one escaping of names the store writes: storage keys (file names), album names and
-// paths in journal lines. Called by StorageKey and JournalLine; nothing else escapes bytes.
+// Owns the one escaping of names the store writes (storage keys, album names, paths in journal
+// lines) and of URI components (the contact sheet's links, the gallery's and photo sources'
+// queries). Called by StorageKey, JournalLine, ContactSheet, Gallery and PhotoSources.
 
 /// Writes bytes as themselves or as `%` and two hex digits, and reads back only what it writes.
 ///
@@ -7,7 +8,7 @@
 /// ``isCanonical(_:)`` accept a text only if escaping what it stands for gives that very text
 /// back (no byte escaped needlessly, hex digits in the use's case), so every name has one
 /// spelling on disk.
-struct PercentEscaping: Sendable {
+package struct PercentEscaping: Sendable {
     /// `kept[byte]`: whether the byte stands for itself.
     private let kept: [Bool]
     private let hexDigits: [UInt8]
@@ -34,6 +35,12 @@ struct PercentEscaping: Sendable {
     /// One album name in a journal line's album list: as ``journalField``, with `,` escaped too.
     static let albumName = PercentEscaping(keeping: { $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && $0 != 0x2C }, lowerCaseHex: false)
 
+    /// A URI component (RFC 3986): the unreserved bytes `A`–`Z`, `a`–`z`, `0`–`9`, `-`, `.`,
+    /// `_`, `~` kept, every other byte as `%XX` in upper case.
+    package static let uriComponent = PercentEscaping(
+        keeping: { (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || [0x2D, 0x2E, 0x5F, 0x7E].contains($0) },
+        lowerCaseHex: false)
+
     /// Appends the escaped form of `bytes` to `out`.
     func escape(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
         for byte in bytes {
@@ -50,7 +57,7 @@ struct PercentEscaping: Sendable {
         }
     }
 
-    func escape(_ text: String) -> String {
+    package func escape(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         escape(text.utf8, into: &out)

@@ -273,9 +273,9 @@ struct WriteSession {
     /// and finishing it is what its writer was doing. The finishing rename or removal is flushed
     /// at once: the next line appended must find it durable.
     static func finish(_ line: JournalLine, records: RecordFiles, images: ImageFiles, root: StoreDirectory, durable: Bool) throws -> Bool {
-        let current: StoredRecord? = try? records.read(key: line.key)
         switch line.operation {
         case .liked, .updated:
+            let current: StoredRecord? = try? records.read(key: line.key)
             let temporary = StoreLayout.temporaryRecordFileName(line.key, line.generation)
             guard let data = try? records.directory.read(temporary), let record = try? StoredRecord.decode(data), record.key == line.key,
                 record.generation == line.generation, line.id == nil || line.id == record.id.rawValue

@@ -142,8 +142,9 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
     }
 }
 
-/// Any JSON document, as read to tell which shape a file has before decoding its photos.
-private enum AnyJSON: Codable {
+/// Any JSON document: as read to tell which shape a file has before decoding its photos, and
+/// for answers whose types vary (Flickr's).
+package enum AnyJSON: Codable, Sendable {
     case object([String: AnyJSON])
     case array([AnyJSON])
     case string(String)
@@ -152,7 +153,7 @@ private enum AnyJSON: Codable {
     case bool(Bool)
     case null
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -171,7 +172,7 @@ private enum AnyJSON: Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .object(let members): try container.encode(members)
@@ -182,5 +183,17 @@ private enum AnyJSON: Codable {
         case .bool(let value): try container.encode(value)
         case .null: try container.encodeNil()
         }
+    }
+
+    /// The members, if it is an object.
+    package var object: [String: AnyJSON]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The objects of an array, if it is one.
+    package var objects: [[String: AnyJSON]]? {
+        if case .array(let items) = self { return items.compactMap(\.object) }
+        return nil
     }
 }
