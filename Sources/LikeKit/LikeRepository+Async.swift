@@ -173,6 +173,13 @@ extension LikeRepository {
         try await work.change { try self.repair(dryRun: dryRun) }
     }
 
+    /// Restores an export into this store; see ``restore(from:progress:)``. Cancelling stops a
+    /// wait for the lock between batches; the photos restored by then stay restored.
+    @discardableResult
+    public func restore(from directory: URL, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) async throws -> RestoreReport {
+        try await work.change { try self.restore(from: directory, progress: progress) }
+    }
+
     /// Copies liked photos into a folder; see ``export(to:query:)``.
     @discardableResult
     public func export(to directory: URL, query: LikeQuery = LikeQuery()) async throws -> ExportReport {

@@ -85,6 +85,27 @@ extension LikeRepository {
         return made.reduce(0) { count, thumbnail in count + ((try? thumbnail.putInPlace()) == nil ? 0 : 1) }
     }
 
+    /// Puts in place thumbnails made elsewhere (a restore's, from its export), each tagged for
+    /// its record's image: written, flushed together where one `syncfs` can, then renamed into
+    /// place. One that cannot be written is left for the next need to make.
+    func putThumbnails(_ thumbnails: [(record: StoredRecord, jpeg: [UInt8])]) throws {
+        guard !thumbnails.isEmpty, let opened = try store.open() else { return }
+        let flushAtEnd = isDurable && opened.root.flushStrategy == .wholeFileSystem
+        let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)
+        var written: [WrittenThumbnail] = []
+        for (record, jpeg) in thumbnails {
+            let tagged = ThumbnailFiles.tagged(jpeg, generation: record.image.generation)
+            if let thumbnail = try? write(tagged, of: record, in: directory, durable: isDurable && !flushAtEnd) { written.append(thumbnail) }
+        }
+        do {
+            if flushAtEnd, !written.isEmpty { try opened.root.syncFileSystem() }
+        } catch {
+            for thumbnail in written { try? thumbnail.directory.remove(thumbnail.temporary) }
+            throw error
+        }
+        for thumbnail in written { try? thumbnail.putInPlace() }
+    }
+
     /// Makes and writes the thumbnail of `stored`, flushed, replacing any file of its name;
     /// returns its bytes, or `nil` when the image cannot be scaled or is missing.
     func makeThumbnail(of stored: StoredRecord, _ opened: OpenStore) throws -> [UInt8]? {
@@ -127,6 +148,11 @@ extension LikeRepository {
         }
         let tagged = ThumbnailFiles.tagged(thumbnail.jpeg, generation: stored.image.generation)
         let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)
+        return try write(tagged, of: stored, in: directory, durable: durable)
+    }
+
+    /// Writes a tagged thumbnail of `stored` whole under a name of its own, flushed when `durable`.
+    private func write(_ tagged: [UInt8], of stored: StoredRecord, in directory: StoreDirectory, durable: Bool) throws -> WrittenThumbnail {
         let name = StoreLayout.thumbnailFileName(stored.key, stored.image.generation)
         let temporary = name + "." + Generation.make() + ".tmp"
         _ = try tagged.withUnsafeBytes { try directory.createFile(temporary, bytes: $0, durable: durable) }

@@ -41,6 +41,9 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// An export's destination cannot take the export: it holds files that are not an earlier
     /// export (which would be mixed or replaced), it is not a folder, or its parent is missing.
     case exportDestinationUnusable(path: String, reason: String)
+    /// A folder with an `index.json` that cannot be restored: its format is not an export's this
+    /// version knows, or the index cannot be read. Nothing was stored.
+    case unusableExport(path: String, reason: String)
 
     /// Which of a like's images an error is about.
     public enum ImageKind: String, Sendable, Hashable {
@@ -105,6 +108,11 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return ("Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)).", nil)
         case .exportDestinationUnusable(let path, let reason):
             return ("Cannot export to \(path): \(reason); nothing was written.", "Export into a new or empty folder whose parent exists.")
+        case .unusableExport(let path, let reason):
+            return (
+                "Cannot restore from \(path): \(reason); nothing was stored.",
+                "Restore a folder that an export of this version wrote, or move its index.json aside to take its JPEGs as plain files."
+            )
         }
     }
 

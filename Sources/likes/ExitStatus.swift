@@ -39,7 +39,7 @@ struct CommandFailure: Error {
         default: break
         }
         switch error {
-        case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote: status = .badData
+        case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote, .unusableExport: status = .badData
         case .notLiked, .damagedRecord, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable: status = .failure
         case .imageRequired, .invalidArgument: status = .usage
         case .storeBusy: status = .busy

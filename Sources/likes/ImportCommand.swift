@@ -12,12 +12,18 @@ struct ImportCommand: Command {
     static let album = Option.repeatable("--album", "NAME", "Put every photo imported in this album too (may be given more than once).")
     static let json = Option.json("Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON.")
     static let spec = CommandSpec(
-        name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension).",
+        name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension), or restore an export.",
         usage: "import PATH... [--album NAME]... [--json]",
         details: """
             Folders are walked; in them, files ending .jpg or .jpeg (any case) are taken. A file named
             directly is taken whatever its name. An id liked already is updated with the new image.
             A bad file is skipped with the reason, and the rest go on; then the exit status is 1.
+            A folder with an index.json is an export (likes export), and is restored: each photo as it
+            was exported (id, likedAt, note, albums, metadata, the same bytes), its files checked
+            against the sizes and SHA-256 in index.json. A photo liked already is left as it is and
+            reported; a file that differs from index.json is refused and named (exit status 1), the
+            rest restored; an index of a format this version does not know stops the import before
+            anything is stored (exit status 65). Running it again finishes a restore cut short.
             On a terminal a progress bar is drawn on stderr (NO_COLOR turns its colour off).
             """,
         example: "likes import Samples/photos",
@@ -32,12 +38,31 @@ struct ImportCommand: Command {
         var liked: [String] = []
         var updated: [String] = []
         var skipped: [Skipped] = []
+        /// Exports restored (their photos are among `liked`, and those not restored among `skipped`).
+        var restores: [RestoreReport] = []
+
+        /// Files that kept a photo out: every skipped one but a photo found liked already.
+        var failures: Int { skipped.count - restores.reduce(0) { $0 + $1.alreadyLiked.count } }
 
         var json: JSONValue {
             .object([
                 ("liked", .strings(liked)), ("updated", .strings(updated)),
                 ("skipped", .array(skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
             ])
+        }
+
+        /// Adds what a restore did: restored photos as liked, the others as skipped with their reason.
+        mutating func add(_ report: RestoreReport) {
+            restores.append(report)
+            let folder = report.directory.path
+            liked += report.restored.map(\.id.rawValue)
+            for photo in report.alreadyLiked {
+                skipped.append(Skipped(file: folder + "/" + photo.file, reason: "photo \(LikeRepositoryError.quoted(photo.id.rawValue)) is liked already"))
+            }
+            for refusal in report.refused {
+                let photo = refusal.id.map { " (photo \(LikeRepositoryError.quoted($0)))" } ?? ""
+                skipped.append(Skipped(file: folder + "/" + refusal.file, reason: refusal.reason + photo))
+            }
         }
     }
 
@@ -52,10 +77,32 @@ struct ImportCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let files = try collectFiles()
-        let summary = try importFiles(files, context: context)
-        // Every like is durable by now: the thumbnails follow.
-        let liked = (summary.liked + summary.updated).compactMap { try? PhotoID($0) }
+        let (files, exports) = try collectFiles()
+        // Every export's index first: one of a format unknown stops the import before anything is stored.
+        for export in exports {
+            do {
+                try LikeRepository.checkExport(URL(fileURLWithPath: export, isDirectory: true))
+            } catch let error as LikeRepositoryError {
+                throw CommandFailure(error)
+            }
+        }
+        var summary = Summary()
+        for export in exports {
+            let progress = Progress(total: 1, output: context.output)
+            do {
+                summary.add(
+                    try context.repository.restore(from: URL(fileURLWithPath: export, isDirectory: true)) { done, total in
+                        progress.update(done: done, of: total)
+                    })
+            } catch let error as LikeRepositoryError {
+                throw CommandFailure(error)
+            }
+            progress.finish()
+        }
+        let restored = summary.liked.count
+        summary = try importFiles(files, context: context, into: summary)
+        // Every like is durable by now: the thumbnails follow (a restore's came with it).
+        let liked = (summary.liked.dropFirst(restored) + summary.updated).compactMap { try? PhotoID($0) }
         if context.output.standardErrorIsTerminal, !liked.isEmpty {
             System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
         }
@@ -65,34 +112,52 @@ struct ImportCommand: Command {
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {
-            context.output.print("Liked \(summary.liked.count), updated \(summary.updated.count), skipped \(summary.skipped.count).")
+            for report in summary.restores {
+                context.output.print(
+                    "Restored \(report.restored.count) of \(report.restored.count + report.alreadyLiked.count + report.refused.count) photos from the export \(Format.oneLine(report.directory.path)): \(report.alreadyLiked.count) liked already, \(report.refused.count) refused."
+                )
+            }
+            if !files.isEmpty || summary.restores.isEmpty {
+                let plain = summary.skipped.count - summary.restores.reduce(0) { $0 + $1.alreadyLiked.count + $1.refused.count }
+                context.output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count), skipped \(plain).")
+            }
             for skipped in summary.skipped { context.output.print("  skipped \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))") }
         }
-        if !summary.skipped.isEmpty {
-            throw CommandFailure("\(summary.skipped.count) of \(files.count) files were skipped; see the summary.", status: .failure)
+        let failures = summary.failures
+        if failures > 0 {
+            let refused = summary.restores.reduce(0) { $0 + $1.refused.count }
+            let parts = [
+                refused > 0 ? "\(refused) photo\(refused == 1 ? " was" : "s were") refused by the export's index" : nil,
+                failures > refused ? "\(failures - refused) of \(files.count) files were skipped" : nil,
+            ]
+            throw CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)
         }
     }
 
-    /// The files named, and the JPEG files in the folders named.
-    private func collectFiles() throws -> [String] {
+    /// The files named and the JPEG files in the folders named; and the folders that are
+    /// exports, which are restored instead.
+    private func collectFiles() throws -> (files: [String], exports: [String]) {
         var files: [String] = []
+        var exports: [String] = []
         for path in paths {
             guard let kind = System.kind(of: path) else {
                 throw CommandFailure("\(path) does not exist. Check the path.", status: .noInput)
             }
-            if kind == .directory {
+            if kind == .directory, LikeRepository.isExport(URL(fileURLWithPath: path, isDirectory: true)) {
+                exports.append(path)
+            } else if kind == .directory {
                 files += try Self.jpegFiles(in: path)
             } else {
                 files.append(path)
             }
         }
-        return files
+        return (files, exports)
     }
 
     /// Reads each file and likes it, 32 at a time (`likeAll`: one flush fewer per photo), with a
     /// progress bar; a file that cannot be liked is skipped with its reason.
-    private func importFiles(_ files: [String], context: Context) throws -> Summary {
-        var summary = Summary()
+    private func importFiles(_ files: [String], context: Context, into summary: Summary) throws -> Summary {
+        var summary = summary
         let progress = Progress(total: files.count, output: context.output)
         var batch: [(path: String, item: LikeItem)] = []
         for (index, path) in files.enumerated() {
@@ -161,9 +226,9 @@ struct ImportCommand: Command {
 
 /// A progress bar on stderr, drawn only when stderr is a terminal.
 final class Progress {
-    let total: Int
+    private(set) var total: Int
     let output: Output
-    let enabled: Bool
+    private(set) var enabled: Bool
     let start = Date()
     var lastDraw = Date.distantPast
 
@@ -177,6 +242,13 @@ final class Progress {
         guard enabled, Date().timeIntervalSince(lastDraw) >= 0.1 || done == 0 else { return }
         lastDraw = Date()
         draw(done: done)
+    }
+
+    /// As ``update(done:)``, for work whose size is known only once it has begun.
+    func update(done: Int, of total: Int) {
+        self.total = total
+        enabled = output.standardErrorIsTerminal && total > 0
+        update(done: done)
     }
 
     func finish() {

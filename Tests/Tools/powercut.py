@@ -13,7 +13,8 @@ writing back in any order would (`stream` tosses for each round).
 
 `steps` runs each kind of change (first like, like into an empty store, update with images,
 update of the note alone, unlike, toggle both ways, note, clearing a note, album add and remove,
-an import batch, purge, export new and over an earlier one) once to count the file system
+an import batch, purge, export new and over an earlier one, restore of an export into an empty
+store and among newer photos) once to count the file system
 requests it makes, then again from the same starting state once per request, with the power cut
 just before that request; and once more with the cut right after the command returned. After
 every cut (the "reboot"):
@@ -197,13 +198,25 @@ def scenarios(rig):
         ("purge", base, ["purge"], None, plant),
         ("export", base, ["export", out], out, []),
         ("export over an earlier one", base + [["export", out], ["like", "c", "--image", s("coffee.jpg")]], ["export", out], out, []),
+        # A restore: each photo whole or absent; into an empty store its lines come in order, and
+        # among newer photos the journal is marked unsorted, then sorted.
+        ("restore into an empty store", base + [["export", out], ["__remove", os.path.join(rig.mountpoint, "store")]], ["import", out], None, []),
+        (
+            "restore among newer photos",
+            base + [["export", out], ["unlike", "a"], ["like", "c", "--image", s("coffee.jpg")]],
+            ["import", out],
+            None,
+            [],
+        ),
     ]
 
 
 def run_setup(rig, setup, plant):
     rig.wipe()
     for command in setup:
-        if command[0] == "__copy":
+        if command[0] == "__remove":
+            shutil.rmtree(command[1])
+        elif command[0] == "__copy":
             folder = command[1]
             os.makedirs(folder, exist_ok=True)
             for name in command[2:]:

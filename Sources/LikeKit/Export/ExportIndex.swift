@@ -11,12 +11,14 @@
 /// ```json
 /// {"format": "likes-export-1", "exportedAt": "2026-11-22T05:00:00.000Z", "album": null, "since": null,
 ///  "count": 1, "bytes": 112525,
-///  "photos": [{"id": "rocket", "file": "rocket.jpg", "bytes": 112525, "width": 640, "height": 427,
+///  "photos": [{"id": "rocket", "file": "rocket.jpg", "bytes": 112525, "sha256": "9f2c…", "width": 640, "height": 427,
 ///              "likedAt": "…", "note": null, "albums": [], "photo": {…}, "userImage": null,
-///              "thumbnail": {"file": "rocket.thumbnail.jpg", "bytes": 18211, "width": 320, "height": 214}}]}
+///              "thumbnail": {"file": "rocket.thumbnail.jpg", "bytes": 18144, "sha256": "…", "width": 320, "height": 214}}]}
 /// ```
 ///
 /// File names are relative to the export folder, so the folder can be moved, zipped and shared.
+/// Every file named has its size and SHA-256 beside it, which a restore checks (an export made
+/// before the digests were written has sizes only).
 struct ExportIndex: Codable {
     /// Enough of an index to recognise an earlier export.
     struct Header: Decodable {
@@ -26,6 +28,8 @@ struct ExportIndex: Codable {
     struct Image: Codable {
         var file: String
         var bytes: Int
+        /// 64 lower-case hex digits; `nil` in an export made before they were written.
+        var sha256: String?
         var width: Int
         var height: Int
     }
@@ -34,6 +38,7 @@ struct ExportIndex: Codable {
         var id: PhotoID
         var file: String
         var bytes: Int
+        var sha256: String?
         var width: Int
         var height: Int
         var likedAt: String
@@ -45,18 +50,20 @@ struct ExportIndex: Codable {
         /// for a JPEG that cannot be scaled.
         var thumbnail: Image?
 
-        init(record: StoredRecord, fileName: String, userImageFileName: String?) {
+        /// `files`: the name and SHA-256 of the image's copy, then of the user image's, if any.
+        init(record: StoredRecord, files: [(name: String, sha256: String)]) {
             id = record.id
-            file = fileName
+            file = files[0].name
             bytes = record.image.bytes
+            sha256 = files[0].sha256
             width = record.image.width
             height = record.image.height
             likedAt = Timestamp.string(record.likedAt)
             note = record.note
             albums = record.albums
             photo = record.photo
-            if let info = record.userImage, let name = userImageFileName {
-                userImage = Image(file: name, bytes: info.bytes, width: info.width, height: info.height)
+            if let info = record.userImage, files.count > 1 {
+                userImage = Image(file: files[1].name, bytes: info.bytes, sha256: files[1].sha256, width: info.width, height: info.height)
             }
         }
 
@@ -65,6 +72,7 @@ struct ExportIndex: Codable {
             try container.encode(id, forKey: .id)
             try container.encode(file, forKey: .file)
             try container.encode(bytes, forKey: .bytes)
+            try container.encodeIfPresent(sha256, forKey: .sha256)
             try container.encode(width, forKey: .width)
             try container.encode(height, forKey: .height)
             try container.encode(likedAt, forKey: .likedAt)

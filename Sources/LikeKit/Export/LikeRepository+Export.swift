@@ -142,12 +142,18 @@ extension LikeRepository {
                 continue
             }
             for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach) }
-            var photo = ExportIndex.Photo(record: record, fileName: copies[0].name, userImageFileName: copies.count > 1 ? copies[1].name : nil)
-            if let opened, let thumbnail = try? thumbnailBytes(of: record, opened) {
+            var photo = ExportIndex.Photo(
+                record: record, files: copies.map { copy in (copy.name, copy.data.withUnsafeBytes { SHA256.hexDigest(of: $0) }) })
+            if let opened, let stored = try? thumbnailBytes(of: record, opened) {
+                // Without the store's tag, which names the store's own image generation: the
+                // codec's JPEG alone, the same bytes whichever store exports the photo.
+                let thumbnail = Data(ThumbnailFiles.untagged([UInt8](stored)))
                 let name = names.claimThumbnail(for: record.id.rawValue)
                 try folder.createFile(name, data: thumbnail, durable: flushEach)
                 let size = ThumbnailFiles.pixelSize(width: record.image.width, height: record.image.height)
-                photo.thumbnail = ExportIndex.Image(file: name, bytes: thumbnail.count, width: size.width, height: size.height)
+                photo.thumbnail = ExportIndex.Image(
+                    file: name, bytes: thumbnail.count, sha256: thumbnail.withUnsafeBytes { SHA256.hexDigest(of: $0) }, width: size.width,
+                    height: size.height)
             }
             photos.append(photo)
         }

@@ -72,10 +72,11 @@ struct FileLock: ~Copyable {
     /// Notes the journal's length in the lock file, where the journal's own attribute cannot hold
     /// it (see `Journal`), so that a reader can tell a journal cut back by damage from one that is
     /// whole. A hint: a failure is ignored.
-    static func noteJournalLength(_ length: Int, lockDescriptor: Int32) {
+    static func noteJournalLength(_ length: Int, lockDescriptor: Int32, durable: Bool = false) {
         let digits = String(length)
         let text = Array(("journal-bytes " + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + "\n").utf8)
         _ = text.withUnsafeBytes { pwrite(lockDescriptor, $0.baseAddress, $0.count, 0) }
+        if durable { _ = fsync(lockDescriptor) }
     }
 
     /// The journal length last noted in the lock file, if any.

@@ -91,11 +91,12 @@ struct Journal {
     /// Makes the journal's end sound before a change: cuts a torn last line, and has `finishing`
     /// finish the changes of the last two lines (see ``settle(_:records:finishing:)``), taking
     /// the last line back when its change cannot be finished. Returns the time of the last line
-    /// and whether the journal has the catalog's format, or `nil` when the journal is missing,
-    /// cut short or its last line unreadable: then it must be rebuilt.
+    /// and the format its header names (``JournalLine/formatName`` unless it is to be written
+    /// anew), or `nil` when the journal is missing, cut short or its last line unreadable: then
+    /// it must be rebuilt.
     func recoverEnd(
         records: RecordFiles, durable: Bool, finishing: (JournalLine) throws -> Bool
-    ) throws -> (lastTime: Int64, hasCatalog: Bool)? {
+    ) throws -> (lastTime: Int64, format: String?)? {
         // Unjudged: `settle` judges the last lines by their records.
         guard let reader = try reader(records: nil) else { return nil }
         let size = try reader.source.currentSize()
@@ -110,7 +111,7 @@ struct Journal {
             try append([.aborting(last)], durable: durable)
         }
         let header = last.operation == .header ? last : try reader.firstLine()
-        return (last.at, header?.key == JournalLine.formatName)
+        return (last.at, header?.key)
     }
 
     /// Finishes, with `finishing`, the changes of the journal's last two photo lines that the
@@ -132,13 +133,14 @@ struct Journal {
 
     /// Writes a new journal of `entries` (a header, then one `L` line per entry in listing
     /// order) and puts it in place atomically. An entry without its catalog (read from a journal
-    /// of the format before) gets it from its record, read with `records`. Returns the newest
-    /// time in it.
+    /// of the format before) gets it from its record, read with `records`. `format`: the header's,
+    /// ``JournalLine/unsortedFormatName`` for a restore about to append likes out of order.
+    /// Returns the newest time in it.
     @discardableResult
-    func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool) throws -> Int64 {
+    func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
         let sorted = entries.sorted { $0.listingKey < $1.listingKey }
         let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0)
-        var bytes = JournalLine.header(at: now, snapshotLines: sorted.count).encoded
+        var bytes = JournalLine.header(at: now, snapshotLines: sorted.count, format: format).encoded
         bytes.reserveCapacity(sorted.count * 128)
         for var entry in sorted {
             if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
@@ -151,16 +153,18 @@ struct Journal {
         _ = try bytes.withUnsafeBytes {
             try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
         }
+        // Also in the lock file, whether or not the journal has the note (a version before the
+        // attribute reads the lock file's), and before the new journal takes its name: the note
+        // must never claim more than the journal has, and this one may be shorter than the one
+        // it replaces. Flushed, so that no power cut brings back the longer note beside it.
+        noteLength(bytes.count, durable: durable)
         try root.rename(StoreLayout.journalTemporaryFileName, to: Self.fileName)
         if durable { try root.sync(commit: true) }
-        // Also in the lock file, whether or not the journal has the note: a version before the
-        // attribute reads the lock file's, which must not claim more than this journal has.
-        noteLength(bytes.count)
         return now
     }
 
-    private func noteLength(_ length: Int) {
+    private func noteLength(_ length: Int, durable: Bool = false) {
         guard let lockDescriptor else { preconditionFailure("the journal is written only under the exclusive lock") }
-        FileLock.noteJournalLength(length, lockDescriptor: lockDescriptor)
+        FileLock.noteJournalLength(length, lockDescriptor: lockDescriptor, durable: durable)
     }
 }

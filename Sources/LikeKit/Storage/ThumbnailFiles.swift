@@ -84,6 +84,15 @@ struct ThumbnailFiles {
         return [0xFF, 0xD8, 0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)] + comment + rest
     }
 
+    /// A tagged thumbnail (see ``tagged(_:generation:)``) without its comment segment: the
+    /// codec's JPEG, as an export shares it. Bytes that are not tagged come back as they are.
+    static func untagged(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.count > 6, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF, bytes[3] == 0xFE else { return bytes }
+        let length = Int(bytes[4]) << 8 | Int(bytes[5])
+        guard 4 + length <= bytes.count, Array(bytes[6..<min(6 + signature.count, bytes.count)]) == signature else { return bytes }
+        return [0xFF, 0xD8] + bytes[(4 + length)...]
+    }
+
     /// The pixel size of the thumbnail of a `width` x `height` photo, as the codec makes it.
     static func pixelSize(width: Int, height: Int) -> (width: Int, height: Int) {
         JPEGThumbnail.size(ofWidth: width, height: height, longSide: longSide)

@@ -38,8 +38,16 @@ struct WriteSession {
     /// `likedAt` order even when the system clock steps back, and no two likes share a
     /// millisecond (the listing order and its cursors then follow the journal's order).
     private(set) var clock: Int64 = 0
+    /// Whether the journal's header allows `L` lines out of the listing's order (see
+    /// ``JournalLine/unsortedFormatName``): only in a restore's sessions, which sort it at the end.
+    private(set) var isUnsorted = false
+    /// The place of the journal's newest `L` line, once looked up (`.some(nil)`: it has none):
+    /// a restored like placed after it keeps the journal in order.
+    private var newestLiked: ListingKey??
 
-    init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool) throws {
+    /// `keepingUnsorted`: a restore's session, which leaves a journal that it marked unsorted so
+    /// (every other session sorts such a journal first).
+    init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool, keepingUnsorted: Bool = false) throws {
         self.root = root
         self.durable = durable
         records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
@@ -49,9 +57,12 @@ struct WriteSession {
         let finishing = { (line: JournalLine) in try Self.finish(line, records: records, images: images, root: root, durable: durable) }
         if let end = try journal.recoverEnd(records: records, durable: durable, finishing: finishing) {
             clock = end.lastTime
-            if !end.hasCatalog {
+            if end.format == JournalLine.unsortedFormatName, keepingUnsorted {
+                isUnsorted = true
+            } else if end.format != JournalLine.formatName {
                 // Written before the catalog: once, its photos' lines are written anew with it,
                 // from the records where the journal is damaged (its index would miss photos).
+                // Left unsorted by a restore: sorted.
                 let index = try journal.index(records: records)
                 let rewritten =
                     index.damage == nil ? try journal.rewrite(Array(index.live.values), records: records, durable: durable) : try rebuildJournal()
@@ -119,15 +130,85 @@ struct WriteSession {
         var committed = false
     }
 
+    /// Likes a photo as it was liked before, at `likedAt`, for a restore; `nil`, writing nothing,
+    /// when a photo of its key is liked already.
+    ///
+    /// The like's `L` line has `likedAt` as its time. Where that is not past the journal's newest
+    /// `L` line, the journal is first written anew under the header that allows lines out of
+    /// order (``JournalLine/unsortedFormatName``); the restore sorts it when it ends
+    /// (``sortJournal()``). The commit is flushed as ``like(_:flushCommit:)`` flushes it with
+    /// `flushCommit` false.
+    mutating func restore(_ request: LikeRequest, likedAt: Int64) throws -> StoredChange? {
+        let key = request.id.storageKey
+        if try records.exists(key: key) { return nil }
+        let place = ListingKey(likedAt: likedAt, key: key)
+        if !isUnsorted {
+            if let newest = try newestLikedPlace(), !(newest < place) {
+                try rewriteJournal(format: JournalLine.unsortedFormatName)
+            } else {
+                newestLiked = .some(place)
+            }
+        }
+        let change = try commit(request, over: nil, flushCommit: false, likedAt: likedAt)
+        clock = max(clock, likedAt)
+        return change
+    }
+
+    /// Sorts a journal that a restore marked unsorted, and gives it the usual header.
+    mutating func sortJournal() throws {
+        guard isUnsorted else { return }
+        try rewriteJournal(format: JournalLine.formatName)
+    }
+
+    /// Writes the journal anew from its index (from the records where it is damaged), sorted,
+    /// under the header `format`.
+    private mutating func rewriteJournal(format: String) throws {
+        let index = try journal.index(records: records)
+        let entries = index.damage == nil ? Array(index.live.values) : try records.decodeAll().entries
+        clock = max(clock, try journal.rewrite(entries, records: records, durable: durable, format: format))
+        isUnsorted = format == JournalLine.unsortedFormatName
+        newestLiked = nil
+    }
+
+    /// The place of the journal's newest `L` line (its last one, in a sorted journal), found by
+    /// walking back from its end; `nil` when it has none, or (to be safe) when none is met in
+    /// the last 4,096 lines.
+    private mutating func newestLikedPlace() throws -> ListingKey? {
+        if let known = newestLiked { return known }
+        var found: ListingKey?
+        var walked = 0
+        var sawHeader = false
+        if let reader = try journal.reader(records: nil, mapped: true) {
+            let end = try reader.backwardViews(checkingEveryField: false) { view in
+                walked += 1
+                if view.operation == .liked {
+                    found = ListingKey(view)
+                    return false
+                }
+                return walked < 4096
+            }
+            sawHeader = end == .header
+        }
+        guard found != nil || sawHeader else {
+            // Not known: placed at the end of time, so that a restored like marks the journal.
+            return ListingKey(likedAt: .max, key: "")
+        }
+        newestLiked = .some(found)
+        return found
+    }
+
     /// Whether a change is made durable by one `syncfs` after its journal line, rather than by
     /// flushing each file as it is written and the rename after it (see the type's comment).
     private var flushesOnce: Bool { durable && root.flushStrategy == .wholeFileSystem }
 
     /// Writes the record `request` makes of `existing` (read under this lock), with its new
     /// images, and commits it: images, temporary record, journal line, flush, rename.
-    private mutating func commit(_ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool) throws -> StoredChange {
+    /// `likedAt`: a restored like's time, the line's and the record's, instead of the clock's.
+    private mutating func commit(
+        _ request: LikeRequest, over existing: StoredRecord?, flushCommit: Bool, likedAt: Int64? = nil
+    ) throws -> StoredChange {
         let generation = Generation.make()
-        let now = tick()
+        let now = likedAt ?? tick()
         var progress = Progress()
         let flushEach = durable && !flushesOnce
         do {
