@@ -32,6 +32,8 @@ struct ImportCommand: Command {
     struct Skipped {
         var file: String
         var reason: String
+        /// How the text summary says it: a restore's refusals are "refused".
+        var verb = "skipped"
     }
 
     struct Summary {
@@ -57,11 +59,12 @@ struct ImportCommand: Command {
             let folder = report.directory.path
             liked += report.restored.map(\.id.rawValue)
             for photo in report.alreadyLiked {
-                skipped.append(Skipped(file: folder + "/" + photo.file, reason: "photo \(LikeRepositoryError.quoted(photo.id.rawValue)) is liked already"))
+                skipped.append(
+                    Skipped(file: folder + "/" + photo.file, reason: "photo \(LikeRepositoryError.quoted(photo.id.rawValue)) is liked already"))
             }
             for refusal in report.refused {
                 let photo = refusal.id.map { " (photo \(LikeRepositoryError.quoted($0)))" } ?? ""
-                skipped.append(Skipped(file: folder + "/" + refusal.file, reason: refusal.reason + photo))
+                skipped.append(Skipped(file: folder + "/" + refusal.file, reason: refusal.reason + photo, verb: "refused"))
             }
         }
     }
@@ -121,13 +124,15 @@ struct ImportCommand: Command {
                 let plain = summary.skipped.count - summary.restores.reduce(0) { $0 + $1.alreadyLiked.count + $1.refused.count }
                 context.output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count), skipped \(plain).")
             }
-            for skipped in summary.skipped { context.output.print("  skipped \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))") }
+            for skipped in summary.skipped {
+                context.output.print("  \(skipped.verb) \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))")
+            }
         }
         let failures = summary.failures
         if failures > 0 {
             let refused = summary.restores.reduce(0) { $0 + $1.refused.count }
             let parts = [
-                refused > 0 ? "\(refused) photo\(refused == 1 ? " was" : "s were") refused by the export's index" : nil,
+                refused > 0 ? "\(refused) photo\(refused == 1 ? "" : "s") of the export \(refused == 1 ? "was" : "were") refused" : nil,
                 failures > refused ? "\(failures - refused) of \(files.count) files were skipped" : nil,
             ]
             throw CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)

@@ -135,10 +135,11 @@ extension LikeRepository {
                     report.restored.append(RestoreReport.Photo(id: record.id, file: photo.entry.file))
                     if photo.thumbnail == nil { withoutThumbnail.append(record.id) }
                 }
-                try putThumbnails(committed.compactMap { photo, record in
-                    guard let record, let thumbnail = photo.thumbnail else { return nil }
-                    return (record, thumbnail)
-                })
+                try putThumbnails(
+                    committed.compactMap { photo, record in
+                        guard let record, let thumbnail = photo.thumbnail else { return nil }
+                        return (record, thumbnail)
+                    })
             } catch {
                 failure = error
                 break
@@ -304,7 +305,8 @@ struct PreparedRestore {
         let image = try Self.checkedImage(
             entry.file, bytes: entry.bytes, sha256: entry.sha256, width: entry.width, height: entry.height, kind: .image, folder: folder)
         let userImage = try entry.userImage.map { user in
-            try Self.checkedImage(user.file, bytes: user.bytes, sha256: user.sha256, width: user.width, height: user.height, kind: .userImage, folder: folder)
+            try Self.checkedImage(
+                user.file, bytes: user.bytes, sha256: user.sha256, width: user.width, height: user.height, kind: .userImage, folder: folder)
         }
         thumbnail = try entry.thumbnail.map { try Self.checkedThumbnail($0, of: entry, folder: folder) }
         do {
