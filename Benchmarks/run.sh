@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release binaries (fully static, as installed) and runs every benchmark of BENCHMARKS.md.
-# Usage: Benchmarks/run.sh [WORKDIR]   (WORKDIR defaults to a temporary directory; ~1 GB free)
+# Usage: Benchmarks/run.sh [WORKDIR]   (WORKDIR defaults to a temporary directory; ~2.5 GB free)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-get install sqlite3)" >&2; exit 1; }
@@ -13,3 +13,4 @@ work="${1:-$(mktemp -d)}"
 python3 Benchmarks/bench.py .build/release "$work"
 python3 Benchmarks/thumbnails.py .build/release/likes "$work"
 python3 Benchmarks/serve.py .build/release/likes "$work/big/store" "$work" Samples/photos/coffee.jpg
+python3 Benchmarks/restore.py .build/release/likes "$work"
