@@ -173,7 +173,7 @@ extension LikeRepository {
         try await work.change { try self.repair(dryRun: dryRun) }
     }
 
-    /// Restores an export into this store; see ``restore(from:progress:)``. Cancelling stops a
+    /// Restores an export into this store; see ``restore(from:progress:)-1yizm``. Cancelling stops a
     /// wait for the lock between batches; the photos restored by then stay restored.
     @discardableResult
     public func restore(from directory: URL, progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) async throws -> RestoreReport {

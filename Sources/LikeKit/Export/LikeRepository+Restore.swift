@@ -7,7 +7,7 @@
     import FoundationEssentials
 #endif
 
-/// What ``LikeRepository/restore(from:progress:)`` did with each photo of an export.
+/// What ``LikeRepository/restore(from:progress:)-1yizm`` did with each photo of an export.
 public struct RestoreReport: Sendable, Hashable {
     /// A photo of the export, by its id and the file name of its JPEG in the export.
     public struct Photo: Sendable, Hashable {
@@ -37,7 +37,7 @@ public struct RestoreReport: Sendable, Hashable {
 
 extension LikeRepository {
     /// Whether `directory` holds an `index.json`: then an import of it is a restore
-    /// (``restore(from:progress:)``), whatever the index says, rather than a like of its JPEGs.
+    /// (``restore(from:progress:)-1yizm``), whatever the index says, rather than a like of its JPEGs.
     public static func isExport(_ directory: URL) -> Bool {
         guard let folder = try? ExportDirectory.open(path: directory.standardizedFileURL.path, faults: nil),
             let entry = try? folder.entry("index.json")
@@ -45,7 +45,7 @@ extension LikeRepository {
         return !entry.isDirectory
     }
 
-    /// Restores an export (``export(to:query:)``) into this store: LikeKit's import of an
+    /// Restores an export (``export(to:query:)-lbdl``) into this store: LikeKit's import of an
     /// exported folder. Each photo comes back as it was exported, with the same id (from
     /// `index.json`, not the file name), `likedAt`, note, albums and metadata, its image and
     /// photographer's picture byte-identical; its thumbnail is taken from the export too.
