@@ -9,7 +9,8 @@ import LikeKit
 #endif
 
 struct ImportCommand: Command {
-    static let album = Option.repeatable("--album", "NAME", "Put every photo imported in this album too (may be given more than once).")
+    static let album = Option.repeatable(
+        "--album", "NAME", "Put every photo imported or restored in this album too (may be given more than once).")
     static let json = Option.json("Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON.")
     static let spec = CommandSpec(
         name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension), or restore an export.",
@@ -93,10 +94,14 @@ struct ImportCommand: Command {
         for export in exports {
             let progress = Progress(total: 1, output: context.output)
             do {
-                summary.add(
-                    try context.repository.restore(from: URL(fileURLWithPath: export, isDirectory: true)) { done, total in
-                        progress.update(done: done, of: total)
-                    })
+                let report = try context.repository.restore(from: URL(fileURLWithPath: export, isDirectory: true)) { done, total in
+                    progress.update(done: done, of: total)
+                }
+                // The albums asked for, besides those each photo had.
+                for album in albums where !report.restored.isEmpty {
+                    try context.repository.addPhotos(report.restored.map(\.id), toAlbum: album)
+                }
+                summary.add(report)
             } catch let error as LikeRepositoryError {
                 throw CommandFailure(error)
             }

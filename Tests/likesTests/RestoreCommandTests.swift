@@ -75,6 +75,18 @@ import Testing
         #expect(skipped.contains { $0["file"] == backup + "/a_b.jpg" && $0["reason"] == "photo \"a/b\" is liked already" })
     }
 
+    @Test func albumsGivenAreAddedToThoseEachPhotoHad() throws {
+        try backedUpStore()
+        let target = box.path("restored")
+        #expect(try Sandbox.execute(["--store", target, "like", "coffee", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        let restore = try Sandbox.execute(["--store", target, "import", backup, "--album", "Restored"])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        let albums = try Sandbox.execute(["--store", target, "albums", "--json"]).array()
+        let counts = Dictionary(uniqueKeysWithValues: albums.map { ($0["name"] as? String ?? "", $0["count"] as? Int ?? 0) })
+        // Every photo restored, not the one liked already.
+        #expect(counts == ["Restored": 10, "Trips": 2, "Cats & dogs": 1], "\(counts)")
+    }
+
     @Test func aTamperedFileIsRefusedAndNamedAndTheRestRestored() throws {
         try backedUpStore()
         let file = backup + "/with_space.jpg"
