@@ -108,6 +108,7 @@ extension LikeRepository {
         var done = 0
         var withoutThumbnail: [PhotoID] = []
         var failure: (any Error)?
+        var wroteAny = false  // whether a batch went to the store, which may then be marked unsorted
         var start = 0
         while start < planned.count {
             let batch = planned[start..<min(start + Self.restoreBatchSize, planned.count)]
@@ -126,6 +127,7 @@ extension LikeRepository {
                         report.refused.append(RestoreReport.Refusal(file: refusal.file, id: entry.id.rawValue, reason: refusal.reason))
                     }
                 }
+                wroteAny = wroteAny || !prepared.isEmpty
                 let committed = try commitRestored(prepared)
                 for (photo, record) in committed {
                     guard let record else {
@@ -148,10 +150,16 @@ extension LikeRepository {
             progress?(done, total)
         }
         // Sorted also after a failure, when the store lets it be; else the next change sorts it.
-        do {
-            try store.withWriteSession(restoring: true) { session in try session.sortJournal() }
-        } catch {
-            failure = failure ?? error
+        // (A restore that stored nothing marked nothing, and leaves a missing store missing; one
+        // that found the store locked by another process for too long does not wait again.)
+        var busy = false
+        if case LikeRepositoryError.storeBusy? = failure { busy = true }
+        if wroteAny, !busy {
+            do {
+                try store.withWriteSession(restoring: true) { session in try session.sortJournal() }
+            } catch {
+                failure = failure ?? error
+            }
         }
         if let failure { throw failure }
         // Exports of JPEGs that cannot be scaled have none; the codec says so quickly.
