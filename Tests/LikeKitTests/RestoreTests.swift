@@ -168,6 +168,18 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.directory.path))
     }
 
+    @Test func aRestoreThatRefusesEverythingCreatesNoStore() async throws {
+        let repository = folder.repository()
+        try await repository.like(PhotoID(valid: "only"), image: Samples.coffee)
+        try await repository.export(to: export)
+        try Data("not the photo".utf8).write(to: export.appendingPathComponent("only.jpg"))
+        let target = otherRepository()
+        // Through the async overload, as an app calls it.
+        let report = try await target.restore(from: export)
+        #expect(report.refused.map(\.file) == ["only.jpg"] && report.restored.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: target.directory.path))
+    }
+
     @Test func hostileEntriesAreRefusedOneByOne() throws {
         let repository = folder.repository()
         try repository.like(PhotoID(valid: "good"), image: Samples.coffee)
