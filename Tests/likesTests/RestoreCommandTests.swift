@@ -75,6 +75,20 @@ import Testing
         #expect(skipped.contains { $0["file"] == backup + "/a_b.jpg" && $0["reason"] == "photo \"a/b\" is liked already" })
     }
 
+    /// On a terminal (a pseudo-terminal of util-linux's script(1)) a restore draws the progress
+    /// bar an import draws, without colour under NO_COLOR.
+    @Test func aRestoreOnATerminalDrawsItsProgress() throws {
+        try backedUpStore()
+        let command = "\(Binary.url.path) --store '\(box.path("restored"))' import '\(backup)'"
+        let run = try Sandbox.execute(
+            ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"), environment: ["NO_COLOR": "1"])
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("\r" + String(repeating: "█", count: 30) + " 11/11  "), "\(run.stdout)")
+        #expect(run.stdout.contains("done"), "\(run.stdout)")
+        #expect(!run.stdout.contains("\u{1B}["), "\(run.stdout)")
+        #expect(run.stdout.contains("Restored 11 of 11 photos"), "\(run.stdout)")
+    }
+
     @Test func albumsGivenAreAddedToThoseEachPhotoHad() throws {
         try backedUpStore()
         let target = box.path("restored")
