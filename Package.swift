@@ -15,7 +15,7 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "CRC32Folding", "JPEGCodec"]),
+        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds", "JPEGCodec"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),
@@ -34,6 +34,9 @@ let package = Package(
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
+        // SHA-256's rounds on the processor's SHA extensions (x86-64), for the digests an export
+        // writes and a restore checks; LikeKit's own rounds elsewhere.
+        .target(name: "SHA256Rounds"),
         .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery", "PhotoSources"]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.

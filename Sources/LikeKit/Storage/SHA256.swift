@@ -2,6 +2,8 @@
 // digest an export keeps of each file it writes, which a restore checks. Foundation on Linux has
 // no digest API and the package takes no dependencies.
 
+import SHA256Rounds
+
 /// SHA-256, one message at a time or fed in pieces.
 ///
 /// ```swift
@@ -10,10 +12,14 @@
 /// let hex = hash.finalizeHex()
 /// ```
 ///
-/// The rounds run over the caller's bytes in place, 64 at a time, with the eight words of state
-/// and the sixteen of the schedule in fixed storage: about 250 MB/s here, so the digest of a
-/// 200 KB photo costs under a millisecond.
+/// The rounds run over the caller's bytes in place, 64 at a time: on the processor's SHA
+/// extensions where it has them (`SHA256Rounds`, x86-64: 1.4 GB/s here, 0.15 ms for a 200 KB
+/// photo), else in Swift with the eight words of state and the sixteen of the schedule in fixed
+/// storage (240 MB/s, 0.85 ms).
 struct SHA256 {
+    /// Whether this processor has the SHA extensions (read once).
+    static let hasRoundsInHardware = likes_sha256_rounds_available() != 0
+
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -33,7 +39,12 @@ struct SHA256 {
     /// A block begun and not yet full (fewer than 64 bytes).
     private var pending: [UInt8] = []
 
-    init() {}
+    /// `inSwift`: the Swift rounds even where the processor has the SHA extensions.
+    private let inSwift: Bool
+
+    init(inSwift: Bool = false) {
+        self.inSwift = inSwift
+    }
 
     /// Feeds `bytes` in.
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
@@ -79,6 +90,14 @@ struct SHA256 {
         Hex.string(digest(of: message))
     }
 
+    /// The digest of `bytes` by the Swift rounds alone, whatever the processor has: for tests
+    /// that compare the two.
+    static func hexDigestInSwift(of bytes: UnsafeRawBufferPointer) -> String {
+        var hash = SHA256(inSwift: true)
+        hash.update(bytes)
+        return hash.finalizeHex()
+    }
+
     /// The digest of `bytes` as 64 lower-case hex digits.
     static func hexDigest(of bytes: UnsafeRawBufferPointer) -> String {
         var hash = SHA256()
@@ -88,6 +107,12 @@ struct SHA256 {
 
     /// Runs the rounds over each 64-byte block of `blocks` (whose length is a multiple of 64).
     private mutating func compress(blocksOf blocks: UnsafeRawBufferPointer) {
+        if Self.hasRoundsInHardware, !inSwift, let base = blocks.baseAddress {
+            var words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+            likes_sha256_blocks(&words, base, blocks.count / 64)
+            state = (words[0], words[1], words[2], words[3], words[4], words[5], words[6], words[7])
+            return
+        }
         var (h0, h1, h2, h3, h4, h5, h6, h7) = state
         Self.roundConstants.withUnsafeBufferPointer { constants in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { w in
