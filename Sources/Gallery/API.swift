@@ -98,8 +98,9 @@ extension Gallery {
         do {
             guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
             let kept = UnlikedPhoto(
-                image: try Data(contentsOf: record.image.file), userImage: try record.userImage.map { try Data(contentsOf: $0.file) },
-                note: record.note, photo: record.photo, albums: record.albums)
+                likedAt: record.likedAt, image: try Data(contentsOf: record.image.file),
+                userImage: try record.userImage.map { try Data(contentsOf: $0.file) }, note: record.note, photo: record.photo,
+                albums: record.albums)
             _ = try repository.unlike(id)
             undo.withLock { $0[id.rawValue] = kept }
             return Self.json(["unliked": id.rawValue])
@@ -110,16 +111,18 @@ extension Gallery {
         }
     }
 
-    /// Likes again a photo this gallery unliked, with its image, note, metadata and albums.
+    /// Likes again a photo this gallery unliked, as it was: its date (so it comes back in its
+    /// place), image, note, metadata and albums. Liked again elsewhere meanwhile, it is left so.
     func undoUnlike(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         guard let kept = undo.withLock({ $0[id.rawValue] }) else { return Self.text(409, "This gallery has no unlike of that photo to undo.") }
         return Self.answering {
-            let change = try repository.like(
-                id, image: kept.image, userImage: kept.userImage, note: kept.note, photo: kept.photo, albums: kept.albums)
+            _ = try repository.likeAgain(
+                id, likedAt: kept.likedAt, image: kept.image, userImage: kept.userImage, note: kept.note, photo: kept.photo,
+                albums: kept.albums)
             undo.withLock { $0[id.rawValue] = nil }
             _ = try? repository.thumbnail(for: id)
-            return Self.json(change.record.map(PhotoJSON.init))
+            return Self.json(try repository.record(for: id).map(PhotoJSON.init))
         }
     }
 

@@ -180,6 +180,7 @@ public struct GallerySources: Sendable {
 
 /// A photo unliked from a page: what a like needs to bring it back.
 struct UnlikedPhoto: Sendable {
+    var likedAt: Date
     var image: Data
     var userImage: Data?
     var note: String?

@@ -295,6 +295,27 @@ import Testing
         #expect(try repository.verify().isOK)
     }
 
+    /// An undo of an unlike (the gallery's): the photo comes back in its place, with its date.
+    @Test func aPhotoLikedAgainComesBackInItsPlace() throws {
+        let repository = folder.repository()
+        for index in 0..<4 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index), note: "n\(index)") }
+        let before = try repository.list(LikeQuery()).records
+        let middle = before[2]
+        try repository.unlike(middle.id)
+        try repository.like(PhotoID(valid: "newer"), image: Samples.jpeg(seed: 9))
+        let change = try #require(
+            try repository.likeAgain(
+                middle.id, likedAt: middle.likedAt, image: Samples.jpeg(seed: 1), userImage: nil, note: middle.note, photo: nil,
+                albums: []))
+        #expect(change.kind == .liked && change.record?.likedAt == middle.likedAt)
+        #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == ["newer", "p3", "p2", "p1", "p0"])
+        #expect(try repository.list(LikeQuery(limit: 2, after: LikeCursor(record: before[1]))).records.map(\.id.rawValue) == ["p1", "p0"])
+        let journal = try String(contentsOf: repository.directory.appendingPathComponent("likes.journal"), encoding: .utf8)
+        #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-2"))
+        #expect(try repository.likeAgain(middle.id, likedAt: Date(), image: Samples.coffee, userImage: nil, note: nil, photo: nil, albums: []) == nil)
+        #expect(try repository.verify().isOK)
+    }
+
     @Test func theDigestFedInPiecesIsSha256sumsWithEitherRounds() throws {
         print("SHA-256 rounds in hardware: \(SHA256.hasRoundsInHardware)")
         var generator = SystemRandomNumberGenerator()

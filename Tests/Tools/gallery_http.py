@@ -316,8 +316,10 @@ def run_checks(checks, gallery, likes, store, samples):
         image_back = handle.read()
     with open(os.path.join(samples, "chelsea.jpg"), "rb") as handle:
         chelsea = handle.read()
-    check("unlike, then undo: gone, then back with its note, albums, metadata and image",
+    check("unlike, then undo: gone, then back in its place with its date, note, albums, metadata and image",
           status == 200 and gone and status_undo == 200 and back is not None and back["note"] == before_unlike["chelsea"]["note"]
+          and back["likedAt"] == before_unlike["chelsea"]["likedAt"]
+          and [r["id"] for r in listing(likes, store)] == list(before_unlike)
           and back["albums"] == before_unlike["chelsea"]["albums"] and back["photo"] == before_unlike["chelsea"]["photo"] and image_back == chelsea,
           f"{status} {gone} {status_undo} {body[:100]!r}")
 

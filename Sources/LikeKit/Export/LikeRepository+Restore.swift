@@ -167,6 +167,25 @@ extension LikeRepository {
         return report
     }
 
+    /// Likes a photo again as it was before an unlike, at its old `likedAt`, so that it comes
+    /// back in its place in the listing: what an undo of an unlike does (the gallery's). A
+    /// restore of one photo: committed as a like, the journal marked unsorted first where the
+    /// photo is older than another, and sorted before the lock is let go.
+    ///
+    /// - Returns: The ``LikeChange/Kind/liked`` change, or `nil` when the photo is liked already
+    ///   (then nothing is changed).
+    package func likeAgain(
+        _ id: PhotoID, likedAt: Date, image: Data, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]
+    ) throws -> LikeChange? {
+        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        return try store.withWriteSession(restoring: true) { session in
+            guard let change = try session.restore(request, likedAt: Timestamp.milliseconds(likedAt)) else { return nil }
+            if isDurable { try session.records.directory.sync(commit: true) }
+            try session.sortJournal()
+            return publishing(change)
+        }
+    }
+
     /// How many photos a restore commits under one hold of the store's lock.
     static let restoreBatchSize = 64
 
