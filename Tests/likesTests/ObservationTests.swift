@@ -193,6 +193,28 @@ final class Watcher {
         #expect(watcher.count == 81)
     }
 
+    /// A restore among newer photos marks the journal, appends, and puts a sorted journal in
+    /// its place: a watcher hears every photo restored, once, and what follows.
+    @Test func watchHearsEveryPhotoARestoreBringsBack() throws {
+        let source = box.url.appendingPathComponent("source", isDirectory: true)
+        let backup = box.path("backup")
+        for index in 0..<70 {
+            #expect(try Sandbox.execute(["--store", source.path, "like", "r\(index)", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
+        }
+        #expect(try Sandbox.execute(["--store", source.path, "export", backup]).status == 0)
+        #expect(try box.run(["like", "newer", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        let watcher = try Watcher(store: box.store)
+        defer { watcher.stop() }
+        #expect(try box.run(["import", backup]).status == 0)
+        #expect(try box.run(["like", "after", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        let last = try watcher.line(70, within: 3)
+        #expect(last["change"] as? String == "liked" && last["id"] as? String == "after")
+        let heard = try (0..<70).map { try watcher.line($0, within: 1)["id"] as? String ?? "" }
+        #expect(heard == (0..<70).map { "r\($0)" })  // oldest first, as restored
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(watcher.count == 71)
+    }
+
     @Test func humanWatchLines() throws {
         let watcher = try Watcher(store: box.store, arguments: [])
         defer { watcher.stop() }

@@ -131,6 +131,23 @@ struct Journal {
         return unfinished
     }
 
+    /// Marks the journal unsorted (``JournalLine/unsortedFormatName``) in place: the format name
+    /// in its header is written over with the other name, of the same length, and flushed (when
+    /// `durable`) before any line out of order can follow it. The file stays the same, so an
+    /// observer that has it open reads on through the lines a restore appends, even once a sorted
+    /// journal has taken its name. False, changing nothing, where the header is not the usual
+    /// one as this version writes it.
+    func markUnsorted(durable: Bool) throws -> Bool {
+        guard let reader = try reader(records: nil), let header = try reader.firstLine(), header.operation == .header,
+            header.key == JournalLine.formatName
+        else { return false }
+        let encoded = header.encoded
+        guard try reader.source.read(0..<encoded.count) == encoded else { return false }
+        let offset = encoded.count - 1 - JournalLine.formatName.utf8.count
+        try root.overwrite(Self.fileName, at: offset, bytes: Array(JournalLine.unsortedFormatName.utf8), durable: durable)
+        return true
+    }
+
     /// Writes a new journal of `entries` (a header, then one `L` line per entry in listing
     /// order) and puts it in place atomically. An entry without its catalog (read from a journal
     /// of the format before) gets it from its record, read with `records`. `format`: the header's,

@@ -57,8 +57,9 @@ struct JournalLine: Hashable, Sendable {
     /// This format, in a journal whose `L` lines may be out of the listing's order: a restore
     /// appends the likes of an export at their own times, and sorts the journal at its end. No
     /// reader jumps in such a journal, and the next change that is not part of a restore sorts
-    /// it (a restore that died leaves it so).
-    static let unsortedFormatName = "likes-journal-2-unsorted"
+    /// it (a restore that died leaves it so). As long as ``formatName``, so that a restore marks
+    /// a journal by writing over the name in its header, in place (see `Journal.markUnsorted`).
+    static let unsortedFormatName = "likes-journal-u"
 
     var operation: Operation
     var at: Int64

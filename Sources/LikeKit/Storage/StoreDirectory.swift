@@ -250,6 +250,19 @@ final class StoreDirectory: Sendable {
         return (length, noted)
     }
 
+    /// Writes `bytes` over those at `offset` of the existing file `name`, which keeps its length
+    /// when they lie inside it; flushed when `durable`.
+    func overwrite(_ name: String, at offset: Int, bytes: [UInt8], durable: Bool) throws {
+        try Self.checkName(name)
+        let fd = openat(descriptor, name, O_WRONLY | Platform.openFlagsCommon)
+        guard fd >= 0 else { throw fail("open", name, Platform.errno) }
+        defer { close(fd) }
+        try begin("overwrite \(name)", failing: "write to", path(name))
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        if written != bytes.count { throw fail("write to", name, written < 0 ? Platform.errno : EIO) }
+        if durable { try syncDescriptor(fd, name: name) }
+    }
+
     /// Cuts `name` to `length` bytes; with `notingLengthAs`, notes the new length in that
     /// extended attribute of the file if it has it.
     func truncate(_ name: String, to length: Int, durable: Bool, notingLengthAs attribute: String? = nil) throws {

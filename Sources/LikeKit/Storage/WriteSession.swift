@@ -134,17 +134,22 @@ struct WriteSession {
     /// when a photo of its key is liked already.
     ///
     /// The like's `L` line has `likedAt` as its time. Where that is not past the journal's newest
-    /// `L` line, the journal is first written anew under the header that allows lines out of
-    /// order (``JournalLine/unsortedFormatName``); the restore sorts it when it ends
-    /// (``sortJournal()``). The commit is flushed as ``like(_:flushCommit:)`` flushes it with
-    /// `flushCommit` false.
+    /// `L` line, the journal is first marked as one whose lines may be out of order
+    /// (``JournalLine/unsortedFormatName``, in place, or written anew so where its header cannot
+    /// be written over); the restore sorts it when it ends (``sortJournal()``). The commit is
+    /// flushed as ``like(_:flushCommit:)`` flushes it with `flushCommit` false.
     mutating func restore(_ request: LikeRequest, likedAt: Int64) throws -> StoredChange? {
         let key = request.id.storageKey
         if try records.exists(key: key) { return nil }
         let place = ListingKey(likedAt: likedAt, key: key)
         if !isUnsorted {
             if let newest = try newestLikedPlace(), !(newest < place) {
-                try rewriteJournal(format: JournalLine.unsortedFormatName)
+                if try journal.markUnsorted(durable: durable) {
+                    isUnsorted = true
+                    newestLiked = nil
+                } else {
+                    try rewriteJournal(format: JournalLine.unsortedFormatName)
+                }
             } else {
                 newestLiked = .some(place)
             }
