@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The 64 round constants of FIPS 180-4, for LikeKit's rounds in Swift too.
+extern const uint32_t likes_sha256_constants[64];
+
 /// Whether `likes_sha256_blocks` can run on this processor.
 int likes_sha256_rounds_available(void);
 
