@@ -401,13 +401,17 @@ struct LikeRequest: Sendable {
             header = try Self.relabelled(kind) { try JPEGHeader(parsing: data) }
         }
 
-        /// Checks the JPEG in the file at `path`, reading only the pages the check needs.
-        init(file path: String, kind: LikeRepositoryError.ImageKind) throws {
+        /// Checks the JPEG in the file at `path`, reading only the pages the check needs;
+        /// `checking` first looks at all of its bytes, in the same mapping (a restore's digest).
+        init(file path: String, kind: LikeRepositoryError.ImageKind, checking: ((UnsafeRawBufferPointer) throws -> Void)? = nil) throws {
             let file = try ImageFileReader(path: path)
             defer { file.close() }
             source = .file(path: path, version: file.version)
             byteCount = file.size
-            header = try Self.relabelled(kind) { try file.withMappedBytes { try JPEGHeader(parsing: $0) } }
+            header = try file.withMappedBytes { bytes in
+                try checking?(bytes)
+                return try Self.relabelled(kind) { try JPEGHeader(parsing: bytes) }
+            }
         }
 
         /// A checksum as a record keeps it: eight hex digits.

@@ -362,26 +362,22 @@ struct PreparedRestore {
     /// Checks one of the photo's JPEGs against the index: size, digest (where the index has one),
     /// a JPEG of the given size in pixels.
     private static func checkedImage(
-        _ name: String, bytes: Int, sha256: String?, width: Int, height: Int, kind: LikeRepositoryError.ImageKind, folder: String
+        _ name: String, bytes size: Int, sha256: String?, width: Int, height: Int, kind: LikeRepositoryError.ImageKind, folder: String
     ) throws -> LikeRequest.Image {
         let path = try path(of: name, in: folder)
-        let file: ImageFileReader
-        do {
-            file = try ImageFileReader(path: path)
-        } catch {
-            throw Refused(file: name, reason: "it is missing or cannot be read")
-        }
-        defer { file.close() }
-        guard file.size == bytes else { throw Refused(file: name, reason: "it has \(file.size) bytes where index.json says \(bytes)") }
-        if let sha256 {
-            let digest = try file.withMappedBytes { SHA256.hexDigest(of: $0) }
-            guard digest == sha256.lowercased() else { throw Refused(file: name, reason: "its SHA-256 differs from index.json") }
-        }
         let image: LikeRequest.Image
         do {
-            image = try LikeRequest.Image(file: path, kind: kind)
+            // Its size and digest first, in the mapping the JPEG's check reads.
+            image = try LikeRequest.Image(file: path, kind: kind) { bytes in
+                guard bytes.count == size else { throw Refused(file: name, reason: "it has \(bytes.count) bytes where index.json says \(size)") }
+                if let sha256, SHA256.hexDigest(of: bytes) != sha256.lowercased() {
+                    throw Refused(file: name, reason: "its SHA-256 differs from index.json")
+                }
+            }
         } catch LikeRepositoryError.notJPEG(_, let reason) {
             throw Refused(file: name, reason: "it is not a usable JPEG: \(reason)")
+        } catch LikeRepositoryError.io {
+            throw Refused(file: name, reason: "it is missing or cannot be read")
         }
         guard image.header.width == width, image.header.height == height else {
             throw Refused(file: name, reason: "it is \(image.header.width)×\(image.header.height) pixels where index.json says \(width)×\(height)")

@@ -63,10 +63,7 @@ struct WriteSession {
                 // Written before the catalog: once, its photos' lines are written anew with it,
                 // from the records where the journal is damaged (its index would miss photos).
                 // Left unsorted by a restore: sorted.
-                let index = try journal.index(records: records)
-                let rewritten =
-                    index.damage == nil ? try journal.rewrite(Array(index.live.values), records: records, durable: durable) : try rebuildJournal()
-                clock = max(clock, rewritten)
+                try rewriteJournal(format: JournalLine.formatName)
             }
         } else {
             clock = try rebuildJournal()
