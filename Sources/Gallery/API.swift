@@ -45,29 +45,25 @@ extension Gallery {
         }
     }
 
-    /// A photo's JPEG or thumbnail, by id; never a path from the request. With `v` naming the
-    /// file's current version it may be cached for good: a new image has a new name.
+    /// A photo's JPEG or thumbnail, by id; never a path from the request, and never a file the
+    /// store does not vouch for: its bytes are read through LikeKit, without following a link
+    /// and checked against the record. With `v` naming the file's current version it may be
+    /// cached for good: a new image has a new name.
     func imageFile(_ request: HTTPRequest, thumbnail: Bool) -> HTTPResponse {
         guard let id = request.queryValue("id").flatMap({ try? PhotoID($0) }) else { return Self.text(400, "Which photo? Give its id.") }
-        let image: StoredImage?
+        let file: PhotoFile?
         do {
-            image = thumbnail ? try repository.thumbnail(for: id) : try repository.record(for: id)?.image
+            file = try repository.file(thumbnail ? .thumbnail : .image, of: id)
         } catch LikeRepositoryError.notLiked {
             return Self.text(404, "This photo is not among the favorites.")
         } catch {
             return Self.answering { throw error }
         }
-        guard let image else { return Self.text(404, thumbnail ? "This photo has no thumbnail." : "This photo is not among the favorites.") }
-        let fd = open(image.file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return Self.text(404, "The image file is missing; `likes verify` says more.") }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            return Self.text(404, "The image file is missing; `likes verify` says more.")
-        }
-        var response = HTTPResponse(status: 200, body: .file(HTTPFile(descriptor: fd, length: Int(info.st_size))))
+        guard let file else { return Self.text(404, "This photo has no thumbnail.") }
+        var response = HTTPResponse(status: 200, body: .bytes([UInt8](file.data)))
         response.headers.set("Content-Type", "image/jpeg")
-        let version = image.file.lastPathComponent
+        response.headers.set("Accept-Ranges", "bytes")
+        let version = file.image.file.lastPathComponent
         response.headers.set("ETag", "\"\(version)\"")
         if request.queryValue("v") == version { response.headers.set("Cache-Control", "private, max-age=31536000, immutable") }
         return response
@@ -97,17 +93,22 @@ extension Gallery {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         do {
             guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            // What an undo needs, read as the store vouches for it: a photo whose files are not
+            // as liked is not unliked here, since its unlike could not be undone.
+            guard let image = try repository.file(.image, of: id) else { return Self.text(404, "This photo is not among the favorites.") }
             let kept = UnlikedPhoto(
-                likedAt: record.likedAt, image: try Data(contentsOf: record.image.file),
-                userImage: try record.userImage.map { try Data(contentsOf: $0.file) }, note: record.note, photo: record.photo,
-                albums: record.albums)
+                likedAt: record.likedAt, image: image.data, userImage: try repository.file(.userImage, of: id)?.data, note: record.note,
+                photo: record.photo, albums: record.albums)
             _ = try repository.unlike(id)
             undo.withLock { $0[id.rawValue] = kept }
             return Self.json(["unliked": id.rawValue])
+        } catch LikeRepositoryError.damagedImage(let file, let reason) {
+            return Self.text(
+                409, "This photo's file \(file) is damaged (it \(reason)), so an unlike here could not be undone; repair the store first.")
         } catch let error as LikeRepositoryError {
             return Self.failure(error)
         } catch {
-            return Self.text(500, "The photo's files could not be read: \(error)")
+            return Self.text(500, "\(error)")
         }
     }
 
@@ -162,11 +163,13 @@ extension Gallery {
         var used = Set<String>()
         do {
             for id in ids {
-                guard let record = try repository.record(for: id), !used.contains(id.rawValue) else { continue }
+                guard let record = try repository.record(for: id), !used.contains(id.rawValue),
+                    let image = try repository.file(.image, of: id)
+                else { continue }
                 used.insert(id.rawValue)
                 let number = String(sheet.count + 1)
                 let name = String(repeating: "0", count: max(0, 3 - number.count)) + number + "-" + ZipWriter.safeName(id.rawValue) + ".jpg"
-                try zip.add(name, Array(try Data(contentsOf: record.image.file)))
+                try zip.add(name, Array(image.data))
                 sheet.append((name, record))
             }
             guard !sheet.isEmpty else { return Self.text(404, "None of those photos is among the favorites.") }
@@ -176,7 +179,7 @@ extension Gallery {
         } catch let error as LikeRepositoryError {
             return Self.failure(error)
         } catch {
-            return Self.text(500, "The photos' files could not be read: \(error)")
+            return Self.text(500, "\(error)")
         }
         var response = HTTPResponse(status: 200, body: .bytes(zip.finish()))
         response.headers.set("Content-Type", "application/zip")
@@ -205,6 +208,7 @@ extension Gallery {
     static func failure(_ error: LikeRepositoryError) -> HTTPResponse {
         switch error {
         case .notLiked, .noSuchAlbum, .notInAlbum: text(404, error.description)
+        case .damagedImage, .damagedRecord, .storeNeedsRepair: text(409, error.description)
         case .storeBusy: text(503, error.description)
         case .invalidID, .invalidNote, .invalidAlbumName, .invalidArgument: text(400, error.description)
         default: text(500, error.description)

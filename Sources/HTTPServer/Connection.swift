@@ -135,7 +135,23 @@ final class Connection {
         file = nil
         events = nil
         switch response.body {
-        case .bytes(let bytes): length = bytes.count
+        case .bytes(var bytes):
+            // Ranges of bytes the application offers them of (with `Accept-Ranges: bytes`).
+            if response.status == 200, response.headers["Accept-Ranges"] == "bytes", let request, method == "GET" || method == "HEAD" {
+                switch ByteRange.parse(request.headers["Range"], length: bytes.count) {
+                case .whole: break
+                case .part(let range):
+                    response.status = 206
+                    response.headers.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(bytes.count)")
+                    bytes = Array(bytes[range])
+                case .unsatisfiable:
+                    response.status = 416
+                    response.headers.set("Content-Range", "bytes */\(bytes.count)")
+                    bytes = []
+                }
+                response.body = .bytes(bytes)
+            }
+            length = bytes.count
         case .file(let opened):
             length = fileEnd - fileOffset
             file = opened

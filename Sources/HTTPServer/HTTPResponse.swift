@@ -9,7 +9,8 @@
 /// A response to one request.
 ///
 /// The server adds `Content-Length` and `Connection`; it answers `HEAD` without the body, a
-/// matching `If-None-Match` with 304, and a `Range` of a file with 206 or 416.
+/// matching `If-None-Match` with 304, and a `Range` of a file, or of bytes sent with
+/// `Accept-Ranges: bytes`, with 206 or 416.
 public struct HTTPResponse: Sendable {
     /// What follows the header.
     public enum Body: Sendable {

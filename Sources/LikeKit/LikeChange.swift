@@ -43,9 +43,11 @@ public struct LikeChange: Sendable, Hashable {
     /// The record as the change committed it: never `nil` for ``Kind/liked`` and
     /// ``Kind/updated``, always `nil` for ``Kind/unliked`` and ``Kind/purged``.
     ///
-    /// A change made by another process is read from the store a moment after it was made;
-    /// should that process change the same photo again within that moment, the record is as the
-    /// later change left it (the later change follows with the same record).
+    /// A change made by another process is read from the store a moment after it was made; the
+    /// store keeps the records its latest changes committed (about two megabytes of them), so
+    /// that however fast that process changes the photo again, each change arrives with its own
+    /// record. Only an observer that falls further behind than that receives the record as a
+    /// later change left it, with every part named in ``fields``.
     public var record: LikeRecord?
     /// What the change touched: for ``Kind/liked``, every part the new record has (always
     /// ``Field/image``); for ``Kind/updated``, the parts that differ from the record before;

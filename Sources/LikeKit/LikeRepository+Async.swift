@@ -127,6 +127,11 @@ extension LikeRepository {
         try await work.read { try self.thumbnail(for: id) }
     }
 
+    /// The bytes of one of a liked photo's files, checked; see ``file(_:of:)-(PhotoFile.Kind,_)``.
+    public func file(_ kind: PhotoFile.Kind, of id: PhotoID) async throws -> PhotoFile? {
+        try await work.read { try self.file(kind, of: id) }
+    }
+
     /// Lists liked photos; see ``list(_:)``. Cancelling stops a wait for the store's lock.
     public func list(_ query: LikeQuery = LikeQuery()) async throws -> LikeListing {
         try await work.read { try self.list(query) }

@@ -8,13 +8,14 @@
 
 extension LikeRepository {
     /// Removes orphan files: files in the store that belong to no record, such as the leftovers
-    /// of a write a crash interrupted. Also rebuilds the index when it is damaged or names other
-    /// records than the record files present, and compacts it when most of its lines describe
+    /// of a write a crash interrupted. Also compacts the index when most of its lines describe
     /// changes since superseded.
     ///
     /// It trusts the index where it names exactly the record files present, and so stays close
-    /// to the cost of listing the files. An index whose entries a hand-edited record file
-    /// contradicts (which ``verify()-axqj`` reports) is repaired by ``rebuildIndex()-2ggvp``.
+    /// to the cost of listing the files. Where the index is damaged or disagrees with the record
+    /// files, an image no record names may be the only copy of a photo whose record was lost:
+    /// nothing is removed, and ``repair(dryRun:)-69flr`` rebuilds what can be rebuilt first. An
+    /// image that a journal set aside by an earlier repair still names is never removed either.
     ///
     /// A damaged record file is not an orphan, and neither are the images of its photo: they stay
     /// for `verify` to report.
@@ -22,7 +23,8 @@ extension LikeRepository {
     /// - Parameter dryRun: Report what would be removed without removing anything (takes only a
     ///   shared lock, and works on a read-only store).
     /// - Returns: The orphan files and their total size.
-    /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
+    /// - Throws: ``LikeRepositoryError``: `storeNeedsRepair` when the index is damaged or
+    ///   disagrees with the records; `storeBusy`, `io`.
     @discardableResult
     public func purge(dryRun: Bool = false) throws -> PurgeReport {
         if dryRun {
@@ -50,11 +52,8 @@ extension LikeRepository {
                 try session.records.directory.sync()
                 try session.images.directory.sync(commit: true)
             }
-            // Rebuild an index that disagrees with the records (from the records decoded); compact
-            // one mostly superseded (from the whole index, read only then).
-            if !inventory.indexIsSound {
-                try session.rebuildJournal(from: inventory.entries)
-            } else if inventory.journalLines > 2 * inventory.files.count + 64 {
+            // Compact an index mostly superseded (from the whole index, read only then).
+            if inventory.journalLines > 2 * inventory.files.count + 64 {
                 try session.rebuildJournal(from: Array(session.openStore(lockTimeout: lockTimeout).index(locked: true).live.values))
             }
             let at = session.tick()
@@ -86,117 +85,120 @@ extension LikeRepository {
     /// reading them all (seconds at 100,000), holding the store's lock.
     ///
     /// Damaged record files are left out of the index (``verify()-axqj`` goes on naming them).
-    /// Observers go on from the new index, as after a compaction.
+    /// A photo whose record file is missing while the index still names its images is rebuilt
+    /// first, from the index, so that its images never look orphaned. Observers go on from the
+    /// new index, as after a compaction.
     ///
     /// - Returns: The number of records in the new index.
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func rebuildIndex() throws -> Int {
         try store.withWriteSession { session in
-            let decoded = try session.records.decodeAll()
-            try session.rebuildJournal(from: decoded.entries)
+            try session.rebuildJournal(rescuingLostRecords: true)
             observers.changed()
-            return decoded.entries.count
+            return try session.openStore(lockTimeout: lockTimeout).index(locked: true).live.count
         }
     }
 
     struct Inventory {
-        /// The live photos' files: by the catalog, or by the records where it was not trusted.
+        /// The live photos' files, by the catalog or the index.
         var files: [PhotoFiles] = []
-        /// The records decoded, where the index was not trusted.
-        var entries: [LiveEntry] = []
-        var damage: [String] = []
-        var damagedKeys: Set<String> = []
         var orphans: [(path: String, size: Int)] = []
-        /// Whether the journal agreed with the record files.
-        var indexIsSound = true
         var journalLines = 0
     }
 
-    /// Sorts every file of the store into live and orphan.
+    /// Sorts every file of the store into live and orphan, by the journal, which must name
+    /// exactly the record files present: no record is decoded, so purge stays close to the cost
+    /// of listing the files. Before an image of a live photo is called an orphan, that photo's
+    /// record is read to make sure.
     ///
-    /// The live files come from the journal when it names exactly the record files present (no
-    /// record is decoded: purge stays close to the cost of listing the files); before an image of
-    /// a live photo is called an orphan, that photo's record is read to make sure. Where the
-    /// journal disagrees, every record is decoded.
+    /// - Throws: ``LikeRepositoryError/storeNeedsRepair(directory:problem:)`` where the journal is
+    ///   damaged or disagrees with the record files.
     func takeInventory(of opened: OpenStore, locked: Bool) throws -> Inventory {
         var inventory = Inventory()
         let recordNames = try opened.records?.directory.names() ?? []
         let imageNames = try opened.images?.directory.names() ?? []
-        var useIndex = true
         if opened.records != nil {
             if let catalog = try opened.catalogFiles(locked: locked) {
                 (inventory.files, inventory.journalLines) = catalog
             } else {
                 let index = try opened.index(locked: locked)
+                if let damage = index.damage { throw needsRepair(damage) }
                 inventory.journalLines = index.lineCount
-                inventory.indexIsSound = index.damage == nil
                 inventory.files = index.live.values.map(PhotoFiles.init)
             }
-            let recordKeys = Set(recordNames.compactMap(StoreLayout.key(ofRecordFile:)))
+            // Only regular files: a link or folder under a record's name is no record (repair sets
+            // it aside; to purge it is an orphan).
+            let recordKeys = Set(try opened.records?.directory.regularFileNames().compactMap(StoreLayout.key(ofRecordFile:)) ?? [])
             let indexKeys = Set(inventory.files.map(\.key))
-            inventory.indexIsSound = inventory.indexIsSound && recordKeys == indexKeys && indexKeys.count == inventory.files.count
-            useIndex = inventory.indexIsSound
-        }
-        while true {
-            if !useIndex, let records = opened.records {
-                let decoded = try records.decodeAll()
-                inventory.entries = decoded.entries
-                inventory.files = decoded.entries.map(PhotoFiles.init)
-                inventory.damage = decoded.damage
-                inventory.damagedKeys = decoded.damagedKeys
+            if recordKeys != indexKeys || indexKeys.count != inventory.files.count {
+                let missing = indexKeys.subtracting(recordKeys).count
+                let unnamed = recordKeys.subtracting(indexKeys).count
+                func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+                throw needsRepair(
+                    "the index \(Journal.fileName) names \(count(missing, "photo")) whose record file is missing, and \(count(unnamed, "record file")) it does not name"
+                )
             }
-            let orphans = try findOrphans(opened, recordNames: recordNames, imageNames: imageNames, inventory: inventory)
-            // Before trusting the index to call a live photo's image an orphan, ask its record.
-            if useIndex, let records = opened.records, try recordContradicts(orphans, live: inventory.files, records: records) {
-                useIndex = false
-                inventory.indexIsSound = false
-                continue
-            }
-            inventory.orphans = orphans.sorted { $0.path < $1.path }
-            return inventory
+        } else if !imageNames.isEmpty {
+            throw needsRepair("its records folder is missing while it holds images")
         }
+        let kept = try setAsideJournalsName(opened)
+        let orphans = try findOrphans(opened, recordNames: recordNames, imageNames: imageNames, inventory: inventory, keeping: kept)
+        // Before trusting the index to call a live photo's image an orphan, ask its record.
+        if let records = opened.records, try recordContradicts(orphans, live: inventory.files, records: records) {
+            throw needsRepair("the index \(Journal.fileName) disagrees with a record file about the photo's images")
+        }
+        inventory.orphans = orphans.sorted { $0.path < $1.path }
+        return inventory
     }
 
-    /// The files that belong to no entry of `inventory` (nor to a damaged record's photo).
-    private func findOrphans(_ opened: OpenStore, recordNames: [String], imageNames: [String], inventory: Inventory) throws -> [(
-        path: String, size: Int
-    )] {
+    private func needsRepair(_ problem: String) -> LikeRepositoryError {
+        .storeNeedsRepair(directory: directory.path, problem: problem)
+    }
+
+    /// The images that journals set aside by earlier repairs still name as a photo's and the
+    /// current journal does not: never orphans. Read only where there is a `damaged/` folder.
+    private func setAsideJournalsName(_ opened: OpenStore) throws -> Set<String> {
+        guard try opened.root.subdirectoryIfFolder(StoreLayout.damagedDirectory) != nil else { return [] }
+        return try JournalEvidence(root: opened.root, records: opened.records).namedBySetAsideJournals
+    }
+
+    /// The files that belong to no entry of `inventory`, except those `keeping` names.
+    private func findOrphans(
+        _ opened: OpenStore, recordNames: [String], imageNames: [String], inventory: Inventory, keeping: Set<String>
+    ) throws -> [(path: String, size: Int)] {
         // The live names of each directory; paths are made only for orphans (a store of 100,000
         // favorites has 200,000 names to sort).
         var liveRecords = Set<String>(minimumCapacity: inventory.files.count)
-        var liveImages = Set<String>(minimumCapacity: inventory.files.count * 2)
+        var liveImages = keeping
+        liveImages.reserveCapacity(inventory.files.count * 2)
         for entry in inventory.files {
             liveRecords.insert(StoreLayout.recordFileName(entry.key))
             liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
             if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
         }
         var orphans: [(path: String, size: Int)] = []
-        func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
-            guard !(key.map(inventory.damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
+        func consider(_ directory: StoreDirectory, _ name: String, prefix: String) throws {
+            guard let entry = try directory.entry(name), !entry.isDirectory else { return }
             orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
         }
         for name in try opened.root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
             if name == RecordFiles.directoryName || name == ImageFiles.directoryName || name == ThumbnailFiles.directoryName { continue }
-            try consider(opened.root, name, prefix: "", key: nil)
+            try consider(opened.root, name, prefix: "")
         }
         // A thumbnail is live while the image it was made from is.
         if let thumbnails = try opened.thumbnails().directory {
             var liveThumbnails = Set<String>(minimumCapacity: inventory.files.count)
             for entry in inventory.files { liveThumbnails.insert(StoreLayout.thumbnailFileName(entry.key, entry.imageGeneration)) }
             for name in try thumbnails.names() where !liveThumbnails.contains(name) {
-                try consider(thumbnails, name, prefix: ThumbnailFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+                try consider(thumbnails, name, prefix: ThumbnailFiles.directoryName)
             }
         }
         if let records = opened.records {
-            for name in recordNames where !liveRecords.contains(name) {
-                try consider(records.directory, name, prefix: RecordFiles.directoryName, key: StoreLayout.key(ofRecordFile: name))
-            }
+            for name in recordNames where !liveRecords.contains(name) { try consider(records.directory, name, prefix: RecordFiles.directoryName) }
         }
         if let images = opened.images {
-            for name in imageNames where !liveImages.contains(name) {
-                try consider(images.directory, name, prefix: ImageFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
-            }
+            for name in imageNames where !liveImages.contains(name) { try consider(images.directory, name, prefix: ImageFiles.directoryName) }
         }
         return orphans
     }

@@ -137,7 +137,8 @@ extension LikeRepository {
     /// missing.
     private func writeThumbnail(of stored: StoredRecord, _ opened: OpenStore, durable: Bool) throws -> WrittenThumbnail? {
         let imageName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
-        guard let image = try opened.images?.directory.read(imageName) else { return nil }
+        // Only from the image as it was liked: never from a link, nor from bytes changed since.
+        guard case .whole(let image)? = try opened.images?.read(imageName, as: stored.image) else { return nil }
         let thumbnail: JPEGThumbnail
         do {
             thumbnail = try image.withUnsafeBytes { bytes throws(JPEGError) in

@@ -27,7 +27,13 @@ extension LikeRepository {
             try check.readIndex(opened, locked: lock != nil)
             try check.readRecords(records, images: opened.images)
         }
-        if let images = opened.images { try check.readImages(images) }
+        if let images = opened.images {
+            // Images a journal set aside by an earlier repair still names: a photo to rebuild.
+            if try opened.root.subdirectoryIfFolder(StoreLayout.damagedDirectory) != nil {
+                check.namedBySetAsideJournals = try JournalEvidence(root: opened.root, records: opened.records).namedBySetAsideJournals
+            }
+            try check.readImages(images)
+        }
         try check.readThumbnails(opened.thumbnails(), root: opened.root)
         try check.readRoot(opened.root)
         return VerificationReport(
@@ -52,6 +58,8 @@ private struct StoreCheck {
     var missingFromIndex = 0
     var staleInIndex = 0
     var orphans: [(path: String, size: Int)] = []
+    /// Image files that a journal set aside by a repair names as a photo's, and no record does.
+    var namedBySetAsideJournals: Set<String> = []
 
     /// A sentence when the index is damaged or disagrees with the records.
     var indexProblem: String? {
@@ -127,6 +135,12 @@ private struct StoreCheck {
             {
                 return
             }
+            if namedBySetAsideJournals.contains(name) {
+                imageProblems.append(
+                    "The image \(ImageFiles.directoryName)/\(name) has no record, but a journal set aside by an earlier repair names it as a photo's; repairing the store rebuilds the photo."
+                )
+                return
+            }
             try consider(images.directory, name, prefix: ImageFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
         }
     }
@@ -155,8 +169,14 @@ private struct StoreCheck {
         }
     }
 
-    /// Files at the store's top level that are none of its own.
+    /// Files at the store's top level that are none of its own; a link or file where one of
+    /// its folders should be.
     mutating func readRoot(_ root: StoreDirectory) throws {
+        for folder in [RecordFiles.directoryName, ImageFiles.directoryName] {
+            if let entry = try root.entry(folder), !entry.isDirectory {
+                damage.append("\(folder) should be a folder and is not (a link is never followed); repairing the store sets it aside.")
+            }
+        }
         try root.forEachName { name in
             guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName,
                 name != ThumbnailFiles.directoryName

@@ -25,6 +25,9 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     case io(action: String, path: String, code: Int32)
     /// A record file in the store cannot be read back.
     case damagedRecord(file: String, reason: String)
+    /// An image file of a liked photo is not as it was liked: missing, a link or other entry
+    /// where the file should be, cut short, or changed. Nothing was read from it.
+    case damagedImage(file: String, reason: String)
     /// Two different ids map to one storage key: astronomically unlikely, but never silent.
     case idCollision(id: PhotoID, existing: PhotoID)
     /// An argument is out of range, such as a negative limit.
@@ -41,6 +44,10 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// An export's destination cannot take the export: it holds files that are not an earlier
     /// export (which would be mixed or replaced), it is not a folder, or its parent is missing.
     case exportDestinationUnusable(path: String, reason: String)
+    /// The store's index is damaged or disagrees with its record files, so that an image no
+    /// record names may be the only copy of a photo whose record was lost: orphans cannot be told
+    /// apart until the store is repaired. Nothing was removed.
+    case storeNeedsRepair(directory: String, problem: String)
     /// A folder with an `index.json` that cannot be restored: its format is not an export's this
     /// version knows, or the index cannot be read. Nothing was stored.
     case unusableExport(path: String, reason: String)
@@ -87,6 +94,8 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "The record file \(file) is damaged (\(reason)).", "Repairing the store sets it aside, or rebuilds it from its image."
             )
+        case .damagedImage(let file, let reason):
+            return ("The image file \(file) is damaged: it \(reason).", "Repairing the store sets the photo aside, deleting nothing.")
         case .idCollision(let id, let existing):
             return (
                 "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)).",
@@ -108,6 +117,11 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return ("Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)).", nil)
         case .exportDestinationUnusable(let path, let reason):
             return ("Cannot export to \(path): \(reason); nothing was written.", "Export into a new or empty folder whose parent exists.")
+        case .storeNeedsRepair(let directory, let problem):
+            return (
+                "The store \(directory) cannot tell orphan files from a photo's only copy: \(problem); nothing was removed.",
+                "Repair the store first: it rebuilds what it can and deletes nothing."
+            )
         case .unusableExport(let path, let reason):
             return (
                 "Cannot restore from \(path): \(reason); nothing was stored.",

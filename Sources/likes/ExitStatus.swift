@@ -32,7 +32,8 @@ struct CommandFailure: Error {
         message = error.description
         switch error {
         case .notLiked: message += " Check the id with `likes list`."
-        case .damagedRecord: message += " Run `likes repair` (it deletes nothing)."
+        case .damagedRecord, .damagedImage: message += " Run `likes repair` (it deletes nothing)."
+        case .storeNeedsRepair: message += " Run `likes repair` (it deletes nothing), then purge again."
         case .noSuchAlbum: message += " See the albums with `likes albums`."
         case .notInAlbum: message += " See the album with `likes list --album NAME`."
         case .io where leavesStoreAsItWas: message += " The store was left as it was."
@@ -40,7 +41,8 @@ struct CommandFailure: Error {
         }
         switch error {
         case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote, .unusableExport: status = .badData
-        case .notLiked, .damagedRecord, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable: status = .failure
+        case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair:
+            status = .failure
         case .imageRequired, .invalidArgument: status = .usage
         case .storeBusy: status = .busy
         case .io: status = .ioError

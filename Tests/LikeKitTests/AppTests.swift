@@ -251,9 +251,10 @@ final class LockHolder: Sendable {
         let changes = heard.withLock { $0 }
         try #require(changes.count == 3)
         #expect(changes.map(\.kind) == [.liked, .updated, .unliked])
-        // The unlike kept the last record: the update's exactly, the like's as the update left it.
+        // Each as it committed it, though the photo is gone: from the records the latest changes
+        // kept (likes.recent).
         #expect(changes[1].record?.note == "changed" && changes[1].fields == [.note])
-        #expect(changes[0].record?.note == "changed" && changes[0].record?.albums == [AlbumName(valid: "Sky")])
+        #expect(changes[0].record?.note == "gone soon" && changes[0].record?.albums == [AlbumName(valid: "Sky")])
         #expect(changes[0].fields == [.image, .note, .albums])
     }
 

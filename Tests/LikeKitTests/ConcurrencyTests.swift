@@ -155,3 +155,39 @@ func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         try await Task.sleep(for: .milliseconds(10))
     }
 }
+
+extension ConcurrencyTests {
+    /// Another repository (to an observer, as another process) changes one photo six times in a
+    /// burst, all of it committed before the observer's follower reads a line: each change still
+    /// arrives alone, with its own fields and the record as it committed it.
+    @Test func aBurstOfAnotherWritersChangesArrivesChangeByChange() async throws {
+        let observed = folder.repository(durability: .relaxed)
+        let writer = folder.repository(durability: .relaxed)
+        let id = PhotoID(valid: "burst")
+        // Synchronous, one after the other with no pause.
+        func burst() throws -> JournalPosition {
+            try writer.like(id, image: Samples.jpeg(seed: 1), note: "n1")
+            let start = JournalFollower.currentPosition(of: observed.store)
+            for n in 2...5 { try writer.setNote("n\(n)", for: id) }
+            try writer.like(id, image: Samples.jpeg(seed: 2))
+            try writer.like(id, image: nil, photo: PhotoMetadata(description: "a description"))
+            return start
+        }
+        let start = try burst()
+        // Subscribed from before the burst: the follower reads all six lines at once.
+        let heard = Locked<[LikeChange]>([])
+        let token = observed.observers.add({ change in heard.withLock { $0.append(change) } }, start: start)
+        defer { observed.observers.remove(token) }
+        let deadline = Date().addingTimeInterval(5)
+        while heard.withLock({ $0.count < 6 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let changes = heard.withLock { $0 }
+        try #require(changes.count == 6, "heard \(changes.map(\.fields))")
+        #expect(changes.map(\.kind) == Array(repeating: .updated, count: 6))
+        #expect(changes.map(\.fields) == [[.note], [.note], [.note], [.note], [.image], [.photo]])
+        #expect(changes.map { $0.record?.note } == ["n2", "n3", "n4", "n5", "n5", "n5"])
+        #expect(
+            changes.map { $0.record?.image.byteCount } == Array(repeating: Samples.jpeg(seed: 1).count, count: 4)
+                + Array(repeating: Samples.jpeg(seed: 2).count, count: 2))
+        #expect(changes.map { $0.record?.photo?.description } == [nil, nil, nil, nil, nil, "a description"])
+    }
+}

@@ -32,13 +32,24 @@ import Testing
         var setsThePhotoAside: Bool { [.imageCut, .imageMissing, .imageChanged].contains(self) }
     }
 
-    func prepare() throws -> LikeRepository {
-        let repository = folder.repository()
-        try repository.like(PhotoID(valid: "Keep"), image: Samples.coffee, note: "stays", albums: [AlbumName("Trip")])
+    /// The photos of the store: Keep, Hurt (with a photographer's picture) and Last.
+    struct Photos {
+        var keep = Samples.coffee
+        var hurt = Samples.rocket
+        var hurtUser = Samples.chelsea
+        var last = Samples.astronaut
+        /// Small made-up JPEGs that no thumbnail is made of: for the many stores of the pairs.
+        static let small = Photos(
+            keep: Samples.jpeg(seed: 61), hurt: Samples.jpeg(seed: 62), hurtUser: Samples.jpeg(seed: 63), last: Samples.jpeg(seed: 64))
+    }
+
+    func prepare(_ photos: Photos = Photos(), durability: Durability = .full) throws -> LikeRepository {
+        let repository = folder.repository(durability: durability)
+        try repository.like(PhotoID(valid: "Keep"), image: photos.keep, note: "stays", albums: [AlbumName("Trip")])
         try repository.like(
-            PhotoID(valid: "Hurt"), image: Samples.rocket, userImage: Samples.chelsea, note: "lost with the record",
+            PhotoID(valid: "Hurt"), image: photos.hurt, userImage: photos.hurtUser, note: "lost with the record",
             photo: PhotoMetadata(photographer: "Ann"), albums: [AlbumName("Trip"), AlbumName("Sky")])
-        try repository.like(PhotoID(valid: "Last"), image: Samples.astronaut)
+        try repository.like(PhotoID(valid: "Last"), image: photos.last)
         return repository
     }
 
@@ -52,8 +63,25 @@ import Testing
         return "images/" + (try #require(names.first { $0.hasPrefix(key + "~") && $0.hasSuffix(".user.jpg") == user }))
     }
 
-    func damage(_ kind: Damage) throws {
-        let record = "records/" + PhotoID(valid: "Hurt").storageKey + ".json"
+    /// The byte range of the journal line that liked `id`.
+    func journalLine(of id: String) throws -> Range<Int>? {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path("likes.journal")))
+        let key = PhotoID(valid: id).storageKey
+        var start = 0
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            let fields = line.split(separator: 0x20)
+            if fields.count > 6, fields[0].elementsEqual("L".utf8), fields[6].elementsEqual(key.utf8) { return start..<(start + line.count) }
+            start += line.count + 1
+        }
+        return nil
+    }
+
+    /// Damages the store as `kind` says, on the photo `target` where it is about one photo (the
+    /// journal's damage: on that photo's line).
+    func damage(_ kind: Damage, on target: String = "Hurt") throws {
+        let record = "records/" + PhotoID(valid: target).storageKey + ".json"
+        let journal = URL(fileURLWithPath: path("likes.journal"))
+        let hasJournal = FileManager.default.fileExists(atPath: journal.path)
         let manager = FileManager.default
         switch kind {
         case .recordCut:
@@ -72,40 +100,55 @@ import Testing
             try manager.createSymbolicLink(atPath: path(record), withDestinationPath: "/etc/passwd")
         case .recordMissing: try manager.removeItem(atPath: path(record))
         case .imageCut:
-            let image = try file(of: "Hurt")
+            let image = try file(of: target)
             let data = try Data(contentsOf: URL(fileURLWithPath: path(image)))
             try data.prefix(1000).write(to: URL(fileURLWithPath: path(image)))
-        case .imageMissing: try manager.removeItem(atPath: path(try file(of: "Hurt")))
+        case .imageMissing: try manager.removeItem(atPath: path(try file(of: target)))
         case .imageChanged:
-            let image = try file(of: "Hurt")
+            let image = try file(of: target)
             var data = try Data(contentsOf: URL(fileURLWithPath: path(image)))
             data[data.count / 2] ^= 0x55
             try data.write(to: URL(fileURLWithPath: path(image)))
         case .userImageChanged:
-            let image = try file(of: "Hurt", user: true)
+            let key = PhotoID(valid: target).storageKey
+            guard
+                let name = try manager.contentsOfDirectory(atPath: path("images")).first(where: {
+                    $0.hasPrefix(key + "~") && $0.hasSuffix(".user.jpg")
+                })
+            else { return }
+            let image = "images/" + name
             var data = try Data(contentsOf: URL(fileURLWithPath: path(image)))
             data[data.count / 2] ^= 0x55
             try data.write(to: URL(fileURLWithPath: path(image)))
         case .journalGarbled:
-            let handle = try #require(FileHandle(forWritingAtPath: path("likes.journal")))
-            try handle.seek(toOffset: 40)
-            try handle.write(contentsOf: Data("§§ not a journal line §§\n".utf8))
-            try handle.close()
+            // The target's own line, where it has one; else the header.
+            guard hasJournal else { return }
+            var bytes = try Data(contentsOf: journal)
+            let at = try journalLine(of: target)?.lowerBound ?? 0
+            bytes.replaceSubrange(at..<min(at + 30, bytes.count), with: Data("§§ not a journal line §§".utf8))
+            try bytes.write(to: journal)
         case .journalCut:
-            let data = try Data(contentsOf: URL(fileURLWithPath: path("likes.journal")))
-            try data.prefix(data.count - 30).write(to: URL(fileURLWithPath: path("likes.journal")))
-        case .journalMissing: try manager.removeItem(atPath: path("likes.journal"))
-        case .strayFile: try Data("notes".utf8).write(to: URL(fileURLWithPath: path("notes.txt")))
+            // Inside the target's line: it and every line after it are gone.
+            guard hasJournal else { return }
+            let bytes = try Data(contentsOf: journal)
+            try bytes.prefix(try journalLine(of: target).map { $0.lowerBound + 10 } ?? (bytes.count - 30)).write(to: journal)
+        case .journalMissing: if hasJournal { try manager.removeItem(at: journal) }
+        case .strayFile: try Data("notes \(target)".utf8).write(to: URL(fileURLWithPath: path("notes.txt")))
         case .strayFolder:
             try manager.createDirectory(atPath: path("Backup/inner"), withIntermediateDirectories: true)
             try Data("x".utf8).write(to: URL(fileURLWithPath: path("Backup/inner/file")))
-        case .strayFolderInRecords: try manager.createDirectory(atPath: path("records/old"), withIntermediateDirectories: false)
+        case .strayFolderInRecords: try? manager.createDirectory(atPath: path("records/old"), withIntermediateDirectories: false)
         case .leftoverRecord:
-            try Data("{\"half".utf8).write(to: URL(fileURLWithPath: path("records/" + PhotoID(valid: "Hurt").storageKey + "~0123456789ab.tmp")))
+            try Data("{\"half".utf8).write(to: URL(fileURLWithPath: path("records/" + PhotoID(valid: target).storageKey + "~0123456789ab.tmp")))
         case .leftoverImage:
-            try Samples.jpeg(seed: 3).write(to: URL(fileURLWithPath: path("images/" + PhotoID(valid: "Hurt").storageKey + "~0123456789ab.jpg")))
+            try Samples.jpeg(seed: 3).write(to: URL(fileURLWithPath: path("images/" + PhotoID(valid: target).storageKey + "~0123456789ab.jpg")))
         case .leftoverJournal: try Data("J half a rebuilt journal".utf8).write(to: URL(fileURLWithPath: path("likes.journal.new")))
         }
+    }
+
+    /// A file's bytes, told apart by their size and CRC-32.
+    static func fingerprint(_ data: Data) -> String {
+        "\(data.count) " + String(data.withUnsafeBytes { CRC32.checksum($0) }, radix: 16)
     }
 
     /// Every file (by its bytes) and every other entry below the store, by path.
@@ -117,8 +160,7 @@ import Testing
             guard lstat(path(relative), &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
-                let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: path(relative)))) ?? Data())
-                result[relative] = SHA256.hexDigest(of: bytes)
+                result[relative] = Self.fingerprint((try? Data(contentsOf: URL(fileURLWithPath: path(relative)))) ?? Data())
             case S_IFDIR: result[relative] = "folder"
             case S_IFLNK: result[relative] = "link"
             default: result[relative] = "special"
@@ -188,6 +230,49 @@ import Testing
         // purge and verify leave damaged/ alone.
         try repository.purge()
         #expect(inventory().filter { $0.key.hasPrefix("damaged/") } == now.filter { $0.key.hasPrefix("damaged/") })
+    }
+
+    /// Every two kinds of damage, the first on one photo and the second on another (the
+    /// journal's on that photo's line).
+    static let pairs: [(Damage, Damage)] = Damage.allCases.enumerated().flatMap { index, first in
+        Damage.allCases.dropFirst(index + 1).map { (first, $0) }
+    }
+
+    @Test(arguments: pairs)
+    func twoDamagesAtOnceAreMendedAndNoPhotosOnlyImageEverLeaves(_ first: Damage, _ second: Damage) throws {
+        // Not flushed, and small: 190 stores, and what is checked here is the repair.
+        let photos = Photos.small
+        let repository = try prepare(photos, durability: .relaxed)
+        let originals = ["Hurt": photos.hurt, "Keep": photos.keep, "Last": photos.last]
+        let before = try Dictionary(
+            uniqueKeysWithValues: ["Hurt", "Keep", "Last"].map { ($0, try #require(try repository.record(for: PhotoID(valid: $0)))) })
+        try damage(first, on: "Hurt")
+        try damage(second, on: "Keep")
+        let damaged = inventory()
+        let label = "\(first) on Hurt, \(second) on Keep"
+
+        let report = try repository.repair()
+        #expect(report.isOK, "\(label): \(report)")
+        #expect(try repository.verify().isOK, "\(label)")
+        // Nothing deleted: every file is in place or under damaged/ with its bytes.
+        let now = inventory()
+        for (relative, content) in damaged where content != "folder" && !["likes.lock", "likes.journal"].contains(relative) {
+            let setAside = now.first { $0.key.hasPrefix("damaged/") && $0.key.hasSuffix("/" + relative) }
+            #expect(now[relative] == content || setAside?.value == content, "\(label): \(relative) was lost")
+        }
+        // A photo that lost its record keeps its image, liked again; no photo's image is lost.
+        for (photo, kind) in [("Hurt", first), ("Keep", second)] where kind.rebuildsTheRecord {
+            let rebuilt = try #require(try repository.record(for: PhotoID(valid: photo)), "\(label): \(photo) was not rebuilt: \(report)")
+            #expect(try Data(contentsOf: rebuilt.image.file) == originals[photo], "\(label)")
+        }
+        try repository.purge()
+        let bytes = Set(inventory().values)
+        for (photo, image) in originals where !([("Hurt", first), ("Keep", second)].contains { $0.0 == photo && $0.1.setsThePhotoAside }) {
+            #expect(bytes.contains(Self.fingerprint(image)), "\(label): the only copy of \(photo)'s image left the store")
+        }
+        #expect(try repository.record(for: PhotoID(valid: "Last"))?.likedAt == before["Last"]?.likedAt, "\(label): an untouched photo changed")
+        let again = try repository.repair()
+        #expect(again.rebuilt.isEmpty && again.setAside.isEmpty && again.isOK, "\(label): \(again)")
     }
 
     @Test func aLostRecordsFolderIsRebuiltFromTheJournalAndTheImages() throws {

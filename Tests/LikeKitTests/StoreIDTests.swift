@@ -69,11 +69,14 @@ import Testing
         // A link where a record would go.
         try FileManager.default.createSymbolicLink(
             atPath: folder.store.appendingPathComponent("records/evil.json").path, withDestinationPath: target.path)
-        #expect(throws: LikeRepositoryError.self) { try repository.like(PhotoID(valid: "evil"), image: Samples.coffee) }
+        // Read as a damaged record, never through the link; a new like puts its record in the
+        // link's place, and the file it pointed at is untouched.
+        #expect(throws: LikeRepositoryError.self) { try repository.record(for: PhotoID(valid: "evil")) }
+        try repository.like(PhotoID(valid: "evil"), image: Samples.coffee)
         #expect(try Data(contentsOf: target) == Data("precious".utf8))
+        #expect(try repository.record(for: PhotoID(valid: "evil"))?.image.byteCount == Samples.coffee.count)
         try repository.purge()
         #expect(try Data(contentsOf: target) == Data("precious".utf8))
-        try repository.like(PhotoID(valid: "evil"), image: Samples.coffee)
         #expect(try repository.verify().isOK)
     }
 }

@@ -23,9 +23,16 @@ every cut (the "reboot"):
 - `likes verify` must accept the store as it is; after `likes purge` no orphan may be left;
 - an export folder must be absent, the earlier export, or the uncut run's export, whole.
 
+`steps` also repairs a store with two kinds of damage at once (a photo's record deleted and
+another photo's journal line garbled, or the journal deleted or cut short before the photo's
+line) and cuts that repair at every step: after each cut a second `likes repair` must leave every
+photo liked with its image byte for byte (the one whose record was lost rebuilt), `verify`
+clean and `purge` removing no photo's bytes.
+
 `stream` likes, updates, unlikes, toggles, notes, files into albums, imports and purges at random
 and cuts the power at a random step, round after round, checking every acknowledged change
-against a model of the store.
+against a model of the store; one round in five then deals the store a double damage like the
+above and repairs it, and every photo must come back with its image.
 
 Prints one line per scenario or round and a closing line `powercut: N passed, M failed`; exits 1
 when anything failed, 2 when FUSE cannot be used here.
@@ -166,6 +173,124 @@ class Rig:
         return problems
 
 
+# MARK: double damage and repair
+
+
+def storage_keys(rig):
+    """Each liked photo's storage key, as its image's file name shows it (KEY~GEN.jpg)."""
+    listing = json.loads(rig.run("list", "--json", check=True).stdout)
+    return {record["id"]: os.path.basename(record["image"]["file"]).rsplit("~", 1)[0] for record in listing}
+
+
+def journal_line_range(journal, key):
+    """The byte range of the `L` line of the photo with storage key `key` in the journal's bytes,
+    or None."""
+    start = 0
+    for line in journal.split(b"\n"):
+        fields = line.split(b" ")
+        if len(fields) > 6 and fields[0] == b"L" and fields[6] == key.encode():
+            return start, start + len(line)
+        start += len(line) + 1
+    return None
+
+
+JOURNAL_DAMAGES = ["garbled elsewhere", "deleted", "cut before the line"]
+
+
+def double_damage(rig, lost, other, journal_damage):
+    """Deletes the record of `lost` and damages the journal: garbles the line of `other`, deletes
+    it, or cuts it short inside the line of `other` (or before the line of `lost` when `other`
+    came later); flushed, as damage done between two runs."""
+    store = rig.store
+    keys = storage_keys(rig)
+    lost, other = keys[lost], keys[other]
+    os.remove(os.path.join(store, "records", f"{lost}.json"))
+    journal_path = os.path.join(store, "likes.journal")
+    if journal_damage == "deleted":
+        os.remove(journal_path)
+    else:
+        with open(journal_path, "rb") as handle:
+            journal = handle.read()
+        target = other if journal_damage == "garbled elsewhere" else min(
+            (photo for photo in (lost, other) if journal_line_range(journal, photo)),
+            key=lambda photo: journal_line_range(journal, photo)[0],
+            default=other,
+        )
+        place = journal_line_range(journal, target)
+        start = place[0] if place else len(journal) // 2
+        if journal_damage == "garbled elsewhere":
+            journal = journal[:start] + b"### garbled ###" + journal[start + 15 :]
+        else:
+            journal = journal[: start + 5]
+        with open(journal_path, "wb") as handle:
+            handle.write(journal)
+    rig.fs.flush_everything()
+
+
+def images_of(state):
+    """Each photo's image digest."""
+    return {photo: value[3] for photo, value in state.items()}
+
+
+def after_the_repair(rig, label, before):
+    """What must hold once a repair finished: every photo of `before` liked with its image, byte
+    for byte; verify clean; purge removes nothing that was a photo's."""
+    problems = []
+    repair = rig.run("repair", "--json")
+    if repair.returncode != 0:
+        problems.append(f"{label}: repair exit {repair.returncode}: {repair.stdout.strip()[:300]} {repair.stderr.strip()[:200]}")
+    try:
+        now = rig.state()
+    except (AssertionError, ValueError, OSError) as error:
+        return problems + [f"{label}: after the repair: {error}"]
+    wanted, have = images_of(before), images_of(now)
+    missing = sorted(photo for photo in wanted if have.get(photo) != wanted[photo])
+    if missing:
+        problems.append(f"{label}: after the repair these photos are not liked with their image: {missing}; the repair said {repair.stdout.strip()[:600]}")
+    problems += rig.check_store(label)
+    if images_of(rig.state()) != have:
+        problems.append(f"{label}: purge changed the photos")
+    return problems
+
+
+def cut_repair_at_every_step(rig, journal_damage):
+    """A double damage repaired, with the power cut at every step of the repair."""
+    s = rig.sample
+    setup = [
+        ["like", "a", "--image", s("rocket.jpg"), "--user-image", s("astronaut.jpg"), "--meta", s("rocket.json")],
+        ["like", "b", "--image", s("chelsea.jpg"), "--note", "first note", "--album", "Cats"],
+        ["like", "c", "--image", s("coffee.jpg")],
+    ]
+    rig.wipe()
+    for command in setup:
+        rig.run(*command, check=True)
+    before = rig.state()
+    double_damage(rig, "b", "a", journal_damage)
+    base = rig.fs.snapshot()
+    rig.fs.count_steps()
+    clean = rig.run("repair")
+    if clean.returncode != 0:
+        return [f"the uncut repair failed ({clean.returncode}): {clean.stdout.strip()[:300]} {clean.stderr.strip()[:200]}"]
+    count = rig.fs.steps
+    problems = []
+    runs = [(cut, None) for cut in range(count + 1)]
+    if rig.whole:
+        runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
+    for cut, mix in runs:
+        rig.fs.restore(base)
+        rig.fs.arm(cut)
+        rig.fs.mix = mix
+        rig.run("repair")
+        rig.fs.cut()
+        rig.fs.mix = None
+        rig.fs.reboot()
+        label = f"repair of a double damage ({journal_damage}), {'mixed ' if mix else ''}cut at step {cut}/{count}"
+        problems += after_the_repair(rig, label, before)
+    if not problems:
+        print(f"ok   repair of a double damage ({journal_damage}): {len(runs)} cuts")
+    return problems
+
+
 # MARK: steps
 
 
@@ -290,6 +415,18 @@ def steps(rig, only=None):
             failed += 1
         else:
             passed += 1
+    for journal_damage in JOURNAL_DAMAGES:
+        name = f"repair of a double damage ({journal_damage})"
+        if only and only not in name:
+            continue
+        try:
+            problems = cut_repair_at_every_step(rig, journal_damage)
+        except (AssertionError, RuntimeError, ValueError, OSError) as error:
+            problems = [f"{name}: {error}"]
+        if report(name, problems):
+            failed += 1
+        else:
+            passed += 1
     return passed, failed
 
 
@@ -379,7 +516,7 @@ def stream(rig, rounds, seed):
         return ["purge"]
 
     rig.wipe()
-    passed = failed = acknowledged = lost = 0
+    passed = failed = acknowledged = lost = repaired = 0
     for round_number in range(rounds):
         problems = []
         # A few changes that finish; each must outlive the cut that ends the round.
@@ -416,13 +553,22 @@ def stream(rig, rounds, seed):
             problems += found
             lost += torn
             problems += rig.check_store(f"round {round_number}")
+            # One round in five: a double damage, repaired; every photo comes back with its image.
+            liked = sorted(rig.state())
+            if not problems and len(liked) >= 2 and rng.random() < 0.2:
+                victim, other = rng.sample(liked, 2)
+                journal_damage = rng.choice(JOURNAL_DAMAGES)
+                before_damage = rig.state()
+                double_damage(rig, victim, other, journal_damage)
+                problems += after_the_repair(rig, f"round {round_number}, {victim}'s record deleted, journal {journal_damage}", before_damage)
+                repaired += 1
         if report(f"round {round_number}, {'mixed ' if mixed else ''}cut in {command} at step {rig.fs.cut_step}", problems, limit=6):
             failed += 1
         else:
             passed += 1
         if (round_number + 1) % 50 == 0:
             print(f"{round_number + 1} rounds, {acknowledged} acknowledged changes, {lost} photos lost or torn", flush=True)
-    print(f"stream: {rounds} rounds, {acknowledged} acknowledged changes, {lost} photos lost or torn")
+    print(f"stream: {rounds} rounds, {acknowledged} acknowledged changes, {lost} photos lost or torn, {repaired} double damages repaired")
     return passed, failed
 
 

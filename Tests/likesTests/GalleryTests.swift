@@ -9,6 +9,7 @@ enum GalleryTools {
     static let python = URL(fileURLWithPath: "/usr/bin/python3")
     static let http = Samples.root.appendingPathComponent("Tests/Tools/gallery_http.py")
     static let browser = Samples.root.appendingPathComponent("Tests/Tools/gallery_browser.py")
+    static let links = Samples.root.appendingPathComponent("Tests/Tools/store_links.py")
 
     /// Chromium, its driver, Selenium and Pillow for Debian's python3 (and the stand-in for the
     /// photo sources, Tests/Tools/source_server.py, which needs nothing more).
@@ -35,6 +36,21 @@ enum GalleryTools {
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }
+        #expect(run.stdout.contains(" 0 failed"), "\(run.stdout)")
+    }
+
+    /// A link or changed bytes in place of each of a photo's files: no command and no route
+    /// reads through it or hands its bytes on (Tests/Tools/store_links.py).
+    @Test func noCommandOrPageFollowsALinkOrHandsOnChangedBytes() throws {
+        let run = try Sandbox.execute(
+            [GalleryTools.links.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for kind in ["image", "userImage", "thumbnail", "record", "images folder"] {
+            #expect(
+                run.stdout.contains("ok   \(kind) linked outside the store: its bytes reached no output, page, zip, export or store file"),
+                "\(run.stdout)")
+        }
+        #expect(run.stdout.contains("ok   image changed in place: the zip of a selection holding it is refused"), "\(run.stdout)")
         #expect(run.stdout.contains(" 0 failed"), "\(run.stdout)")
     }
 

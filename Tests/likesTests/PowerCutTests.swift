@@ -41,7 +41,7 @@ enum FUSE {
         ] {
             #expect(run.stdout.contains("ok   \(kind): "), "no cut run for \(kind): \(run.stdout)")
         }
-        #expect(run.stdout.contains("powercut: 17 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("powercut: 20 passed, 0 failed"), "\(run.stdout)")
     }
 
     /// As on ext4 or xfs: one syncfs per change, its journal line the commit and the rename after
@@ -53,7 +53,7 @@ enum FUSE {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("store on fuse, flushed with syncfs"), "\(run.stdout)")
         #expect(run.stdout.contains("ok   update with images: "), "\(run.stdout)")
-        #expect(run.stdout.contains("powercut: 17 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("powercut: 20 passed, 0 failed"), "\(run.stdout)")
     }
 
     @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))

@@ -100,27 +100,40 @@ extension LikeRepository {
         [ExportIndex.Photo], [String]
     ) {
         let opened = try store.open()
-        let images = opened?.images?.directory
+        let images = opened?.images
         let records = opened?.records
         var names = ExportFileNames()
         var photos: [ExportIndex.Photo] = []
         var damage: [String] = []
         // Flushed file by file only where one file-system flush cannot do it at the end.
         let flushEach = isDurable && folder.flushStrategy != .wholeFileSystem
-        /// The photo's images as they are now; `nil` when one is gone (the photo was updated or
-        /// unliked since it was listed).
-        func read(_ record: StoredRecord) throws -> [(data: Data, info: StoredRecord.Image, user: Bool)]? {
-            guard let images, let main = try images.read(StoreLayout.imageFileName(record.key, record.image.generation, user: false)) else {
-                return nil
+        /// The photo's images as liked, read and checked as the store reads its own files.
+        enum Found {
+            case images([(data: Data, info: StoredRecord.Image, user: Bool)])
+            /// One is gone: the photo was updated or unliked since it was listed, or it is damaged.
+            case gone
+            /// What is wrong with one, as a sentence.
+            case damaged(String)
+        }
+        func read(_ record: StoredRecord) throws -> Found {
+            guard let images else { return .gone }
+            var found: [(data: Data, info: StoredRecord.Image, user: Bool)] = []
+            for (info, user) in [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? []) {
+                switch try images.read(StoreLayout.imageFileName(record.key, info.generation, user: user), as: info) {
+                case .whole(let data): found.append((data, info, user))
+                case .damaged("is missing"): return .gone
+                case .damaged(let problem):
+                    return .damaged(
+                        "The \(user ? "user image" : "image") of photo \(LikeRepositoryError.quoted(record.id.rawValue)) \(problem), so the photo was left out. Repairing the store sets the photo aside."
+                    )
+                }
             }
-            guard let info = record.userImage else { return [(main, record.image, false)] }
-            guard let user = try images.read(StoreLayout.imageFileName(record.key, info.generation, user: true)) else { return nil }
-            return [(main, record.image, false), (user, info, true)]
+            return .images(found)
         }
         for original in stored {
             var record = original
             var found = try read(record)
-            if found == nil, let records {
+            if case .gone = found, let records {
                 // Unliked since it was listed: left out. Updated: its new images, once.
                 guard let again = try? records.read(key: record.key) else { continue }
                 if again.generation != record.generation {
@@ -128,19 +141,19 @@ extension LikeRepository {
                     found = try read(record)
                 }
             }
-            guard let found else {
+            let images: [(data: Data, info: StoredRecord.Image, user: Bool)]
+            switch found {
+            case .images(let read): images = read
+            case .gone:
                 damage.append(
                     "An image of photo \(LikeRepositoryError.quoted(record.id.rawValue)) is missing from the store, so the photo was left out. Repairing the store sets the photo aside."
                 )
                 continue
-            }
-            let copies = found.map { (name: names.claim(for: record.id.rawValue, user: $0.user), data: $0.data, info: $0.info) }
-            if let changed = copies.first(where: { UInt32($0.info.crc32, radix: 16) != $0.data.withUnsafeBytes { CRC32.checksum($0) } }) {
-                damage.append(
-                    "The \(changed.info.generation == record.userImage?.generation && changed.name.hasSuffix(".photographer.jpg") ? "user image" : "image") of photo \(LikeRepositoryError.quoted(record.id.rawValue)) changed since it was liked (its checksum differs), so the photo was left out. Repairing the store sets the photo aside."
-                )
+            case .damaged(let sentence):
+                damage.append(sentence)
                 continue
             }
+            let copies = images.map { (name: names.claim(for: record.id.rawValue, user: $0.user), data: $0.data, info: $0.info) }
             for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach) }
             var photo = ExportIndex.Photo(
                 record: record, files: copies.map { copy in (copy.name, copy.data.withUnsafeBytes { SHA256.hexDigest(of: $0) }) })

@@ -7,6 +7,14 @@
     import FoundationEssentials
 #endif
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The image files of a store: `images/KEY~GEN.jpg` and `KEY~GEN.user.jpg`, written once and
 /// never changed.
 struct ImageFiles {
@@ -17,15 +25,34 @@ struct ImageFiles {
     /// What is wrong with an image a record names, as the end of a sentence ("is missing"), or
     /// `nil` when it is whole: there, of the size and checksum it had when liked, a JPEG.
     func problem(_ name: String, _ info: StoredRecord.Image) throws -> String? {
-        guard let entry = try directory.entry(name) else { return "is missing" }
-        guard entry.isRegularFile else { return "is not a regular file" }
-        guard entry.size == info.bytes else { return "has \(entry.size) bytes where \(info.bytes) were liked: it was cut short or changed" }
-        guard let data = try directory.read(name) else { return "is missing" }
-        guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else {
-            return "changed since it was liked (its checksum differs)"
-        }
-        guard (try? JPEGHeader(parsing: data)) != nil else { return "is not a valid JPEG" }
+        if case .damaged(let problem) = try read(name, as: info) { return problem }
         return nil
+    }
+
+    /// The image `name` as a record describes it by `info`, read through one descriptor opened
+    /// without following a link and checked to be a regular file (``StoreDirectory/read(_:)``),
+    /// then against the size and checksum it had when liked, and as a JPEG: its bytes, or what is
+    /// wrong with it.
+    func read(_ name: String, as info: StoredRecord.Image) throws -> Checked {
+        let data: Data
+        do {
+            guard let read = try directory.read(name) else { return .damaged("is missing") }
+            data = read
+        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR || code == ELOOP {
+            return .damaged(code == ELOOP ? "is a symbolic link, not a file of the store" : "is not a regular file")
+        }
+        guard data.count == info.bytes else { return .damaged("has \(data.count) bytes where \(info.bytes) were liked: it was cut short or changed") }
+        guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else {
+            return .damaged("changed since it was liked (its checksum differs)")
+        }
+        guard (try? JPEGHeader(parsing: data)) != nil else { return .damaged("is not a valid JPEG") }
+        return .whole(data)
+    }
+
+    /// An image read and checked: its bytes, or what is wrong with it.
+    enum Checked {
+        case whole(Data)
+        case damaged(String)
     }
 
     /// Every file of images/ that belongs to the photo with `key`, sorted.

@@ -148,13 +148,15 @@ final class JournalFollower: Sendable {
         mutating func readNewChanges() -> [Event] {
             guard let opened = try? store.open(), let records = opened.records else { return [] }
             guard let lock = try? FileLock.shared(in: opened.root, timeout: 0.5) else { return [] }
-            let changes = (try? readNewChanges(opened.journal, records: records)) ?? []
+            let changes = (try? readNewChanges(opened.journal, records: records, root: opened.root)) ?? []
             _ = consume lock
             return changes
         }
 
-        private mutating func readNewChanges(_ current: Journal, records: RecordFiles) throws -> [Event] {
+        private mutating func readNewChanges(_ current: Journal, records: RecordFiles, root: StoreDirectory) throws -> [Event] {
             var events: [Event] = []
+            // The records the latest changes committed, read once for this batch, when needed.
+            var recent: [String: Data]?
             while true {
                 if journal == nil {
                     let expected = position.inode
@@ -175,7 +177,7 @@ final class JournalFollower: Sendable {
                     let position = JournalPosition(inode: inode, offset: item.end)
                     switch line.operation {
                     case .liked, .updated, .unliked:
-                        if let change = change(for: line, endingAt: item.end, in: journal, records: records) {
+                        if let change = change(for: line, endingAt: item.end, in: journal, records: records, root: root, recent: &recent) {
                             events.append(.change(FollowedChange(change: change, position: position)))
                         }
                     case .purged:
@@ -225,7 +227,10 @@ final class JournalFollower: Sendable {
 
         /// The change a line records; `nil` only for a like or update whose record cannot be
         /// found at all.
-        private func change(for line: JournalLine, endingAt end: Int, in journal: JournalReader, records: RecordFiles) -> StoredChange? {
+        private func change(
+            for line: JournalLine, endingAt end: Int, in journal: JournalReader, records: RecordFiles, root: StoreDirectory,
+            recent: inout [String: Data]?
+        ) -> StoredChange? {
             if line.operation == .unliked {
                 var files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(line.key)]
                 if line.imageGeneration != "-" {
@@ -242,10 +247,19 @@ final class JournalFollower: Sendable {
             if let record = recentRecord(line.key, line.generation) {
                 return StoredChange(kind: kind, id: record.id, at: line.at, record: record)
             }
-            // Another process's: its record file, unless a later change has replaced it already
-            // (then the later record; what changed is then not known, so every part is named),
-            // or unliked it (then the record its `U` line kept).
-            guard let stored = (try? records.read(key: line.key)) ?? unlikedRecord(line.key, after: end, in: journal) else { return nil }
+            // Another process's: its record file, unless a later change has replaced it already;
+            // then the record it committed, from likes.recent. Failing that (an observer far
+            // behind), the record its `U` line kept if it was unliked since, else the record as
+            // it is now, with every part named as touched.
+            let current = (try? records.read(key: line.key)) ?? nil
+            if let current, current.generation == line.generation {
+                return StoredChange(kind: kind, id: current.id, at: line.at, record: current)
+            }
+            if recent == nil { recent = RecentRecords(root: root).load() }
+            if let data = recent?[line.key + " " + line.generation], let committed = try? StoredRecord.decode(data), committed.key == line.key {
+                return StoredChange(kind: kind, id: committed.id, at: line.at, record: committed)
+            }
+            guard let stored = current ?? unlikedRecord(line.key, after: end, in: journal) else { return nil }
             var change = StoredChange(kind: kind, id: stored.id, at: line.at, record: stored)
             if stored.generation != line.generation { change.fieldsUnknown = true }
             return change

@@ -167,6 +167,15 @@ struct JournalReader {
         }
     }
 
+    /// Every complete line from the start that parses, unsettled: lines an `A` line takes back are
+    /// handed on too, and so is the `A` line. What the evidence of a damaged journal is read from.
+    func forEachParsableLine(_ body: (JournalLine) throws -> Void) throws {
+        try forwardLines { bytes, _ in
+            if let line = JournalLine.parse(bytes) { try body(line) }
+            return true
+        }
+    }
+
     /// Every complete line from the start, as bytes, unsettled; `visit` returns false to stop.
     private func forwardLines(_ visit: (UnsafeBufferPointer<UInt8>, _ end: Int) throws -> Bool) throws {
         let bytes = try source.read(0..<(try source.currentSize()))

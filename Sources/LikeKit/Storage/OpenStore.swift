@@ -12,8 +12,10 @@ struct OpenStore {
 
     init(root: StoreDirectory, lockTimeout: Double) throws {
         self.root = root
-        records = try root.subdirectory(RecordFiles.directoryName).map(RecordFiles.init)
-        images = try root.subdirectory(ImageFiles.directoryName).map(ImageFiles.init)
+        // A link or a file where a folder should be is never followed: the folder is missing,
+        // which verify names and repair sets aside.
+        records = try root.subdirectoryIfFolder(RecordFiles.directoryName).map(RecordFiles.init)
+        images = try root.subdirectoryIfFolder(ImageFiles.directoryName).map(ImageFiles.init)
         self.lockTimeout = lockTimeout
     }
 

@@ -43,10 +43,11 @@ struct RecordFiles {
         do {
             guard let read = try directory.read(name) else { return nil }
             data = read
-        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR {
-            // A folder or a FIFO where the record should be: damage, not an I/O failure. (A link
-            // stays an error: no write goes through it, and repair sets it aside.)
-            throw LikeRepositoryError.damagedRecord(file: directory.path(name), reason: "it is not a regular file")
+        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR || code == ELOOP {
+            // A folder, a FIFO or a link where the record should be: damage, not an I/O failure.
+            // (No read or write goes through a link; repair sets it aside, a new like replaces it.)
+            throw LikeRepositoryError.damagedRecord(
+                file: directory.path(name), reason: code == ELOOP ? "it is a symbolic link, not a file of the store" : "it is not a regular file")
         }
         do {
             let stored = try StoredRecord.decode(data)
@@ -146,9 +147,9 @@ struct RecordFiles {
 
     /// Writes `record` under a temporary name (by its generation, or `token`); returns that
     /// name. `durable`: flushed.
-    func writeTemporary(_ record: StoredRecord, token: String? = nil, durable: Bool) throws -> String {
+    func writeTemporary(_ record: StoredRecord, token: String? = nil, encoded: Data? = nil, durable: Bool) throws -> String {
         let temporary = StoreLayout.temporaryRecordFileName(record.key, token ?? record.generation)
-        try directory.createFile(temporary, data: try record.encoded(), durable: durable)
+        try directory.createFile(temporary, data: try encoded ?? record.encoded(), durable: durable)
         return temporary
     }
 

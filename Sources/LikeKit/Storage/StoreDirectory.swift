@@ -494,6 +494,9 @@ final class StoreDirectory: Sendable {
         var isDirectory: Bool
         var size: Int
         var inode: UInt64
+        /// When its content last changed, in milliseconds since 1970: for an image, when it was
+        /// written (images are never changed after).
+        var modified: Int64
     }
 
     /// The file's size and kind, without following a link; `nil` when it does not exist.
@@ -505,9 +508,14 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw fail("inspect", name, code)
         }
+        #if canImport(Darwin)
+            let modified = info.st_mtimespec
+        #else
+            let modified = info.st_mtim
+        #endif
         return Entry(
             name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size),
-            inode: UInt64(info.st_ino))
+            inode: UInt64(info.st_ino), modified: Int64(modified.tv_sec) * 1000 + Int64(modified.tv_nsec) / 1_000_000)
     }
 
     /// The names in this directory, except `.` and `..`.
@@ -517,9 +525,31 @@ final class StoreDirectory: Sendable {
         return result
     }
 
+    /// The names of the regular files in this directory (links are not followed), by the kind
+    /// the directory itself gives each entry, so that no entry is looked up on its own but where
+    /// the file system does not say.
+    func regularFileNames() throws -> [String] {
+        var result: [String] = []
+        try forEachName { name, kind in
+            if kind == Int32(DT_REG) {
+                result.append(name)
+            } else if kind == Int32(DT_UNKNOWN), try entry(name)?.isRegularFile == true {
+                result.append(name)
+            }
+        }
+        return result
+    }
+
     /// Hands each name in the directory to `body` as it is read, in the directory's order, so
     /// that a walk through a large directory does not hold every name at once.
     func forEachName(_ body: (String) throws -> Void) throws {
+        try forEachName { name, _ in try body(name) }
+    }
+
+    /// Hands each name in the directory to `body` as it is read, with the kind of entry the
+    /// directory gives it (`DT_REG`, `DT_DIR`, `DT_LNK`…; `DT_UNKNOWN` where the file system
+    /// does not say).
+    func forEachName(_ body: (String, Int32) throws -> Void) throws {
         let fd = dup(descriptor)
         guard fd >= 0 else { throw LikeRepositoryError.io(action: "list", path: displayPath, code: Platform.errno) }
         guard let stream = fdopendir(fd) else {
@@ -534,7 +564,7 @@ final class StoreDirectory: Sendable {
             let name = withUnsafePointer(to: &entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }
-            if name != "." && name != ".." { try body(name) }
+            if name != "." && name != ".." { try body(name, Int32(entry.pointee.d_type)) }
         }
     }
 }

@@ -6,6 +6,7 @@
 /// ```
 /// likes.lock                         flock between processes; never deleted
 /// likes.journal                      the index and change log (see JournalLine)
+/// likes.recent, likes.recent.1       the records of the latest changes, for observers (see RecentRecords)
 /// records/KEY.json                   one record per liked photo: the truth
 /// records/KEY~GEN.tmp                a record being written; an orphan if left behind
 /// images/KEY~GEN.jpg                 the main image of generation GEN
@@ -23,7 +24,7 @@ enum StoreLayout {
     /// Where a repair sets aside what cannot stay, one folder per repair; purge and verify leave
     /// it alone.
     static let damagedDirectory = "damaged"
-    static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName]
+    static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName]
 
     static func recordFileName(_ key: String) -> String { key + ".json" }
     static func temporaryRecordFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".tmp" }

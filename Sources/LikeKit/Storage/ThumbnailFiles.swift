@@ -11,6 +11,14 @@ import JPEGCodec
     import FoundationEssentials
 #endif
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// The thumbnails folder of a store: `thumbnails/KEY~GEN.jpg` for the main image of generation
 /// GEN.
 ///
@@ -43,8 +51,13 @@ struct ThumbnailFiles {
     private func read(key: String, generation: String) throws -> (state: State, data: Data?) {
         guard let directory else { return (.missing, nil) }
         let name = StoreLayout.thumbnailFileName(key, generation)
-        guard let entry = try directory.entry(name) else { return (.missing, nil) }
-        guard entry.isRegularFile, let data = try directory.read(name) else { return (.damaged("is not a regular file"), nil) }
+        let data: Data
+        do {
+            guard let read = try directory.read(name) else { return (.missing, nil) }
+            data = read
+        } catch LikeRepositoryError.io(_, _, let code) where code == EISDIR || code == ELOOP {
+            return (.damaged(code == ELOOP ? "is a symbolic link, not a file of the store" : "is not a regular file"), nil)
+        }
         if let problem = Self.problem([UInt8](data), generation: generation) { return (.damaged(problem), nil) }
         return (.whole(bytes: data.count), data)
     }

@@ -66,7 +66,9 @@ struct WriteSession {
                 try rewriteJournal(format: JournalLine.formatName)
             }
         } else {
-            clock = try rebuildJournal()
+            // Missing, cut short or unreadable at its end: written anew from the records, once
+            // the photos whose records were lost are rescued from what evidence is left.
+            clock = try rebuildJournal(rescuingLostRecords: true)
         }
     }
 
@@ -166,7 +168,11 @@ struct WriteSession {
     /// under the header `format`.
     private mutating func rewriteJournal(format: String) throws {
         let index = try journal.index(records: records)
-        let entries = index.damage == nil ? Array(index.live.values) : try records.decodeAll().entries
+        var entries = Array(index.live.values)
+        if index.damage != nil {
+            try rescueLostRecords()
+            entries = try records.decodeAll().entries
+        }
         clock = max(clock, try journal.rewrite(entries, records: records, durable: durable, format: format))
         isUnsorted = format == JournalLine.unsortedFormatName
         newestLiked = nil
@@ -279,7 +285,10 @@ struct WriteSession {
             userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
             albums: request.albums(after: existing?.albums ?? []))
         if let existing { record.changed = record.fields(changedSince: existing) }
-        progress.created.append((records.directory, try records.writeTemporary(record, durable: flushEach)))
+        let encoded = try record.encoded()
+        progress.created.append((records.directory, try records.writeTemporary(record, encoded: encoded, durable: flushEach)))
+        // For observers elsewhere, who may read this change only after a later one replaced it.
+        RecentRecords(root: root).append(record, encoded: encoded)
         return record
     }
 
@@ -402,8 +411,20 @@ struct WriteSession {
     /// Writes a new journal from `entries`, or from the record files, decoded (a header and one
     /// `L` line per record in `likedAt` order), and puts it in place atomically. Returns the
     /// newest time in it.
+    ///
+    /// `rescuingLostRecords`: the journal is missing or damaged, so that photos whose record files
+    /// are lost too would be named by no line of the new one, and their images taken for orphans:
+    /// each is first rebuilt from what evidence is left, or set aside (see ``RepairPlan``).
     @discardableResult
-    func rebuildJournal(from entries: [LiveEntry]? = nil) throws -> Int64 {
-        try journal.rewrite(try entries ?? records.decodeAll().entries, records: records, durable: durable)
+    func rebuildJournal(from entries: [LiveEntry]? = nil, rescuingLostRecords: Bool = false) throws -> Int64 {
+        if rescuingLostRecords { try rescueLostRecords() }
+        return try journal.rewrite(try entries ?? records.decodeAll().entries, records: records, durable: durable)
+    }
+
+    /// Rebuilds, or sets aside, the photos whose record files are missing or damaged while their
+    /// images are not, before a journal that may be the last evidence of them is replaced.
+    private func rescueLostRecords() throws {
+        var plan = RepairPlan(root: root, durable: durable, apply: true)
+        try plan.rescueLostRecords(records)
     }
 }
