@@ -401,17 +401,17 @@ struct LikeRequest: Sendable {
             header = try Self.relabelled(kind) { try JPEGHeader(parsing: data) }
         }
 
-        /// Checks the JPEG in the file at `path`, reading only the pages the check needs;
-        /// `checking` first looks at all of its bytes, in the same mapping (a restore's digest).
-        init(file path: String, kind: LikeRepositoryError.ImageKind, checking: ((UnsafeRawBufferPointer) throws -> Void)? = nil) throws {
+        /// Checks the JPEG in the file at `path`, reading only the few bytes of each marker
+        /// segment the check passes; `checking` first looks at the open file as it likes (a
+        /// restore's digest reads it a piece at a time). Memory stays a few pieces, whatever the
+        /// file.
+        init(file path: String, kind: LikeRepositoryError.ImageKind, checking: ((ImageFileReader) throws -> Void)? = nil) throws {
             let file = try ImageFileReader(path: path)
             defer { file.close() }
             source = .file(path: path, version: file.version)
             byteCount = file.size
-            header = try file.withMappedBytes { bytes in
-                try checking?(bytes)
-                return try Self.relabelled(kind) { try JPEGHeader(parsing: bytes) }
-            }
+            try checking?(file)
+            header = try Self.relabelled(kind) { try JPEGHeader(file: file.descriptor, size: file.size, path: path) }
         }
 
         /// A checksum as a record keeps it: eight hex digits.

@@ -8,6 +8,8 @@
 //                                                lock another process holds for 1.5 s
 //   likes-bench cancellation STORE               how soon cancelling an awaiting like ends its wait
 //   likes-bench observers STORE COUNT            threads of the process before and with COUNT observers
+//   likes-bench like-file STORE ID FILE          one like of a JPEG file through LikeKit's like(_:imageFile:),
+//                                                relaxed, for a measure of the process's memory
 
 import Foundation
 import LikeKit
@@ -269,6 +271,12 @@ case "observers":
     let afterDelivery = threadCount()
     withExtendedLifetime(tokens) {}
     printJSON(["observers": count, "threadsBefore": before, "threadsSubscribed": subscribed, "threadsAfterOneChange": afterDelivery])
+
+case "like-file":
+    let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
+    let start = now()
+    let change = try! repository.like(PhotoID(arguments[3]), imageFile: URL(fileURLWithPath: arguments[4]))
+    printJSON(["bytes": change.record?.image.byteCount ?? 0, "seconds": now() - start])
 
 default:
     FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))

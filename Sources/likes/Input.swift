@@ -9,8 +9,27 @@ import LikeKit
 #endif
 
 enum Input {
-    /// The bytes of a regular file named on the command line.
-    static func readFile(_ path: String, what: String) throws -> Data {
+    /// A regular file named on the command line, checked to be there and of a photo's size, for
+    /// LikeKit to copy a piece at a time.
+    static func checkedFile(_ path: String, what: String) throws -> URL {
+        try checkSize(try kindAndSize(path, what: what), of: path, what: what)
+        guard System.isReadable(path) else {
+            throw CommandFailure("The \(what) \(path) cannot be read. Check its permissions.", status: .noInput)
+        }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// Photos of up to 256 MB: a thumbnail is decoded from the whole photo in memory.
+    private static func checkSize(_ size: Int, of path: String, what: String) throws {
+        let limit = 256 * 1024 * 1024
+        if size > limit {
+            throw CommandFailure(
+                "The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
+        }
+    }
+
+    /// The size of a regular file named on the command line; a failure names it (exit 66).
+    private static func kindAndSize(_ path: String, what: String) throws -> Int {
         guard let (kind, size) = System.kindAndSize(of: path) else {
             throw CommandFailure("The \(what) \(path) does not exist. Check the path.", status: .noInput)
         }
@@ -20,11 +39,12 @@ enum Input {
         guard kind == .regular else {
             throw CommandFailure("The \(what) \(path) is not a regular file. Name a regular file.", status: .noInput)
         }
-        let limit = 256 * 1024 * 1024
-        if size > limit {
-            throw CommandFailure(
-                "The \(what) \(path) is \(Format.size(size)), more than the \(Format.size(limit)) a photo may have.", status: .badData)
-        }
+        return size
+    }
+
+    /// The bytes of a regular file named on the command line, read whole.
+    static func readFile(_ path: String, what: String) throws -> Data {
+        try checkSize(try kindAndSize(path, what: what), of: path, what: what)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CommandFailure("The \(what) \(path) cannot be read. Check its permissions.", status: .noInput)
         }

@@ -92,10 +92,22 @@ struct LikeCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let input = try options.read(environment: context.environment)
-        let change = try options.naming {
-            try context.repository.like(
-                id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
+        let change: LikeChange
+        if let imagePath = options.imagePath {
+            // Copied into the store a piece at a time: a photo of any size costs a megabyte.
+            let image = try Input.checkedFile(imagePath, what: "image")
+            let userImage = try options.userImagePath.map { try Input.checkedFile($0, what: "user image") }
+            let photo = try options.metaPath.map(Input.metadata)
+            change = try options.naming {
+                try context.repository.like(
+                    id, imageFile: image, userImageFile: userImage, note: options.note, photo: photo, albums: options.albums)
+            }
+        } else {
+            let input = try options.read(environment: context.environment)
+            change = try options.naming {
+                try context.repository.like(
+                    id, image: input.image, userImage: input.userImage, note: options.note, photo: input.photo, albums: options.albums)
+            }
         }
         Self.printLiked(change, json: printsJSON, context: context)
     }

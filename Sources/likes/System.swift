@@ -56,6 +56,11 @@ enum System {
         }
     }
 
+    /// Whether this process may read `path`.
+    static func isReadable(_ path: String) -> Bool {
+        access(path, R_OK) == 0
+    }
+
     /// The paths below `directory` (not following links to folders), in no particular order;
     /// `nil` when `directory` cannot be read.
     static func walk(_ directory: String) -> [String]? {

@@ -118,35 +118,27 @@ final class LockHolder: Sendable {
         #expect(try await repository.isLiked(id) == false)
     }
 
-    @Test func likeFromAFileCopiesItWithoutHoldingItInMemory() async throws {
-        #if os(Linux)
-            // A 300 MB JPEG: a real header, 300 MB of scan data, EOI.
-            let sample = Samples.jpeg(seed: 5)
-            let file = folder.url.appendingPathComponent("large.jpg")
-            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: file)
-            try handle.write(contentsOf: sample.dropLast(2))
-            let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
-            for _ in 0..<300 { try handle.write(contentsOf: block) }
-            try handle.write(contentsOf: Data([0xFF, 0xD9]))
-            try handle.close()
-            let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+    /// A photo liked from a file is copied whole, byte for byte. (What it costs in memory is
+    /// measured on the `likes` process alone, in likesTests' MemoryTests: this process runs every
+    /// other test beside it.)
+    @Test func likeFromAFileCopiesItWhole() async throws {
+        let sample = Samples.jpeg(seed: 5)
+        let file = folder.url.appendingPathComponent("large.jpg")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: sample.dropLast(2))
+        let block = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) })
+        for _ in 0..<20 { try handle.write(contentsOf: block) }
+        try handle.write(contentsOf: Data([0xFF, 0xD9]))
+        try handle.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
 
-            let repository = folder.repository(durability: .relaxed)
-            // The peak resident size of this process, reset first (Linux: clear_refs 5).
-            try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-            let before = try Self.peakResidentBytes()
-            let change = try await repository.like(PhotoID(valid: "large"), imageFile: file, note: "big")
-            let growth = try Self.peakResidentBytes() - before
-            #expect(growth < 100 << 20, "liking a 300 MB file raised the peak resident size by \(growth >> 20) MB")
-
-            let record = try #require(change.record)
-            #expect(record.image.byteCount == size)
-            let stored = try Data(contentsOf: record.image.file, options: .alwaysMapped)
-            let original = try Data(contentsOf: file, options: .alwaysMapped)
-            #expect(stored == original)
-            await #expect(try repository.verify().isOK)
-        #endif
+        let repository = folder.repository(durability: .relaxed)
+        let change = try await repository.like(PhotoID(valid: "large"), imageFile: file, note: "big")
+        let record = try #require(change.record)
+        #expect(record.image.byteCount == size)
+        #expect(try Data(contentsOf: record.image.file) == Data(contentsOf: file))
+        await #expect(try repository.verify().isOK)
     }
 
     @Test func likeFromAFileChecksItAndSaysWhichFileIsWrong() async throws {
@@ -195,13 +187,6 @@ final class LockHolder: Sendable {
         }
         #expect(try repository.isLiked(PhotoID(valid: "p")) == false)
         #expect(try repository.verify().orphans.isEmpty)
-    }
-
-    /// VmHWM of /proc/self/status: the most this process has had resident since the last reset.
-    static func peakResidentBytes() throws -> Int {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try #require(Int(line.dropFirst(6).dropLast(3).trimmingCharacters(in: .whitespaces))) * 1024
     }
 
     // MARK: Changes
@@ -276,7 +261,8 @@ final class LockHolder: Sendable {
 
     @Test func aSlowObserverDoesNotHoldUpAnother() async throws {
         let repository = folder.repository(durability: .relaxed)
-        let slow = repository.observe { _ in Thread.sleep(forTimeInterval: 0.5) }
+        // Two seconds a change: were the quick one held up, it would hear the third after four.
+        let slow = repository.observe { _ in Thread.sleep(forTimeInterval: 2) }
         let heard = Locked<[Date]>([])
         let quick = repository.observe { _ in heard.withLock { $0.append(Date()) } }
         // Liked synchronously and timed on this thread: an `await` would also time waits for the
@@ -289,10 +275,11 @@ final class LockHolder: Sendable {
         let start = try likeThree()
         let deadline = Date().addingTimeInterval(5)
         while heard.withLock({ $0.count < 3 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        // The slow one takes 1.5 s for the three; the quick one hears them as they come.
+        // The slow one takes 6 s for the three; the quick one hears them as they come (the
+        // bound leaves room for a machine busy with the other tests).
         let times = heard.withLock { $0 }
         #expect(times.count == 3)
-        #expect((times.last ?? .distantFuture).timeIntervalSince(start) < 0.9, "the quick observer waited for the slow one")
+        #expect((times.last ?? .distantFuture).timeIntervalSince(start) < 3, "the quick observer waited for the slow one")
         slow.cancel()
         quick.cancel()
     }

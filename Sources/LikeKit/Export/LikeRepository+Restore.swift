@@ -367,12 +367,13 @@ struct PreparedRestore {
         let path = try path(of: name, in: folder)
         let image: LikeRequest.Image
         do {
-            // Its size and digest first, in the mapping the JPEG's check reads.
-            image = try LikeRequest.Image(file: path, kind: kind) { bytes in
-                guard bytes.count == size else { throw Refused(file: name, reason: "it has \(bytes.count) bytes where index.json says \(size)") }
-                if let sha256, SHA256.hexDigest(of: bytes) != sha256.lowercased() {
-                    throw Refused(file: name, reason: "its SHA-256 differs from index.json")
-                }
+            // Its size and digest first, read a piece at a time from the file the JPEG's check reads.
+            image = try LikeRequest.Image(file: path, kind: kind) { file in
+                guard file.size == size else { throw Refused(file: name, reason: "it has \(file.size) bytes where index.json says \(size)") }
+                guard let sha256 else { return }
+                var digest = SHA256()
+                try file.forEachPiece { digest.update($0) }
+                if digest.finalizeHex() != sha256.lowercased() { throw Refused(file: name, reason: "its SHA-256 differs from index.json") }
             }
         } catch LikeRepositoryError.notJPEG(_, let reason) {
             throw Refused(file: name, reason: "it is not a usable JPEG: \(reason)")

@@ -1,6 +1,6 @@
-// Owns reading a JPEG that a like takes from a file outside the store: its size and version,
-// its header through a read-only mapping (only the pages the check touches are read), and its
-// copy a piece at a time, so that a 300 MB photo never costs 300 MB of memory. Used by
+// Owns reading a JPEG that a like takes from a file outside the store: its size and version, and
+// its copy a piece at a time (the header check reads through a window, see JPEGHeader), so that
+// a 300 MB photo never costs 300 MB of memory. Used by
 // LikeRequest (the check) and StoreDirectory (the copy, checksummed as it goes).
 
 #if canImport(Darwin)
@@ -68,16 +68,6 @@ struct ImageFileReader {
     }
 
     func close() { _ = Platform.sysClose(descriptor) }
-
-    /// Calls `body` with the file's bytes mapped read-only; pages are read as `body` touches them.
-    func withMappedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
-        guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
-            throw LikeRepositoryError.io(action: "read the image", path: path, code: Platform.errno)
-        }
-        defer { munmap(base, size) }
-        return try body(UnsafeRawBufferPointer(start: base, count: size))
-    }
 
     /// Reads the file from its start a piece at a time, calling `body` with each; fails when the
     /// file's length is no longer the one it had when opened.
