@@ -37,7 +37,10 @@ let package = Package(
         // SHA-256's rounds on the processor's SHA extensions (x86-64), for the digests an export
         // writes and a restore checks; LikeKit's own rounds elsewhere.
         .target(name: "SHA256Rounds"),
-        .executableTarget(name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery", "PhotoSources"]),
+        // LIKES_TEST_SEAMS: the power-cut tests' switch (LIKES_TEST_FLUSH), in debug builds only.
+        .executableTarget(
+            name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery", "PhotoSources"],
+            swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),

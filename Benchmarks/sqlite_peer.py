@@ -9,23 +9,45 @@ cache through the cold rows).
   sqlite_peer.py families BIG        photos per colour family, as JSON
 """
 import json
+import math
 import os
 import sqlite3
 import sys
 import time
 
-FAMILIES = [("black", 0x000000), ("white", 0xFFFFFF), ("gray", 0x808080), ("yellow", 0xFFD700), ("orange", 0xFF8C00), ("red", 0xDC143C),
-            ("purple", 0x800080), ("magenta", 0xFF00FF), ("green", 0x228B22), ("teal", 0x008080), ("blue", 0x1E90FF), ("brown", 0x8B4513)]
-
-
 def family(hex_colour):
-    """SPEC §8: the nearest reference colour by squared RGB distance, the first of equals."""
+    """The colour family of the README's rule: OKLab from sRGB (Björn Ottosson's), then
+    lightness, chroma and hue against the bounds."""
     if not hex_colour:
         return None
-    value = int(hex_colour.strip().lstrip("#"), 16)
-    channels = lambda v: (v >> 16, v >> 8 & 255, v & 255)
-    red, green, blue = channels(value)
-    return min(FAMILIES, key=lambda f: sum((a - b) ** 2 for a, b in zip((red, green, blue), channels(f[1]))))[0]
+    try:
+        value = int(hex_colour.strip().lstrip("#"), 16)
+    except ValueError:
+        return None
+
+    def linear(c):
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = linear(value >> 16), linear(value >> 8 & 255), linear(value & 255)
+    l = math.cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b)
+    m = math.cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b)
+    s = math.cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b)
+    lightness = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s
+    a = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s
+    bb = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s
+    chroma = math.hypot(a, bb)
+    hue = math.degrees(math.atan2(bb, a)) % 360
+    if chroma < 0.035:
+        return "black" if lightness < 0.30 else "white" if lightness > 0.90 else "gray"
+    if lightness < 0.22:
+        return "black"
+    if 20 <= hue < 100 and chroma < 0.13 and lightness < 0.70:
+        return "brown"
+    for bound, name in ((45, "red"), (75, "orange"), (110, "yellow"), (175, "green"), (215, "teal"), (285, "blue"), (320, "purple")):
+        if hue < bound:
+            return name
+    return "magenta" if lightness >= 0.55 else "purple"
 
 
 def durable_write(data, directory, name):

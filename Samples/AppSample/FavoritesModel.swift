@@ -55,7 +55,7 @@ import Observation
             if let record = change.record, let index = records.firstIndex(where: { $0.id == record.id }) { records[index] = record }
         case .unliked:
             records.removeAll { $0.id == change.id }
-        case .purged:
+        case .purged, .unchanged:
             break
         }
     }

@@ -54,7 +54,7 @@ import Observation
         switch change.kind {
         case .liked: setHeart(id, liked: true)
         case .unliked: setHeart(id, liked: false)
-        case .updated, .purged: break
+        case .updated, .purged, .unchanged: break
         }
     }
 

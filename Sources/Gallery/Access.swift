@@ -4,7 +4,7 @@
 import HTTPServer
 import LikeKit
 
-/// The gallery's rules of access (SPEC §10).
+/// The gallery's rules of access, as the README's "The gallery" describes them.
 ///
 /// - The `Host` must be `127.0.0.1:PORT` or `localhost:PORT`: a page elsewhere that a DNS
 ///   rebinding points at 127.0.0.1 sends its own name, and is refused.

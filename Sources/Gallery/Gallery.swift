@@ -12,7 +12,7 @@ import PhotoSources
     import FoundationEssentials
 #endif
 
-/// A store's favorites served as web pages (SPEC §10).
+/// A store's favorites served as web pages, as the README's "The gallery" describes them.
 ///
 /// ```swift
 /// let gallery = try Gallery(repository: repository, port: 0)

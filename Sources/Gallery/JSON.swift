@@ -60,14 +60,10 @@ struct PhotoJSON: Encodable {
         color = record.photo?.color
         photographer = record.photo?.photographer
         sourceURL = record.photo?.sourceURL
-        let fromUnsplash = record.photo?.sourceURL.map { $0.hasPrefix("https://unsplash.com/") || $0.contains("://unsplash.com/") } ?? false
-        let fromFlickr = record.photo?.sourceURL.map { $0.hasPrefix("https://www.flickr.com/") } ?? false
-        source = fromUnsplash ? "Unsplash" : fromFlickr ? "Flickr" : nil
-        if fromFlickr { photographerURL = record.photo?.photographerURL }
-        if fromUnsplash, let username = record.photo?.photographerUsername, !username.isEmpty {
-            photographerURL = "https://unsplash.com/@\(Access.escapeQuery(username))?utm_source=likes&utm_medium=referral"
-            sourceURL = record.photo?.sourceURL.map { $0 + ($0.contains("?") ? "&" : "?") + "utm_source=likes&utm_medium=referral" }
-        }
+        let origin = PhotoOrigin(record.photo)
+        source = origin?.name
+        photographerURL = origin?.photographerPage(record.photo)
+        if origin == .unsplash { sourceURL = record.photo?.sourceURL.map(PhotoOrigin.referral) }
     }
 
     /// Bytes for people, in powers of 1000 as file managers show them: `2.31 MB`, `845 KB`.

@@ -100,6 +100,7 @@ enum Pages {
         :root { color-scheme: light dark; --bg: #fafafa; --fg: #1b1b1b; --muted: #666; --card: #fff; --accent: #d6245b; --line: #ddd; }
         @media (prefers-color-scheme: dark) { :root { --bg: #151515; --fg: #eee; --muted: #aaa; --card: #222; --accent: #ff5c8a; --line: #333; } }
         * { box-sizing: border-box; }
+        .notice { color: var(--muted); font-size: .8rem; margin: .25rem 1rem; }
         body { margin: 0; font: 15px/1.45 system-ui, sans-serif; background: var(--bg); color: var(--fg); }
         header { position: sticky; top: 0; background: var(--bg); border-bottom: 1px solid var(--line); padding: .5rem 1rem; z-index: 1; }
         nav a { margin-right: 1rem; color: var(--fg); font-weight: 600; }
@@ -404,6 +405,11 @@ enum Pages {
           const order = source === "unsplash" ? select("order", "Order", ["relevant", "latest"]) : null;
           const color = source === "unsplash" ? select("color", "Colour", [""].concat(unsplashColors)) : null;
           const sort = source === "flickr" ? select("sort", "Sort", flickrSorts) : null;
+          if (source === "flickr") {
+            // Flickr's terms ask every application to say so.
+            filters.after(el("p", { className: "notice", id: "flickr-notice",
+              text: "This product uses the Flickr API but is not endorsed or certified by SmugMug, Inc." }));
+          }
           let page = 0, pages = 1, loading = false, generation = 0;
 
           function card(result) {

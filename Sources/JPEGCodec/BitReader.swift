@@ -17,6 +17,12 @@ struct BitReader {
     private(set) var reachedMarker = false
     /// How many of the bits held at the end are zeros made up past the data.
     private var padded = 0
+    /// Set once a code was read that no table holds: the data is damaged.
+    private(set) var sawBadCode = false
+    /// Set once a restart marker was not where the interval put it, or not the one due.
+    private(set) var sawMissingRestart = false
+    /// The number (0–7) of the restart marker due next.
+    private var nextRestart: UInt8 = 0
 
     /// Whether a made-up bit was read: the scan's data ran out before its blocks did. libjpeg
     /// then leaves the rest of the scan (up to the next restart marker) undecoded, and so do we:
@@ -128,6 +134,7 @@ struct BitReader {
             length += 1
             if length > 16 {
                 skip(17)  // as libjpeg: the 17 bits looked at are gone, and the symbol reads as 0
+                sawBadCode = true
                 return 0
             }
             code = Int32(peek(length))
@@ -144,20 +151,32 @@ struct BitReader {
         count = 0
         padded = 0
         reachedMarker = false
+        let due = nextRestart
+        nextRestart = (nextRestart + 1) & 7
+        var skipped = false
         while position + 1 < end {
             if bytes[position] == 0xFF {
                 let marker = bytes[position + 1]
                 if marker >= 0xD0 && marker <= 0xD7 {
+                    // Another one than the one due, or bytes before it: some data was lost.
+                    if marker != 0xD0 + due || skipped { sawMissingRestart = true }
                     position += 2
                     return
                 }
-                if marker != 0x00 && marker != 0xFF {
+                if marker == 0xFF {  // a fill byte before the marker
+                    position += 1
+                    continue
+                }
+                if marker != 0x00 {
                     reachedMarker = true  // another marker: the rest of this scan is missing
+                    sawMissingRestart = true
                     return
                 }
             }
+            skipped = true
             position += 1
         }
+        sawMissingRestart = true
     }
 
     /// The position of the marker that ends this scan, from where the headers go on.

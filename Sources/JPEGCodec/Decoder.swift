@@ -31,6 +31,9 @@ final class Decoder {
     private var adobeTransform: Int?
     private var sawJFIF = false
     private var scansDecoded = 0
+    /// What was wrong with the entropy-coded data, first found: the decode shows what could be
+    /// read, as libjpeg's does when it warns.
+    private(set) var damage: String?
 
     /// One plane per component, `paddedWide * sampleWidth` samples a row.
     private var planes: [UnsafeMutablePointer<UInt8>] = []
@@ -122,7 +125,9 @@ final class Decoder {
         guard let frame else { throw .notJPEG(reason: "it has no frame header") }
         guard scansDecoded > 0 else { throw .damaged(reason: "it has no scan") }
         if frame.progressive { finishProgressive() }
-        return output()
+        var image = output()
+        image.damage = damage
+        return image
     }
 
     private func readHuffmanTables(_ payload: UnsafeBufferPointer<UInt8>) throws(JPEGError) {
@@ -207,10 +212,25 @@ final class Decoder {
 
     // MARK: Scans
 
-    /// Decodes one scan starting at `start` and returns the position of the marker after it.
+    /// Decodes one scan starting at `start` and returns the position of the marker after it,
+    /// noting the first damage its data shows.
     private func decodeScan(_ scan: ScanHeader, from start: Int) throws(JPEGError) -> Int {
-        guard let frame else { return start }
         var reader = BitReader(bytes: bytes, count: count, position: start)
+        let end = try decodeScan(scan, with: &reader)
+        if damage == nil {
+            if reader.sawBadCode {
+                damage = "its data holds a code no Huffman table has (corrupt data)"
+            } else if reader.sawMissingRestart {
+                damage = "a restart marker is missing or out of order"
+            } else if reader.isExhausted || end >= count {
+                damage = "its data ends before its last scan does (cut short)"
+            }
+        }
+        return end
+    }
+
+    private func decodeScan(_ scan: ScanHeader, with reader: inout BitReader) throws(JPEGError) -> Int {
+        guard let frame else { return reader.position }
         if frame.progressive {
             // Bands a scaled decode cannot use are stepped over unread: at 1/8, every AC band of
             // the full-resolution components.

@@ -10,6 +10,10 @@ public struct PlanarImage: Sendable, Equatable {
     public let height: Int
     /// `planes[i][y * width + x]`: one plane for grayscale, three for YCbCr.
     public var planes: [[UInt8]]
+    /// What was wrong with the JPEG's data, when something was (cut short, a code no Huffman
+    /// table has, a restart marker missing): the picture shows what could be read, as libjpeg's
+    /// does when it warns. `nil` for a sound file.
+    public var damage: String?
 
     /// A picture of the given planes, each `width * height` samples row by row: one (gray) or
     /// three (Y, Cb, Cr).
@@ -24,8 +28,8 @@ public struct PlanarImage: Sendable, Equatable {
     /// Whether the picture has one plane.
     public var isGrayscale: Bool { planes.count == 1 }
 
-    /// The picture scaled to `width` x `height` by averaging the area each output sample covers
-    /// (a box filter, as Pillow's `Image.BOX`), for shrinking.
+    /// The picture scaled to `width` x `height` by averaging the samples each output sample
+    /// covers (a box filter, as Pillow's `Image.BOX`), for shrinking.
     public func resized(width newWidth: Int, height newHeight: Int) -> PlanarImage {
         precondition(newWidth > 0 && newHeight > 0)
         if newWidth == width && newHeight == height { return self }
@@ -62,12 +66,15 @@ public struct PlanarImage: Sendable, Equatable {
             }
             return result
         }
-        return PlanarImage(width: newWidth, height: newHeight, planes: planes)
+        var resized = PlanarImage(width: newWidth, height: newHeight, planes: planes)
+        resized.damage = damage
+        return resized
     }
 }
 
-/// For each output sample of a box resize along one axis, the input samples it covers and the
-/// share of each (summing to 1).
+/// For each output sample of a box resize along one axis, the input samples it takes and the
+/// share of each (summing to 1), as Pillow's `Image.BOX` computes them: the samples whose
+/// centres fall within the output sample's span of the input, each counted whole.
 struct BoxWeights {
     struct Span {
         let first: Int
@@ -78,17 +85,19 @@ struct BoxWeights {
 
     init(from source: Int, to target: Int) {
         let scale = Double(source) / Double(target)
+        let support = 0.5 * max(scale, 1)
+        let inverse = 1 / max(scale, 1)
         spans = (0..<target).map { index in
-            let start = Double(index) * scale
-            let end = Double(index + 1) * scale
-            let first = Int(start)
-            let last = min(source - 1, Int((end - 1e-9).rounded(.down)))
-            var weights: [Float] = []
-            for sample in first...max(first, last) {
-                let covered = min(end, Double(sample + 1)) - max(start, Double(sample))
-                weights.append(Float(max(covered, 0) / scale))
+            let center = (Double(index) + 0.5) * scale
+            let first = max(Int(center - support + 0.5), 0)
+            let last = min(Int(center + support + 0.5), source)
+            var weights: [Double] = []
+            for sample in first..<max(first + 1, last) {
+                let x = (Double(sample) - center + 0.5) * inverse
+                weights.append(x > -0.5 && x <= 0.5 ? 1 : 0)
             }
-            return Span(first: first, weights: weights)
+            let total = weights.reduce(0, +)
+            return Span(first: first, weights: weights.map { Float(total > 0 ? $0 / total : 1 / Double(weights.count)) })
         }
     }
 }

@@ -49,29 +49,52 @@ public struct JPEGThumbnail: Sendable, Equatable {
     public let width: Int
     /// The thumbnail's height in pixels.
     public let height: Int
+    /// What was wrong with the photo's JPEG data, when something was: the thumbnail shows what
+    /// could be read (see ``PlanarImage/damage``).
+    public let damage: String?
 
     /// The long side of a thumbnail unless asked otherwise.
     public static let defaultLongSide = 512
 
-    /// Makes a thumbnail of the JPEG in `bytes` whose long side is at most `longSide` (512 by
-    /// default), with the photo's aspect ratio.
+    /// How long a thumbnail's long side is to be.
+    public enum Size: Sendable, Hashable {
+        /// Exactly this many pixels, unless the photo is smaller (it is never enlarged): the photo
+        /// is decoded at the smallest DCT scale that is at least that long, then shrunk to it.
+        case longSide(Int)
+        /// At most this many pixels, and at least half as many (and at least 160, for a photo
+        /// that long), as cheaply as the DCT allows: the photo is decoded at the smallest scale
+        /// that reaches half, and shrunk only when that is longer than the most. A 12-megapixel
+        /// photo gives 500 pixels at 1/8 for 512.
+        case atMost(Int)
+    }
+
+    /// Makes a thumbnail of the JPEG in `bytes` whose long side is `longSide` pixels (512 by
+    /// default), with the photo's aspect ratio; a photo smaller than that is not enlarged.
     ///
-    /// The photo is decoded at the smallest DCT scale that leaves its long side at least half of
-    /// `longSide` (a 12-megapixel photo at 1/8, from its DC coefficients), then shrunk by
-    /// averaging if still longer than `longSide`, and encoded as a 4:2:0 (or grayscale) baseline
-    /// JPEG at `quality`. A photo smaller than `longSide` is not enlarged.
+    /// The photo is decoded at the smallest DCT scale that leaves its long side at least
+    /// `longSide` (a 12-megapixel photo asked for 320 pixels at 1/8, from its DC coefficients
+    /// alone), shrunk the rest of the way by averaging, and encoded as a 4:2:0 (or grayscale)
+    /// baseline JPEG at `quality`.
     ///
-    /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
+    /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads. Damaged data that
+    ///   decodes in part gives a thumbnail of what could be read, naming the damage in ``damage``.
     public static func make(fromJPEG bytes: UnsafeRawBufferPointer, longSide: Int = defaultLongSide, quality: Int = 85) throws(JPEGError)
         -> JPEGThumbnail
     {
+        try make(fromJPEG: bytes, size: .longSide(longSide), quality: quality)
+    }
+
+    /// Makes a thumbnail of the JPEG in `bytes` of the size `size` asks for: see ``Size``.
+    ///
+    /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
+    public static func make(fromJPEG bytes: UnsafeRawBufferPointer, size: Size, quality: Int = 85) throws(JPEGError) -> JPEGThumbnail {
         guard let base = bytes.baseAddress, bytes.count >= 4 else { throw .notJPEG(reason: "it is shorter than 4 bytes") }
-        let size = try Self.frameSize(bytes)
-        let plan = Self.plan(width: size.width, height: size.height, longSide: longSide)
+        let frame = try Self.frameSize(bytes)
+        let plan = Self.plan(width: frame.width, height: frame.height, size: size)
         let decoder = Decoder(bytes: base.assumingMemoryBound(to: UInt8.self), count: bytes.count, blockSize: plan.scale.rawValue)
         var image = try decoder.decode()
         if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
-        return JPEGThumbnail(jpeg: JPEGEncoder.encode(image, quality: quality), width: image.width, height: image.height)
+        return JPEGThumbnail(jpeg: JPEGEncoder.encode(image, quality: quality), width: image.width, height: image.height, damage: image.damage)
     }
 
     /// Makes a thumbnail of the JPEG in `bytes`; see ``make(fromJPEG:longSide:quality:)-(UnsafeRawBufferPointer,_,_)``.
@@ -85,17 +108,30 @@ public struct JPEGThumbnail: Sendable, Equatable {
     /// The size of the thumbnail ``make(fromJPEG:longSide:quality:)-(UnsafeRawBufferPointer,_,_)``
     /// makes of a `width` x `height` photo.
     public static func size(ofWidth width: Int, height: Int, longSide: Int = defaultLongSide) -> (width: Int, height: Int) {
-        let plan = plan(width: width, height: height, longSide: longSide)
+        size(ofWidth: width, height: height, size: .longSide(longSide))
+    }
+
+    /// The size of the thumbnail ``make(fromJPEG:size:quality:)`` makes of a `width` x `height`
+    /// photo.
+    public static func size(ofWidth width: Int, height: Int, size: Size) -> (width: Int, height: Int) {
+        let plan = plan(width: width, height: height, size: size)
         return (plan.width, plan.height)
     }
 
-    /// The DCT scale a photo is decoded at, and the thumbnail's size: the smallest scale that
-    /// leaves the long side at least half of `longSide` (and at least 160 pixels, or the photo's
-    /// own size below that), then a box resize down to `longSide` if still longer.
-    static func plan(width: Int, height: Int, longSide: Int) -> (scale: JPEGScale, width: Int, height: Int) {
+    /// The DCT scale a photo is decoded at, and the thumbnail's size: the smallest scale whose
+    /// long side reaches `enough`, then a box resize down to `target` if still longer.
+    static func plan(width: Int, height: Int, size: Size) -> (scale: JPEGScale, width: Int, height: Int) {
         let long = max(width, height)
-        let target = max(1, min(longSide, long))
-        let enough = max(min(target, 160), target / 2)
+        let target: Int
+        let enough: Int
+        switch size {
+        case .longSide(let side):
+            target = max(1, min(side, long))
+            enough = target
+        case .atMost(let side):
+            target = max(1, min(side, long))
+            enough = max(min(target, 160), target / 2)
+        }
         let scale = JPEGScale.allCases.reversed().first { $0.scaled(long) >= enough } ?? .full
         let scaled = (width: scale.scaled(width), height: scale.scaled(height))
         guard max(scaled.width, scaled.height) > target else { return (scale, scaled.width, scaled.height) }

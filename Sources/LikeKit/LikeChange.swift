@@ -18,6 +18,10 @@ public struct LikeChange: Sendable, Hashable {
         case unliked
         /// Orphan files were removed.
         case purged
+        /// A like of a liked photo that would change nothing (the same image bytes, note, albums
+        /// and metadata): nothing was written. Returned to the caller only; observers never hear
+        /// of it.
+        case unchanged
     }
 
     /// A part of a liked photo that a change can touch.
@@ -51,7 +55,7 @@ public struct LikeChange: Sendable, Hashable {
     public var record: LikeRecord?
     /// What the change touched: for ``Kind/liked``, every part the new record has (always
     /// ``Field/image``); for ``Kind/updated``, the parts that differ from the record before;
-    /// empty for ``Kind/unliked`` and ``Kind/purged``.
+    /// empty for ``Kind/unliked``, ``Kind/purged`` and ``Kind/unchanged``.
     public var fields: Set<Field>
     /// The store files removed, as paths inside the store: an unlike's images, a purge's orphans.
     public var files: [String]

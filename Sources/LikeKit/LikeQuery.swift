@@ -29,8 +29,9 @@ public struct LikeQuery: Sendable, Hashable {
     /// How many matching records to skip first; 0 by default.
     public var offset: Int
     /// Keeps records whose photo colour is this hex colour (`#0C2340`; case and the `#`
-    /// ignored), or in this colour family: the nearest of `black`, `white`, `gray`, `yellow`,
-    /// `orange`, `red`, `purple`, `magenta`, `green`, `teal`, `blue` and `brown`. Anything else
+    /// ignored), or in this colour family: `black`, `white`, `gray`, `yellow`, `orange`, `red`,
+    /// `purple`, `magenta`, `green`, `teal`, `blue` or `brown`, read from the colour's lightness,
+    /// chroma and hue in OKLCh (the README gives the bounds). Anything else
     /// makes ``LikeRepository/list(_:)-1u07d`` throw ``LikeRepositoryError/invalidArgument(_:)``.
     public var color: String?
     /// Keeps records where every whitespace-separated word of this text is found in the id,
@@ -103,7 +104,7 @@ public struct LikeQuery: Sendable, Hashable {
         if let color {
             guard let parsed = ColorFilter(color) else {
                 throw LikeRepositoryError.invalidArgument(
-                    "The colour must be a hex colour such as #0C2340 or one of \(ColorFilter.families.map(\.name).joined(separator: ", ")); it was \(LikeRepositoryError.quoted(color))."
+                    "The colour must be a hex colour such as #0C2340 or one of \(ColorFilter.families.joined(separator: ", ")); it was \(LikeRepositoryError.quoted(color))."
                 )
             }
             colorFilter = parsed

@@ -22,6 +22,10 @@ public struct PhotoFile: Sendable, Hashable {
     public var image: StoredImage
     /// Its bytes, exactly as liked (or, for a thumbnail, as made).
     public var data: Data
+    /// For a thumbnail: what was wrong with the photo's JPEG data when it was made from it, if
+    /// anything (cut short, a code no Huffman table has, a restart marker missing); the
+    /// thumbnail shows what could be read.
+    public var damage: String?
 }
 
 extension LikeRepository {
@@ -55,10 +59,10 @@ extension LikeRepository {
         case .thumbnail:
             let thumbnails = try opened.thumbnails()
             if let data = try thumbnails.bytesIfWhole(key: stored.key, generation: stored.image.generation) {
-                return PhotoFile(image: thumbnailImage(stored, bytes: data.count), data: data)
+                return PhotoFile(image: thumbnailImage(stored, bytes: data.count), data: data, damage: ThumbnailFiles.damage(in: [UInt8](data)))
             }
             guard let made = try makeThumbnail(of: stored, opened) else { return nil }
-            return PhotoFile(image: thumbnailImage(stored, bytes: made.count), data: Data(made))
+            return PhotoFile(image: thumbnailImage(stored, bytes: made.count), data: Data(made), damage: ThumbnailFiles.damage(in: made))
         case .image: info = stored.image
         case .userImage:
             guard let user = stored.userImage else { return nil }

@@ -52,16 +52,17 @@ extension LikeRepository {
     /// try repository.makeThumbnails(for: items.map(\.id))
     /// ```
     ///
-    /// - Returns: How many thumbnails were made.
+    /// - Returns: How many thumbnails were made, and the photos among them whose JPEG data is
+    ///   damaged (their thumbnails show what could be read).
     /// - Throws: ``LikeRepositoryError``: `io` when the flush fails (then none is put in place).
     @discardableResult
-    public func makeThumbnails(for ids: [PhotoID]) throws -> Int {
-        guard !ids.isEmpty, let opened = try store.open(), let records = opened.records else { return 0 }
+    public func makeThumbnails(for ids: [PhotoID]) throws -> ThumbnailReport {
+        guard !ids.isEmpty, let opened = try store.open(), let records = opened.records else { return ThumbnailReport(made: 0, damaged: []) }
         let thumbnails = try opened.thumbnails()
         // Where one syncfs flushes everything, one for all of them; elsewhere each as written.
         let flushAtEnd = isDurable && opened.root.flushStrategy == .wholeFileSystem
         let next = Locked(0)
-        let written = Locked<[WrittenThumbnail]>([])
+        let written = Locked<[(id: PhotoID, thumbnail: WrittenThumbnail)]>([])
         DispatchQueue.concurrentPerform(iterations: min(2, ids.count)) { _ in
             while let index = next.withLock({ value -> Int? in
                 guard value < ids.count else { return nil }
@@ -72,17 +73,22 @@ extension LikeRepository {
                 guard let stored = try? records.read(key: id.storageKey), stored.id == id else { continue }
                 if case .whole = try? thumbnails.state(key: stored.key, generation: stored.image.generation) { continue }
                 guard let thumbnail = try? writeThumbnail(of: stored, opened, durable: isDurable && !flushAtEnd) else { continue }
-                written.withLock { $0.append(thumbnail) }
+                written.withLock { $0.append((id, thumbnail)) }
             }
         }
         let made = written.withLock { $0 }
         do {
             if flushAtEnd, !made.isEmpty { try opened.root.syncFileSystem() }
         } catch {
-            for thumbnail in made { try? thumbnail.directory.remove(thumbnail.temporary) }
+            for (_, thumbnail) in made { try? thumbnail.directory.remove(thumbnail.temporary) }
             throw error
         }
-        return made.reduce(0) { count, thumbnail in count + ((try? thumbnail.putInPlace()) == nil ? 0 : 1) }
+        var report = ThumbnailReport(made: 0, damaged: [])
+        for (id, thumbnail) in made where (try? thumbnail.putInPlace()) != nil {
+            report.made += 1
+            if let damage = thumbnail.damage { report.damaged.append(DamagedPhoto(id: id, damage: damage)) }
+        }
+        return report
     }
 
     /// Puts in place thumbnails made elsewhere (a restore's, from its export), each tagged for
@@ -120,6 +126,8 @@ extension LikeRepository {
         let temporary: String
         let name: String
         let bytes: [UInt8]
+        /// What was wrong with the photo's JPEG data, if anything: the thumbnail shows what could be read.
+        var damage: String? = nil
 
         /// Renames it into place (unflushed: a lost name costs only the making again).
         func putInPlace() throws {
@@ -142,14 +150,16 @@ extension LikeRepository {
         let thumbnail: JPEGThumbnail
         do {
             thumbnail = try image.withUnsafeBytes { bytes throws(JPEGError) in
-                try JPEGThumbnail.make(fromJPEG: bytes, longSide: ThumbnailFiles.longSide)
+                try JPEGThumbnail.make(fromJPEG: bytes, size: ThumbnailFiles.size)
             }
         } catch {
             return nil
         }
-        let tagged = ThumbnailFiles.tagged(thumbnail.jpeg, generation: stored.image.generation)
+        let tagged = ThumbnailFiles.tagged(thumbnail.jpeg, generation: stored.image.generation, damage: thumbnail.damage)
         let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)
-        return try write(tagged, of: stored, in: directory, durable: durable)
+        var written = try write(tagged, of: stored, in: directory, durable: durable)
+        written.damage = thumbnail.damage
+        return written
     }
 
     /// Writes a tagged thumbnail of `stored` whole under a name of its own, flushed when `durable`.

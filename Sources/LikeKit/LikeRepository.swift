@@ -97,7 +97,8 @@ public final class LikeRepository: Sendable {
     ///   - photo: Metadata from the photo's source.
     ///   - albums: Albums to put the photo in, besides those it is in already.
     /// - Returns: The change made: ``LikeChange/Kind/liked`` or ``LikeChange/Kind/updated``,
-    ///   with the record as stored.
+    ///   with the record as stored; ``LikeChange/Kind/unchanged``, writing nothing, when the photo
+    ///   has all that is given already (the same image bytes, note, albums and metadata).
     /// - Throws: ``LikeRepositoryError``: `notJPEG` for an image that is not a complete JPEG,
     ///   `imageRequired` for a first like without an image, `invalidNote`, `storeBusy`, `io`.
     @discardableResult
@@ -476,5 +477,13 @@ struct LikeRequest: Sendable {
     /// The albums a record is in after this change.
     func albums(after existing: [AlbumName]) -> [AlbumName] {
         AlbumName.canonical(Set(existing).union(addAlbums).subtracting(removeAlbums))
+    }
+
+    /// The metadata a record has after this change: the fields given replace theirs.
+    func photo(after existing: PhotoMetadata?) -> PhotoMetadata? {
+        switch (existing, photo) {
+        case (let old?, let new?): old.merging(new)
+        case (let old, let new): new ?? old
+        }
     }
 }

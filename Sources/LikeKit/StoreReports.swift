@@ -81,3 +81,23 @@ public enum Durability: Sendable, Hashable {
     /// necessarily a power loss. Run `verify` and `purge` after an unclean shutdown.
     case relaxed
 }
+
+/// What ``LikeRepository/makeThumbnails(for:)`` made.
+public struct ThumbnailReport: Sendable, Hashable {
+    /// How many thumbnails were made.
+    public var made: Int
+    /// The photos among them whose JPEG data is damaged: stored as they are, their thumbnails
+    /// showing what could be read.
+    public var damaged: [DamagedPhoto]
+}
+
+/// A liked photo whose JPEG data is damaged (cut short, a code no Huffman table has, a restart
+/// marker missing): it is kept as it is, the user's photo, and its thumbnail shows what could be
+/// read, as libjpeg's decode does when it warns.
+public struct DamagedPhoto: Sendable, Hashable {
+    /// The photo.
+    public var id: PhotoID
+    /// What is wrong with its data, as a sentence fragment: "its data ends before its last scan
+    /// does (cut short)".
+    public var damage: String
+}

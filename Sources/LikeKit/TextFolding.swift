@@ -90,7 +90,7 @@ enum TextFolding {
 }
 
 /// The words of a search, folded: a record matches when each is a substring of its searchable
-/// text (SPEC §8), compared as UTF-8 bytes, so as Unicode scalars.
+/// text (the README's "Search, colours and pages"), compared as UTF-8 bytes, so as Unicode scalars.
 struct SearchWords: Sendable, Hashable {
     let words: [[UInt8]]
 
@@ -134,22 +134,29 @@ enum ByteSearch {
 }
 
 /// A colour filter: one hex colour (`#60544D`, matched exactly, case and `#` ignored), or a
-/// family, the nearest of twelve reference colours by squared RGB distance (SPEC §8).
+/// family, read from the colour in OKLCh (Björn Ottosson's OKLab, from sRGB with its transfer
+/// function): lightness L, chroma C and hue h in degrees.
+///
+/// 1. C < 0.035: black when L < 0.30, white when L > 0.90, else gray;
+/// 2. otherwise L < 0.22: black;
+/// 3. otherwise 20 ≤ h < 100 with C < 0.13 and L < 0.70: brown;
+/// 4. otherwise by hue: h < 45 red, < 75 orange, < 110 yellow, < 175 green, < 215 teal, < 285
+///    blue, < 320 purple; from 320 magenta when L ≥ 0.55, else purple.
+///
+/// So a night sky, `#363F56`, is blue, and `#8C7355` brown. (Families were once the nearest of
+/// twelve pure colours by RGB distance, which put muted colours in the wrong one.)
 enum ColorFilter: Sendable, Hashable {
     case hex(UInt32)
     /// An index into ``families``.
     case family(Int)
 
-    /// The families, in the order that breaks ties.
-    static let families: [(name: String, rgb: UInt32)] = [
-        ("black", 0x000000), ("white", 0xFFFFFF), ("gray", 0x808080), ("yellow", 0xFFD700), ("orange", 0xFF8C00), ("red", 0xDC143C),
-        ("purple", 0x800080), ("magenta", 0xFF00FF), ("green", 0x228B22), ("teal", 0x008080), ("blue", 0x1E90FF), ("brown", 0x8B4513),
-    ]
+    /// The families' names, in the order the documentation lists them.
+    static let families = ["black", "white", "gray", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue", "brown"]
 
     /// `nil` for text that is neither six hex digits (with or without `#`) nor a family name.
     init?(_ text: String) {
         let value = text.trimmingSpace().lowercased()
-        if let index = Self.families.firstIndex(where: { $0.name == value }) {
+        if let index = Self.families.firstIndex(of: value) {
             self = .family(index)
         } else if let rgb = Self.catalogColor(value).flatMap({ Self.rgb($0.utf8) }) {
             self = .hex(rgb)
@@ -180,18 +187,42 @@ enum ColorFilter: Sendable, Hashable {
         return value
     }
 
-    /// The index of the family nearest to a colour (the first of equally near ones).
-    static func family(of rgb: UInt32) -> Int {
-        func channels(_ value: UInt32) -> (Int, Int, Int) { (Int(value >> 16), Int(value >> 8 & 0xFF), Int(value & 0xFF)) }
-        let (red, green, blue) = channels(rgb)
-        var best = (index: 0, distance: Int.max)
-        for (index, family) in families.enumerated() {
-            let (r, g, b) = channels(family.rgb)
-            let distance = (red - r) * (red - r) + (green - g) * (green - g) + (blue - b) * (blue - b)
-            if distance < best.distance { best = (index, distance) }
-        }
-        return best.index
+    /// A colour's lightness, chroma and hue (degrees, 0..<360) in OKLCh.
+    static func oklch(_ rgb: UInt32) -> (lightness: Double, chroma: Double, hue: Double) {
+        let red = linear[Int(rgb >> 16)]
+        let green = linear[Int(rgb >> 8 & 0xFF)]
+        let blue = linear[Int(rgb & 0xFF)]
+        let l = cbrt(0.4122214708 * red + 0.5363325363 * green + 0.0514459929 * blue)
+        let m = cbrt(0.2119034982 * red + 0.6806995451 * green + 0.1073969566 * blue)
+        let s = cbrt(0.0883024619 * red + 0.2817188376 * green + 0.6299787005 * blue)
+        let lightness = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s
+        let a = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s
+        let b = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s
+        var hue = atan2(b, a) * 180 / .pi
+        if hue < 0 { hue += 360 }
+        return (lightness, (a * a + b * b).squareRoot(), hue)
     }
+
+    /// sRGB's transfer function undone, for each 8-bit value.
+    private static let linear: [Double] = (0...255).map { value in
+        let c = Double(value) / 255
+        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+    }
+
+    /// The index of the family a colour is in (see the type's rules).
+    static func family(of rgb: UInt32) -> Int {
+        let (lightness, chroma, hue) = oklch(rgb)
+        func index(_ name: String) -> Int { families.firstIndex(of: name)! }
+        if chroma < 0.035 { return index(lightness < 0.30 ? "black" : lightness > 0.90 ? "white" : "gray") }
+        if lightness < 0.22 { return index("black") }
+        if hue >= 20, hue < 100, chroma < 0.13, lightness < 0.70 { return index("brown") }
+        for (bound, name) in hueBounds where hue < bound { return index(name) }
+        return index(lightness >= 0.55 ? "magenta" : "purple")
+    }
+
+    private static let hueBounds: [(Double, String)] = [
+        (45, "red"), (75, "orange"), (110, "yellow"), (175, "green"), (215, "teal"), (285, "blue"), (320, "purple"),
+    ]
 
     /// Whether a catalog colour (six hex digits, or `-` for none) passes.
     func matches(catalogColor digits: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -110,10 +110,11 @@ public enum UnsplashAPI {
         let words = (try? JSONDecoder().decode([String: [String]].self, from: body))?["errors"]?.joined(separator: "; ")
         let said = words.map { " (\($0))" } ?? ""
         switch status {
-        case 401: return PhotoSourceError(.key, "Unsplash refused the access key\(said); check UNSPLASH_ACCESS_KEY.")
+        case 401: return PhotoSourceError(.key, "Unsplash answered HTTP 401: it refused the access key\(said); check UNSPLASH_ACCESS_KEY.")
         case 403 where rateLimitRemaining?.filter({ !$0.isWhitespace }) == "0":
-            return PhotoSourceError(.rateLimited, "Unsplash's hourly limit of requests for this key is reached; try again within the hour.")
-        case 404: return PhotoSourceError(.notFound, "Unsplash has no such photo\(said).")
+            return PhotoSourceError(
+                .rateLimited, "Unsplash answered HTTP 403: the hourly limit of requests for this key is reached; try again within the hour.")
+        case 404: return PhotoSourceError(.notFound, "Unsplash answered HTTP 404: it has no such photo\(said).")
         default: return PhotoSourceError(.failed, "Unsplash answered HTTP \(status)\(said).")
         }
     }

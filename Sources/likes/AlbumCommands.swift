@@ -107,6 +107,7 @@ struct AlbumsCommand: Command {
         name: "albums", summary: "List the albums: photos, size and newest photo (the cover) of each.",
         usage: "albums [--json]", example: "likes albums",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let printsJSON: Bool
 

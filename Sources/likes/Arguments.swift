@@ -165,7 +165,8 @@ enum ArgumentParser {
         if let maximum = spec.maximumPositionals, parsed.positionals.count > maximum {
             let extra = parsed.positionals[maximum]
             throw UsageError(
-                message: "`likes \(spec.name)` takes \(maximum == 0 ? "no arguments" : "one \(spec.positionalName)"); unexpected \"\(extra)\"",
+                message:
+                    "`likes \(spec.name)` takes \(maximum == 0 ? "no arguments" : spec.positionalName + " and nothing more"); unexpected \"\(extra)\"",
                 command: spec.name)
         }
     }

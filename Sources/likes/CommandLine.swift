@@ -18,6 +18,9 @@ protocol Command: Sendable {
     /// Whether a run that fails with a store error leaves the store as it was: the command makes
     /// one change, which LikeKit undoes whole when it fails.
     static var failureLeavesStoreAsItWas: Bool { get }
+    /// Whether the command only reads a store that is there: one that does not exist is named as
+    /// missing (exit 66), so that a mistyped `--store` does not pass for an empty collection.
+    static var readsExistingStore: Bool { get }
     /// Reads the parsed command line into the command's fields; throws ``UsageError`` or a
     /// ``CommandFailure`` for a value that is not usable (an id, an album name, a date).
     init(_ arguments: ParsedArguments) throws
@@ -26,6 +29,7 @@ protocol Command: Sendable {
 
 extension Command {
     static var failureLeavesStoreAsItWas: Bool { false }
+    static var readsExistingStore: Bool { false }
 }
 
 /// What every command runs with: the store, the output streams and the environment.
@@ -123,13 +127,9 @@ enum LikesCommandLine {
         let directory = storeDirectory(parsed, environment: environment)
         let durability = try durability(parsed, environment: environment, command: name)
         let lockTimeout = Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10
-        // A seam for the power-cut tests only (Tests/Tools/powercut.py): not documented for users.
-        let repository =
-            switch environment["LIKES_TEST_FLUSH"].flatMap(FlushStrategy.init(rawValue:)) {
-            case let forced?: LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, forcingFlush: forced)
-            case nil: LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
-            }
+        let repository = makeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, environment: environment)
         let command = try type.init(parsed)
+        if type.readsExistingStore { try checkStoreExists(directory) }
         do {
             try command.run(Context(repository: repository, output: output, environment: environment))
         } catch let error as LikeRepositoryError {
@@ -164,6 +164,38 @@ enum LikesCommandLine {
             }
         }
         return true
+    }
+
+    #if LIKES_TEST_SEAMS
+        /// The repository of the store; in the debug builds the tests run (and only there),
+        /// `LIKES_TEST_FLUSH=syncfs` has it flush with one syncfs per change on any file system,
+        /// followed by an fdatasync of the store's folder that the power-cut tests' FUSE file
+        /// system takes as one (Tests/Tools/powercut.py). A release build has no such switch.
+        static func makeRepository(directory: URL, durability: Durability, lockTimeout: Double, environment: [String: String]) -> LikeRepository {
+            guard environment["LIKES_TEST_FLUSH"] == "syncfs" else {
+                return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+            }
+            return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, forcingFlush: .wholeFileSystem)
+        }
+    #else
+        /// The repository of the store.
+        static func makeRepository(directory: URL, durability: Durability, lockTimeout: Double, environment: [String: String]) -> LikeRepository {
+            LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+        }
+    #endif
+
+    /// Refuses a store directory that does not exist, or is not a directory, naming it.
+    static func checkStoreExists(_ directory: URL) throws {
+        switch System.kind(of: directory.path) {
+        case .directory?: return
+        case nil:
+            throw CommandFailure(
+                "There is no store at \(Format.oneLine(directory.path)): nothing was ever liked there. Check --store or LIKES_STORE; the first like makes a store.",
+                status: .noInput)
+        default:
+            throw CommandFailure(
+                "The store \(Format.oneLine(directory.path)) is not a folder. Check --store or LIKES_STORE.", status: .noInput)
+        }
     }
 
     /// `--store`, else `$LIKES_STORE`, else the platform's default place.

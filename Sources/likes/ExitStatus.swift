@@ -7,6 +7,9 @@ enum ExitStatus: Int32 {
     case success = 0
     /// The operation could not be done: not found, some items skipped, problems found, damage.
     case failure = 1
+    /// Done, from input that is damaged: what could be read was used, and a warning says so (as
+    /// djpeg's exit status 2).
+    case damagedInput = 2
     case usage = 64
     case badData = 65
     case noInput = 66

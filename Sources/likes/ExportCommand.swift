@@ -24,6 +24,7 @@ struct ExportCommand: Command {
             """,
         example: "likes export ~/Desktop/lisbon --album \"Trip to Lisbon\"",
         options: [album, since, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "the export folder DIR")
+    static let readsExistingStore = true
 
     let directory: URL
     let query: LikeQuery

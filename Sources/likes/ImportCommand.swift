@@ -40,7 +40,13 @@ struct ImportCommand: Command {
     struct Summary {
         var liked: [String] = []
         var updated: [String] = []
+        /// Photos liked already with the same bytes and metadata: nothing was written.
+        var unchanged: [String] = []
         var skipped: [Skipped] = []
+        /// Files in the folders walked that are neither JPEGs nor a JPEG's metadata.
+        var ignored: [String] = []
+        /// Photos liked whose JPEG data is damaged: stored, their thumbnails what could be read.
+        var damaged: [DamagedPhoto] = []
         /// Exports restored (their photos are among `liked`, and those not restored among `skipped`).
         var restores: [RestoreReport] = []
 
@@ -49,8 +55,10 @@ struct ImportCommand: Command {
 
         var json: JSONValue {
             .object([
-                ("liked", .strings(liked)), ("updated", .strings(updated)),
+                ("liked", .strings(liked)), ("updated", .strings(updated)), ("unchanged", .strings(unchanged)),
                 ("skipped", .array(skipped.map { .object([("file", .string($0.file)), ("reason", .string($0.reason))]) })),
+                ("ignored", .strings(ignored)),
+                ("damaged", .array(damaged.map { .object([("id", .string($0.id.rawValue)), ("damage", .string($0.damage))]) })),
             ])
         }
 
@@ -81,7 +89,7 @@ struct ImportCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let (files, exports) = try collectFiles()
+        let (files, exports, ignored) = try collectFiles()
         // Every export's index first: one of a format unknown stops the import before anything is stored.
         for export in exports {
             do {
@@ -90,7 +98,7 @@ struct ImportCommand: Command {
                 throw CommandFailure(error)
             }
         }
-        var summary = Summary()
+        var summary = Summary(ignored: ignored)
         for export in exports {
             let progress = Progress(total: 1, output: context.output)
             do {
@@ -116,7 +124,8 @@ struct ImportCommand: Command {
         }
         // Right after the likes are durable, two at a time, flushed together; a failure leaves
         // them for the next need.
-        _ = try? context.repository.makeThumbnails(for: liked)
+        let thumbnails = try? context.repository.makeThumbnails(for: liked)
+        summary.damaged = thumbnails?.damaged ?? []
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {
@@ -127,9 +136,21 @@ struct ImportCommand: Command {
             }
             if !files.isEmpty || summary.restores.isEmpty {
                 let plain = summary.skipped.count - summary.restores.reduce(0) { $0 + $1.alreadyLiked.count + $1.refused.count }
-                context.output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count), skipped \(plain).")
+                let unchanged = summary.unchanged.isEmpty ? "" : ", unchanged \(summary.unchanged.count)"
+                context.output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count)\(unchanged), skipped \(plain).")
             }
-            for skipped in summary.skipped {
+            if !summary.ignored.isEmpty {
+                context.output.print("Ignored \(Self.describeIgnored(summary.ignored)).")
+            }
+            for photo in summary.damaged {
+                context.output.print(
+                    "  damaged \(Format.oneLine(photo.id.rawValue)): \(Format.oneLine(photo.damage)); stored as it is, its thumbnail shows what could be read"
+                )
+            }
+            // A photo of an export liked already is counted in its line, not named: a rerun of a
+            // restore says so in one line.
+            let alreadyLiked = Set(summary.restores.flatMap { report in report.alreadyLiked.map { report.directory.path + "/" + $0.file } })
+            for skipped in summary.skipped where !alreadyLiked.contains(skipped.file) {
                 context.output.print("  \(skipped.verb) \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))")
             }
         }
@@ -144,11 +165,24 @@ struct ImportCommand: Command {
         }
     }
 
-    /// The files named and the JPEG files in the folders named; and the folders that are
-    /// exports, which are restored instead.
-    private func collectFiles() throws -> (files: [String], exports: [String]) {
+    /// "3 files that are not JPEGs (2 .png, 1 .heic)": the files ignored, counted by extension.
+    static func describeIgnored(_ paths: [String]) -> String {
+        var counts: [String: Int] = [:]
+        for path in paths {
+            let suffix = PathText.pathExtension(PathText.lastComponent(path)).lowercased()
+            counts[suffix.isEmpty ? "without an extension" : "." + suffix, default: 0] += 1
+        }
+        let parts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.value) \($0.key)" }
+        return
+            "\(paths.count) file\(paths.count == 1 ? "" : "s") that \(paths.count == 1 ? "is" : "are") not a JPEG (\(parts.joined(separator: ", ")))"
+    }
+
+    /// The files named and the JPEG files in the folders named; the folders that are exports,
+    /// which are restored instead; and the other files found in the folders, ignored.
+    private func collectFiles() throws -> (files: [String], exports: [String], ignored: [String]) {
         var files: [String] = []
         var exports: [String] = []
+        var ignored: [String] = []
         for path in paths {
             guard let kind = System.kind(of: path) else {
                 throw CommandFailure("\(path) does not exist. Check the path.", status: .noInput)
@@ -156,12 +190,14 @@ struct ImportCommand: Command {
             if kind == .directory, LikeRepository.isExport(URL(fileURLWithPath: path, isDirectory: true)) {
                 exports.append(path)
             } else if kind == .directory {
-                files += try Self.jpegFiles(in: path)
+                let found = try Self.jpegFiles(in: path)
+                files += found.jpegs
+                ignored += found.ignored
             } else {
                 files.append(path)
             }
         }
-        return (files, exports)
+        return (files, exports, ignored)
     }
 
     /// Reads each file and likes it, 32 at a time (`likeAll`: one flush fewer per photo), with a
@@ -209,7 +245,11 @@ struct ImportCommand: Command {
         for (entry, result) in zip(batch, results) {
             switch result {
             case .success(let change):
-                if change.kind == .liked { summary.liked.append(entry.item.id.rawValue) } else { summary.updated.append(entry.item.id.rawValue) }
+                switch change.kind {
+                case .liked: summary.liked.append(entry.item.id.rawValue)
+                case .unchanged: summary.unchanged.append(entry.item.id.rawValue)
+                default: summary.updated.append(entry.item.id.rawValue)
+                }
             case .failure(.notJPEG(_, let reason)):
                 summary.skipped.append(Skipped(file: entry.path, reason: "not a JPEG: \(reason)"))
             case .failure(let error):
@@ -219,18 +259,22 @@ struct ImportCommand: Command {
         batch.removeAll()
     }
 
-    /// The .jpg and .jpeg files below `directory`, sorted by path.
-    static func jpegFiles(in directory: String) throws -> [String] {
+    /// The .jpg and .jpeg files below `directory`, sorted by path, and the other files there:
+    /// those are ignored, but for a `.json` file beside a JPEG of its name (its metadata).
+    static func jpegFiles(in directory: String) throws -> (jpegs: [String], ignored: [String]) {
         guard let paths = System.walk(directory) else {
             throw CommandFailure("The folder \(directory) cannot be read. Check its permissions.", status: .noInput)
         }
-        var result: [String] = []
+        var jpegs: [String] = []
+        var others: [String] = []
         for full in paths {
+            guard let kind = System.kind(of: full), kind != .directory else { continue }
             let lowered = PathText.pathExtension(full).lowercased()
-            guard lowered == "jpg" || lowered == "jpeg" else { continue }
-            if let kind = System.kind(of: full), kind != .directory { result.append(full) }
+            if lowered == "jpg" || lowered == "jpeg" { jpegs.append(full) } else { others.append(full) }
         }
-        return result.sorted()
+        let stems = Set(jpegs.map(PathText.deletingExtension))
+        let ignored = others.filter { !($0.lowercased().hasSuffix(".json") && stems.contains(PathText.deletingExtension($0))) }
+        return (jpegs.sorted(), ignored.sorted())
     }
 }
 

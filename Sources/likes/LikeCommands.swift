@@ -115,9 +115,18 @@ struct LikeCommand: Command {
     /// Makes the photo's thumbnail, then prints the record: as JSON, or a line for people.
     static func printLiked(_ change: LikeChange, json: Bool, context: Context) {
         guard var record = change.record else { return }
-        record.thumbnail = try? context.repository.thumbnail(for: record.id)
+        let thumbnail = try? context.repository.file(.thumbnail, of: record.id)
+        record.thumbnail = thumbnail?.image
+        if let damage = thumbnail?.damage {
+            context.output.printError(
+                "likes: \(Format.oneLine(record.id.rawValue)) is a damaged JPEG: \(damage). It is stored as it is; its thumbnail shows what could be read."
+            )
+        }
         if json {
             context.output.printJSON(record.json)
+        } else if change.kind == .unchanged {
+            context.output.print(
+                "\(Format.oneLine(record.id.rawValue)) is liked with that image, note, albums and metadata already; nothing was written.")
         } else {
             context.output.print(
                 "\(change.kind == .liked ? "Liked" : "Updated") \(Format.oneLine(record.id.rawValue)): \(Format.size(record.image.byteCount)), \(record.image.width)×\(record.image.height)"
@@ -127,28 +136,94 @@ struct LikeCommand: Command {
 }
 
 struct UnlikeCommand: Command {
-    static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON.")
+    static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON; with --source or --photographer, {\"dryRun\", \"unliked\": [ids]}.")
+    static let source = Option.value(
+        "--source", "SOURCE", "Instead of one ID: every photo liked from this source, unsplash or flickr (by its page's address).")
+    static let photographer = Option.value(
+        "--photographer", "USERNAME", "Instead of one ID: every photo by this photographer (their Unsplash or Flickr username).")
+    static let dryRun = Option.flag("--dry-run", "With --source or --photographer: list the photos, unlike none.")
     static let spec = CommandSpec(
         name: "unlike", summary: "Unlike a photo: remove its record and every image of it.",
-        usage: "unlike ID [--json]", example: "likes unlike Dwu85P9SOIk",
-        options: [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+        usage: "unlike ID [--json] | unlike [--source unsplash|flickr] [--photographer USERNAME] [--dry-run] [--json]",
+        details: """
+            With --source, --photographer or both, unlikes every photo that matches them all: what honours a \
+            photographer's request to remove their photos, or a source's. --dry-run lists them first.
+            """,
+        example: "likes unlike Dwu85P9SOIk", options: [source, photographer, dryRun, json], minimumPositionals: 0, maximumPositionals: 1,
+        positionalName: "a photo ID")
     static let failureLeavesStoreAsItWas = true
 
-    let id: PhotoID
+    /// One photo, or those matching a source and a photographer.
+    enum Target {
+        case one(PhotoID)
+        case matching(origin: PhotoOrigin?, photographer: String?, dryRun: Bool)
+    }
+
+    let target: Target
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        id = try Input.photoID(arguments[positional: 0])
         printsJSON = arguments.has(Self.json)
+        let origin = try arguments.value(Self.source).map { name in
+            guard let origin = PhotoOrigin(rawValue: name.lowercased()) else {
+                throw UsageError(message: "--source takes unsplash or flickr, not \"\(Format.oneLine(name))\"", command: "unlike")
+            }
+            return origin
+        }
+        let photographer = arguments.value(Self.photographer)
+        if origin != nil || photographer != nil {
+            guard arguments.positionals.isEmpty else {
+                throw UsageError(message: "give an ID or --source/--photographer, not both", command: "unlike")
+            }
+            target = .matching(origin: origin, photographer: photographer, dryRun: arguments.has(Self.dryRun))
+        } else {
+            guard let id = arguments.positionals.first else { throw UsageError(message: "`likes unlike` needs a photo ID", command: "unlike") }
+            guard !arguments.has(Self.dryRun) else { throw UsageError(message: "--dry-run goes with --source or --photographer", command: "unlike") }
+            target = .one(try Input.photoID(id))
+        }
     }
 
     func run(_ context: Context) throws {
-        let change = try context.repository.unlike(id)
-        if printsJSON {
-            context.output.printJSON(likedStateJSON(id: id, liked: false, record: nil))
-        } else {
-            context.output.print("Unliked \(Format.oneLine(id.rawValue)); removed \(change.files.count) files.")
+        switch target {
+        case .one(let id):
+            let change = try context.repository.unlike(id)
+            if printsJSON {
+                context.output.printJSON(likedStateJSON(id: id, liked: false, record: nil))
+            } else {
+                context.output.print("Unliked \(Format.oneLine(id.rawValue)); removed \(change.files.count) files.")
+            }
+        case .matching(let origin, let photographer, let dryRun):
+            try unlikeMatching(origin: origin, photographer: photographer, dryRun: dryRun, context: context)
         }
+    }
+
+    /// Every photo from `origin` by `photographer` (each when given), unliked unless `dryRun`.
+    private func unlikeMatching(origin: PhotoOrigin?, photographer: String?, dryRun: Bool, context: Context) throws {
+        let matching = try context.repository.list().records.filter { record in
+            if let origin, PhotoOrigin(record.photo) != origin { return false }
+            if let photographer, record.photo?.photographerUsername?.lowercased() != photographer.lowercased() { return false }
+            return true
+        }
+        var unliked: [PhotoID] = []
+        if !dryRun {
+            for record in matching {
+                do {
+                    try context.repository.unlike(record.id)
+                    unliked.append(record.id)
+                } catch LikeRepositoryError.notLiked {
+                    continue  // unliked by someone else meanwhile
+                }
+            }
+        }
+        let ids = dryRun ? matching.map(\.id) : unliked
+        if printsJSON {
+            context.output.printJSON(.object([("dryRun", .bool(dryRun)), ("unliked", .strings(ids.map(\.rawValue)))]))
+            return
+        }
+        let from = [origin.map { "from \($0.name)" }, photographer.map { "by \(Format.oneLine($0))" }].compactMap { $0 }.joined(separator: " ")
+        let count = "\(ids.count) photo\(ids.count == 1 ? "" : "s") \(from)"
+        context.output.print(ids.isEmpty ? "No photo \(from) is liked." : dryRun ? "Would unlike \(count):" : "Unliked \(count):")
+        for id in ids { context.output.print("  \(Format.oneLine(id.rawValue))") }
     }
 }
 

@@ -22,6 +22,7 @@ struct PurgeCommand: Command {
             """,
         example: "likes purge --dry-run",
         options: [dryRun, rebuildIndex, json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let isDryRun: Bool
     let rebuildsIndex: Bool
@@ -65,6 +66,7 @@ struct VerifyCommand: Command {
         details: "Reads every image to compare it with its checksum. Orphan files are listed but are not a failure.",
         example: "likes verify",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let printsJSON: Bool
 
@@ -110,6 +112,7 @@ struct RepairCommand: Command {
             """,
         example: "likes repair --dry-run",
         options: [dryRun, json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let isDryRun: Bool
     let printsJSON: Bool

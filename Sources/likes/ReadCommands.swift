@@ -36,6 +36,7 @@ struct ListCommand: Command {
         example: "likes list --limit 20 --search cat",
         options: [oldestFirst, limit, after, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
         positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let query: LikeQuery
     let printsJSON: Bool
@@ -60,6 +61,9 @@ struct ListCommand: Command {
         if listing.records.isEmpty, let album = query.album { try AlbumsCommand.checkAlbumExists(album, repository: context.repository) }
         if printsJSON {
             context.output.printJSON(.array(listing.records.map(Self.jsonWithCursor)))
+        } else if listing.records.isEmpty, query.limit == 0 {
+            let count = try context.repository.statistics().count
+            context.output.print("No photo listed: --limit is 0 (the store holds \(count) liked photo\(count == 1 ? "" : "s")).")
         } else if listing.records.isEmpty {
             context.output.print(emptyMessage)
         } else {
@@ -118,6 +122,7 @@ struct ShowCommand: Command {
         name: "show", summary: "Show one liked photo: file, size, dimensions, date, note, albums and metadata.",
         usage: "show ID [--json]", example: "likes show Dwu85P9SOIk",
         options: [json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "a photo ID")
+    static let readsExistingStore = true
 
     let id: PhotoID
     let printsJSON: Bool
@@ -169,6 +174,7 @@ struct StatsCommand: Command {
         name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
         usage: "stats [--json]", example: "likes stats --json",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+    static let readsExistingStore = true
 
     let printsJSON: Bool
 

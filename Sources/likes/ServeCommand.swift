@@ -66,6 +66,10 @@ struct ServeCommand: Command {
             gallery.stop()
         }
         context.output.print(gallery.address)
+        // stdout holds the address alone (scripts read it); a person at a terminal is told how to stop.
+        if context.output.standardErrorIsTerminal {
+            context.output.printError("Serving the store on 127.0.0.1:\(gallery.port): open the address above here. Ctrl-C to stop.")
+        }
         gallery.run()
     }
 }

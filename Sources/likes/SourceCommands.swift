@@ -186,7 +186,10 @@ struct FlickrCommand: Command {
             one starts with ♥. like asks Flickr for the photo's information, its sizes and the licences' names, downloads the \
             largest size whose long side is at most 2048 pixels, and likes it with its owner, title, licence and page. A failed \
             request is one line (exit 1); nothing of a photo that failed is stored. LIKES_FLICKR_API sets another address for \
-            the API.
+            the API. A photo's owner may ask that it be taken down: `likes unlike --source flickr --photographer USERNAME` \
+            unlikes all of theirs.
+
+            This product uses the Flickr API but is not endorsed or certified by SmugMug, Inc.
             """,
         example: "likes flickr search \"tram lisbon\" --sort date-posted-desc && likes flickr like 8436466166",
         options: [sort, page, perPage, album, note, json], minimumPositionals: 2, maximumPositionals: 2,

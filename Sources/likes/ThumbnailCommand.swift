@@ -2,6 +2,7 @@
 // the store left alone.
 
 import JPEGCodec
+import LikeKit
 
 #if canImport(Darwin)
     import Foundation
@@ -11,16 +12,18 @@ import JPEGCodec
 
 struct ThumbnailCommand: Command {
     static let output = Option.value("--output", "OUT", "Where to write the thumbnail (replaced if it exists).")
-    static let size = Option.value("--size", "N", "The long side at most, 8 to 4096 pixels (512 by default).")
-    static let json = Option.json("Print {\"file\", \"bytes\", \"width\", \"height\"} as JSON.")
+    static let size = Option.value("--size", "N", "The long side in pixels, 8 to 4096 (512 by default; never more than the photo's).")
+    static let json = Option.json("Print {\"file\", \"bytes\", \"width\", \"height\", \"damage\"} as JSON (damage: null, or what is wrong).")
     static let spec = CommandSpec(
         name: "thumbnail", summary: "Make a thumbnail of a JPEG file.",
         usage: "thumbnail FILE --output OUT [--size N] [--json]",
         details: """
-            Decodes FILE at the smallest scale the DCT offers that keeps its long side at least half of N \
-            (a 12-megapixel photo at 1/8), shrinks it the rest of the way by averaging, and writes a baseline \
+            Decodes FILE at the smallest scale the DCT offers that keeps its long side at least N pixels \
+            (a 12-megapixel photo asked for 320 at 1/8), shrinks it to N by averaging, and writes a baseline \
             JPEG with the photo's aspect ratio. A photo smaller than N is not enlarged. Baseline and progressive, \
-            8-bit, grayscale and YCbCr JPEGs are read; CMYK, 12-bit, lossless and arithmetic-coded ones are not.
+            8-bit, grayscale and YCbCr JPEGs are read; CMYK, 12-bit, lossless and arithmetic-coded ones are not. \
+            A damaged file that decodes in part (cut short, corrupt data, restart markers missing) gives a \
+            thumbnail of what could be read, a warning naming the damage, and exit status 2, as djpeg does.
             """,
         example: "likes thumbnail photo.jpg --output photo-small.jpg --size 320",
         options: [output, size, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "FILE")
@@ -61,10 +64,14 @@ struct ThumbnailCommand: Command {
             context.output.printJSON(
                 .object([
                     ("file", .string(destination)), ("bytes", .int(thumbnail.jpeg.count)), ("width", .int(thumbnail.width)),
-                    ("height", .int(thumbnail.height)),
+                    ("height", .int(thumbnail.height)), ("damage", thumbnail.damage.map(JSONValue.string) ?? .null),
                 ]))
         } else {
             context.output.print("Wrote \(destination): \(thumbnail.width)×\(thumbnail.height), \(Format.size(thumbnail.jpeg.count)).")
+        }
+        if let damage = thumbnail.damage {
+            throw CommandFailure(
+                "warning: \(file) is damaged: \(damage). The thumbnail shows what could be read.", status: .damagedInput)
         }
     }
 }

@@ -90,6 +90,8 @@ struct WatchCommand: Command {
         case .purged:
             return
                 "\(time)  purged   \(change.files.count) file\(change.files.count == 1 ? "" : "s"): \(change.files.map(Format.oneLine).joined(separator: ", "))"
+        case .unchanged:
+            return "\(time)  unchanged  \(id)"  // never observed: nothing was written
         }
     }
 }

@@ -73,9 +73,21 @@ enum Reference {
     /// Whether the reference tools are here: libjpeg-turbo's djpeg, cjpeg and jpegtran, and
     /// Pillow. Tests that compare with them run when they are, and always under `CI=true`
     /// (where `.ci/run` installs them, and one missing fails).
-    static var isRequired: Bool {
-        let tools = ["djpeg", "cjpeg", "jpegtran"].allSatisfy { FileManager.default.isExecutableFile(atPath: "/usr/bin/\($0)") }
-        return tools || ProcessInfo.processInfo.environment["CI"] == "true"
+    static var isRequired: Bool { hasTools || inCI }
+
+    /// Whether the thumbnails' references are here: the tools and Debian's python3 with Pillow.
+    static var thumbnailReferenceIsRequired: Bool { (hasTools && hasPillow) || inCI }
+
+    private static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    private static var hasTools: Bool {
+        ["djpeg", "cjpeg", "jpegtran"].allSatisfy { FileManager.default.isExecutableFile(atPath: "/usr/bin/\($0)") }
+    }
+
+    private static var hasPillow: Bool {
+        var status: Int32 = 1
+        _ = try? run(["/usr/bin/python3", "-c", "import PIL"], input: [], status: &status)
+        return status == 0
     }
 
     /// The path of one of libjpeg-turbo's tools (Debian's libjpeg-turbo-progs), which the tests

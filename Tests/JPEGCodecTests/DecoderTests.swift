@@ -9,12 +9,14 @@ import Testing
 @testable import JPEGCodec
 
 @Suite struct DecoderTests {
-    @Test(.enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs"), arguments: Reference.photos, JPEGScale.allCases)
+    @Test(
+        .enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs (apt-get install libjpeg-turbo-progs)"), arguments: Reference.photos,
+        JPEGScale.allCases)
     func bundledPhotosDecodeAsLibjpegDoes(name: String, scale: JPEGScale) throws {
         try expectSameAsLibjpeg(try Reference.photo(name), scale: scale, name: name)
     }
 
-    @Test(.enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs"), arguments: Reference.pillowDecodable)
+    @Test(.enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs (apt-get install libjpeg-turbo-progs)"), arguments: Reference.pillowDecodable)
     func pillowTestImagesDecodeAsLibjpegDoes(name: String) throws {
         let jpeg = try Reference.pillow(name)
         // iptc.jpg and sugarshack_bad_mpo_header.jpg are 4:2:2: see Reference.Variant.floor.
@@ -23,7 +25,7 @@ import Testing
     }
 
     /// Variants of one photo written by cjpeg and jpegtran: every coding the decoder promises.
-    @Test(.enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs"), arguments: Reference.variants)
+    @Test(.enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs (apt-get install libjpeg-turbo-progs)"), arguments: Reference.variants)
     func libjpegVariantsDecodeAsLibjpegDoes(variant: Reference.Variant) throws {
         let jpeg = try Reference.make(variant, from: try Reference.photo("astronaut.jpg"))
         for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: variant.name, floor: variant.floor) }

@@ -303,3 +303,20 @@ import Testing
         #expect(try staging() == [".share.likes-export-00000000live"])
     }
 }
+
+extension ExportTests {
+    /// The contact sheet credits a photo from Unsplash as its guidelines ask: the photographer
+    /// and Unsplash named, each link back carrying the referral parameters; other links as they are.
+    @Test func theContactSheetLinksBackToUnsplashWithItsReferral() throws {
+        let repository = folder.repository(durability: .relaxed)
+        try repository.like(
+            PhotoID(valid: "u"), image: Samples.coffee,
+            photo: PhotoMetadata(photographer: "Ann Lee", photographerUsername: "annlee", sourceURL: "https://unsplash.com/photos/u"))
+        try repository.like(PhotoID(valid: "other"), image: Samples.rocket, photo: PhotoMetadata(sourceURL: "https://example.org/p?x=1"))
+        try repository.export(to: destination)
+        let sheet = try String(contentsOf: destination.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(sheet.contains(#"href="https://unsplash.com/@annlee?utm_source=likes&amp;utm_medium=referral">Ann Lee</a> on Unsplash"#), "\(sheet)")
+        #expect(sheet.contains(#"href="https://unsplash.com/photos/u?utm_source=likes&amp;utm_medium=referral""#))
+        #expect(sheet.contains(#"href="https://example.org/p?x=1""#))
+    }
+}

@@ -311,3 +311,45 @@ import Testing
         #expect(try JSONDecoder().decode(LikeRecord.self, from: JSONEncoder().encode(record)) == record)
     }
 }
+
+extension LikeRepositoryTests {
+    /// Liking a photo again with what it has already changes nothing, writes nothing and is
+    /// heard by no observer; an update that also brings the same bytes touches only what differs.
+    @Test func likingTheSameThingsAgainIsUnchangedAndWritesNothing() throws {
+        let folder = TemporaryDirectory()
+        let repository = folder.repository()
+        let id = PhotoID(valid: "same")
+        let file = folder.url.appendingPathComponent("same.jpg")
+        try Samples.rocket.write(to: file)
+        try repository.like(id, image: Samples.rocket, userImage: Samples.chelsea, note: "n", photo: PhotoMetadata(photographer: "Ann"))
+        let before = try #require(try repository.record(for: id))
+        let files = folder.files(under: "store")
+        let journal = try Data(contentsOf: folder.store.appendingPathComponent("likes.journal"))
+        let heard = Locked<[LikeChange]>([])
+        let token = repository.observe { change in heard.withLock { $0.append(change) } }
+        defer { token.cancel() }
+
+        for change in [
+            try repository.like(id, image: Samples.rocket),
+            try repository.like(id, image: Samples.rocket, userImage: Samples.chelsea, note: "n", photo: PhotoMetadata(photographer: "Ann")),
+            try repository.like(id, imageFile: file), try repository.like(id, image: nil, note: "n"),
+        ] {
+            #expect(change.kind == .unchanged && change.fields.isEmpty && change.record == before)
+        }
+        #expect(folder.files(under: "store") == files, "a file was written or renamed")
+        #expect(try Data(contentsOf: folder.store.appendingPathComponent("likes.journal")) == journal)
+
+        // The same bytes with a new note: only the note, and the image file stays as it was.
+        let noted = try repository.like(id, image: Samples.rocket, note: "new")
+        #expect(noted.kind == .updated && noted.fields == [.note] && noted.record?.image == before.image)
+        // Other bytes of the same size are a new image.
+        var other = Samples.rocket
+        other[other.count / 2] ^= 0x01
+        let changed = try repository.like(id, image: other)
+        #expect(changed.kind == .updated && changed.fields == [.image])
+        let deadline = Date().addingTimeInterval(5)
+        while heard.withLock({ $0.count < 2 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(heard.withLock { $0.map(\.kind) } == [.updated, .updated], "observers heard \(heard.withLock { $0.map(\.kind) })")
+    }
+}

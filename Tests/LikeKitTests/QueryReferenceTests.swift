@@ -1,4 +1,4 @@
-// Every kind of query against a plain reference implementation of SPEC §8 on randomized stores:
+// Every kind of query against a plain reference implementation of the README's query rules on randomized stores:
 // search (accents, case, Hangul, kana, emoji, ligatures, full-width letters), colour families and
 // hex colours, albums, dates, orders, offsets and cursors, alone and combined; cursors while other
 // likes land; and the same answers from a journal written before the catalog, before and after a
@@ -14,15 +14,11 @@ import Testing
 
     // MARK: The reference
 
-    /// SPEC §8 written plainly over decoded records: no catalog, no bytes, no early stop.
+    /// The query rules written plainly over decoded records: no catalog, no bytes, no early stop.
     struct Reference {
         var records: [PhotoID: LikeRecord] = [:]
 
-        static let families: [(String, (Int, Int, Int))] = [
-            ("black", (0, 0, 0)), ("white", (255, 255, 255)), ("gray", (128, 128, 128)), ("yellow", (255, 215, 0)),
-            ("orange", (255, 140, 0)), ("red", (220, 20, 60)), ("purple", (128, 0, 128)), ("magenta", (255, 0, 255)),
-            ("green", (34, 139, 34)), ("teal", (0, 128, 128)), ("blue", (30, 144, 255)), ("brown", (139, 69, 19)),
-        ]
+        static let families = ["black", "white", "gray", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue", "brown"]
 
         static func rgb(_ text: String?) -> (Int, Int, Int)? {
             guard var digits = text?.trimmingCharacters(in: .whitespaces) else { return nil }
@@ -31,12 +27,35 @@ import Testing
             return (value >> 16, value >> 8 & 255, value & 255)
         }
 
+        /// The contract's rule, written out plainly: OKLab from sRGB, then lightness, chroma
+        /// and hue against the bounds.
         static func family(_ color: (Int, Int, Int)) -> String {
-            func distance(_ other: (Int, Int, Int)) -> Int {
-                let (r, g, b) = (color.0 - other.0, color.1 - other.1, color.2 - other.2)
-                return r * r + g * g + b * b
+            func linear(_ value: Int) -> Double {
+                let c = Double(value) / 255
+                return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
             }
-            return families.min { distance($0.1) < distance($1.1) }!.0  // min keeps the first of equals
+            let (r, g, b) = (linear(color.0), linear(color.1), linear(color.2))
+            let l = cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b)
+            let m = cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b)
+            let s = cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b)
+            let lightness = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s
+            let a = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s
+            let bb = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s
+            let chroma = (a * a + bb * bb).squareRoot()
+            let hue = (atan2(bb, a) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
+            if chroma < 0.035 { return lightness < 0.30 ? "black" : lightness > 0.90 ? "white" : "gray" }
+            if lightness < 0.22 { return "black" }
+            if (20..<100).contains(hue), chroma < 0.13, lightness < 0.70 { return "brown" }
+            switch hue {
+            case ..<45: return "red"
+            case ..<75: return "orange"
+            case ..<110: return "yellow"
+            case ..<175: return "green"
+            case ..<215: return "teal"
+            case ..<285: return "blue"
+            case ..<320: return "purple"
+            default: return lightness >= 0.55 ? "magenta" : "purple"
+            }
         }
 
         static func colorMatches(_ filter: String, _ color: String?) -> Bool {
@@ -180,7 +199,7 @@ import Testing
             query.search = words.joined(separator: " ")
         }
         if random.next() % 3 == 0 {
-            query.color = (Reference.families.map(\.0) + ["#60544d", "0C2340", "#FFD700"]).randomElement(using: &random)!
+            query.color = (Reference.families + ["#60544d", "0C2340", "#FFD700"]).randomElement(using: &random)!
         }
         if random.next() % 4 == 0 { query.album = Self.albums.randomElement(using: &random)! }
         if random.next() % 5 == 0, let record = records.randomElement(using: &random) { query.since = record.likedAt }
@@ -266,15 +285,34 @@ import Testing
         #expect(try ids("zzz") == [])
     }
 
-    @Test func colourFamiliesAreTheNearestReferenceColour() throws {
+    @Test func colourFamiliesFollowTheOKLChRule() throws {
         let repository = folder.repository(durability: .relaxed)
-        // Navy is nearest black, #7F7F7F gray; the reference decides the rest.
-        let colors = ["navy": "#0C2340", "gray": "#7F7F7F", "tie": "#C08040", "none": "not a colour", "blue": "#1e90ff"]
+        // The contract's examples, each in the family it names; and a colour that is none.
+        let examples = [
+            "#363F56": "blue", "#0C2640": "blue", "#1A3326": "green", "#8C7355": "brown", "#60544D": "gray", "#D9A640": "yellow",
+            "#F0A0C0": "magenta", "#800080": "purple", "#262626": "black", "#D9D9D9": "gray", "#F3F3F3": "white",
+        ]
+        var colors = ["none": "not a colour", "blue": "#1e90ff"]
+        for (index, color) in examples.keys.sorted().enumerated() { colors["example\(index)"] = color }
         for (id, color) in colors { try repository.like(PhotoID(valid: id), image: Samples.jpeg(scanBytes: 8), photo: PhotoMetadata(color: color)) }
-        for name in Reference.families.map(\.0) {
+        for (color, family) in examples {
+            #expect(Reference.rgb(color).map(Reference.family) == family, "the reference puts \(color) elsewhere")
+            let found = try repository.list(LikeQuery(color: family)).records.compactMap { $0.photo?.color }
+            #expect(found.contains(color), "\(color) is not listed as \(family)")
+        }
+        for name in Reference.families {
             let found = try repository.list(LikeQuery(color: name)).records.map(\.id.rawValue).sorted()
             let expected = colors.filter { Reference.rgb($0.value).map(Reference.family) == name }.keys.sorted()
             #expect(found == expected, "\(name)")
+        }
+        // Every 24-bit colour on a coarse grid, the library's rule against the reference's.
+        for red in stride(from: 0, through: 255, by: 15) {
+            for green in stride(from: 0, through: 255, by: 15) {
+                for blue in stride(from: 0, through: 255, by: 15) {
+                    let value = UInt32(red << 16 | green << 8 | blue)
+                    #expect(ColorFilter.families[ColorFilter.family(of: value)] == Reference.family((red, green, blue)), "\(red) \(green) \(blue)")
+                }
+            }
         }
         #expect(try repository.list(LikeQuery(color: "#1E90FF")).records.map(\.id.rawValue) == ["blue"])
         #expect(throws: LikeRepositoryError.self) { try repository.list(LikeQuery(color: "bluish")) }

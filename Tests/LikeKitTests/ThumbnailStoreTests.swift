@@ -1,4 +1,4 @@
-// Thumbnails in the store (SPEC §9): made after the like or on first need, the size promised,
+// Thumbnails in the store: made after the like or on first need, the size promised,
 // removed with the photo or its old image, orphans for purge, checked by verify, remade by repair.
 
 import Foundation

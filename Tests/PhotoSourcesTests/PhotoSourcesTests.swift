@@ -53,7 +53,9 @@ import Testing
         let refused = UnsplashAPI.failure(
             status: 401, rateLimitRemaining: nil, body: Data(#"{"errors":["OAuth error: The access token is invalid"]}"#.utf8))
         #expect(refused.kind == .key)
-        #expect(refused.description == "Unsplash refused the access key (OAuth error: The access token is invalid); check UNSPLASH_ACCESS_KEY.")
+        #expect(
+            refused.description
+                == "Unsplash answered HTTP 401: it refused the access key (OAuth error: The access token is invalid); check UNSPLASH_ACCESS_KEY.")
         #expect(UnsplashAPI.failure(status: 404, rateLimitRemaining: nil, body: Data()).kind == .notFound)
     }
 

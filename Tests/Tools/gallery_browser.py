@@ -309,6 +309,9 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "#query").send_keys("warsy", Keys.ENTER)
         check("a Flickr search shows its results with their titles",
               wait(lambda: len(figures()) == 30) and "Warsy (église) • 7433" in figure("49514337848").text)
+        notice = driver.find_elements(By.CSS_SELECTOR, "#flickr-notice")
+        check("the Flickr search page says Flickr's terms' line",
+              bool(notice) and notice[0].text == "This product uses the Flickr API but is not endorsed or certified by SmugMug, Inc.")
         driver.save_screenshot(os.path.join(shots, "search-flickr.png"))
 
         # Dark.

@@ -113,6 +113,8 @@ class Rig:
     def state(self):
         """Each liked photo: its note, albums, likedAt and the SHA-256 of its images."""
         listing = self.run("list", "--json")
+        if listing.returncode == 66 and not os.path.exists(self.store):
+            return {}  # no store (yet, or after a cut before its first like took)
         if listing.returncode != 0:
             raise AssertionError(f"list failed ({listing.returncode}): {listing.stderr.strip()}")
         photos = {}
@@ -157,6 +159,8 @@ class Rig:
     def check_store(self, label):
         """What must hold after any reboot: verify accepts the store, purge leaves no orphan."""
         problems = []
+        if not os.path.exists(self.store):
+            return problems  # a cut before the store's first folder: nothing to check
         verify = self.run("verify", "--json")
         if verify.returncode != 0:
             problems.append(f"{label}: verify exit {verify.returncode}: {verify.stdout.strip()[:400]} {verify.stderr.strip()[:200]}")
@@ -592,6 +596,7 @@ def main():
         sys.exit(2)
     rig = Rig(os.path.abspath(arguments.likes), os.path.abspath(arguments.samples), arguments.flush)
     try:
+        os.makedirs(rig.store, exist_ok=True)  # stats reads a store that is there
         stats = rig.run("stats", "--json", check=True)
         flush = json.loads(stats.stdout)
         print(f"store on {flush['fileSystem']}, flushed with {flush['flush']}")

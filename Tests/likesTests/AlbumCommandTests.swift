@@ -56,10 +56,10 @@ import Testing
     }
 
     @Test func addListAndRemove() throws {
+        try likeSamples(["rocket", "coffee", "chelsea"])
         let none = try box.run(["albums"])
         #expect(none.status == 0 && none.stdout.hasPrefix("No albums yet."))
         #expect(try box.run(["albums", "--json"]).array().isEmpty)
-        try likeSamples(["rocket", "coffee", "chelsea"])
         let added = try box.run(["album", "add", "Trip to Lisbon", "coffee", "rocket"])
         #expect(added.status == 0 && added.stdout == "Added 2 photos to \"Trip to Lisbon\".\n", "\(added.stderr)")
         let json = try box.run(["album", "add", "Trip to Lisbon", "coffee", "chelsea", "--json"]).object()

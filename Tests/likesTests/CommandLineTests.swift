@@ -23,6 +23,8 @@ import Testing
 
     @Test func anEmptyStoreSaysSoWhateverTheLimitOrOrder() throws {
         let box = Sandbox()
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        #expect(try box.run(["unlike", "a"]).status == 0)
         for arguments in [["list"], ["list", "--limit", "20"], ["list", "--oldest-first", "--limit", "5"]] {
             let run = try box.run(arguments)
             #expect(run.status == 0 && run.stdout == "No liked photos yet. Like one with `likes like ID --image FILE`.\n", "\(arguments)")
@@ -30,6 +32,32 @@ import Testing
         #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
         #expect(try box.run(["list", "--offset", "3"]).stdout == "Nothing past the first 3 liked photos.\n")
         #expect(try box.run(["list", "--search", "zzz", "--limit", "20"]).stdout == "No liked photo matches.\n")
+        // --limit 0 lists nothing, and says why: the store is not empty.
+        let zero = try box.run(["list", "--limit", "0"])
+        #expect(zero.status == 0 && zero.stdout == "No photo listed: --limit is 0 (the store holds 1 liked photo).\n", "\(zero.stdout)")
+        #expect(try box.run(["list", "--limit", "0", "--json"]).array().isEmpty)
+    }
+
+    /// A store that is not there is named as missing by every command that only reads it, so
+    /// that a mistyped --store never passes for an empty or a sound collection.
+    @Test(arguments: [
+        ["list"], ["show", "a"], ["stats"], ["verify"], ["albums"], ["purge", "--dry-run"], ["repair", "--dry-run"], ["export", "OUT"],
+    ])
+    func aStoreThatDoesNotExistIsNamedAsMissing(_ arguments: [String]) throws {
+        let missing = box.path("no/such/store")
+        let out = box.path("out")
+        let run = try Sandbox.execute(["--store", missing] + arguments.map { $0 == "OUT" ? out : $0 })
+        #expect(run.status == 66, "\(arguments): \(run.status) \(run.stdout)")
+        #expect(
+            run.stdout.isEmpty
+                && run.stderr
+                    == "likes: There is no store at \(missing): nothing was ever liked there. Check --store or LIKES_STORE; the first like makes a store.\n",
+            "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing) && !FileManager.default.fileExists(atPath: out))
+        // A file where the store should be is no store either.
+        let file = box.file("a-file", Data("x".utf8))
+        let notFolder = try Sandbox.execute(["--store", file] + arguments.map { $0 == "OUT" ? out : $0 })
+        #expect(notFolder.status == 66 && notFolder.stderr.contains("is not a folder"), "\(notFolder.stderr)")
     }
 
     @Test func likePrintsTheRecordAsJSONFieldByField() throws {
@@ -191,7 +219,10 @@ import Testing
         #expect(wide.stdout.contains("launch day"))
         let narrow = try box.run(["list", "--search", "launch"], environment: ["COLUMNS": "50"])
         #expect(narrow.stdout.contains("…"))
-        let empty = try Sandbox().run(["list"])
+        let emptied = Sandbox()
+        #expect(try emptied.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        #expect(try emptied.run(["unlike", "a"]).status == 0)
+        let empty = try emptied.run(["list"])
         #expect(empty.status == 0 && empty.stdout.hasPrefix("No liked photos yet."))
     }
 
@@ -222,6 +253,9 @@ import Testing
     }
 
     @Test func statsCountsBytesAndDates() throws {
+        #expect(try box.run(["stats", "--json"]).status == 66, "no store yet")
+        #expect(try box.run(["like", "gone", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        #expect(try box.run(["unlike", "gone"]).status == 0)
         let empty = try box.run(["stats", "--json"]).object()
         #expect(empty["count"] as? Int == 0 && empty["oldest"] is NSNull)
         try likeThree()
@@ -263,8 +297,44 @@ import Testing
         #expect(FileManager.default.contents(atPath: file) == Samples.data("coffee.jpg"))
 
         let again = try box.run(["import", box.path("incoming/rocket.jpg")])
-        #expect(again.status == 0 && again.stdout == "Liked 0, updated 1, skipped 0.\n")
+        #expect(again.status == 0 && again.stdout == "Liked 0, updated 0, unchanged 1, skipped 0.\n", "\(again.stdout)")
         #expect(try box.run(["verify"]).status == 0)
+    }
+
+    /// Importing a folder again changes nothing and writes nothing: every photo is unchanged;
+    /// files that are not JPEGs are counted by their extension.
+    @Test func importingAnUnchangedFolderAgainWritesNothingAndCountsWhatItIgnored() throws {
+        let folder = box.path("photos")
+        try FileManager.default.copyItem(atPath: Samples.photos.path, toPath: folder)
+        for name in ["notes.txt", "scan.png", "raw.heic", "other.png"] { box.file("photos/\(name)", Data("not a photo".utf8)) }
+        let first = try box.run(["import", folder, "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect((try first.object()["liked"] as? [String])?.count == 6)
+        #expect(
+            (try first.object()["ignored"] as? [String])?.map { PathText.lastComponent($0) } == ["notes.txt", "other.png", "raw.heic", "scan.png"])
+        let images = try FileManager.default.contentsOfDirectory(atPath: box.store.appendingPathComponent("images").path).sorted()
+        let journal = try Data(contentsOf: box.store.appendingPathComponent("likes.journal"))
+
+        let again = try box.run(["import", folder])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stdout == "Liked 0, updated 0, unchanged 6, skipped 0.\nIgnored 4 files that are not a JPEG (2 .png, 1 .heic, 1 .txt).\n",
+            "\(again.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.store.appendingPathComponent("images").path).sorted() == images)
+        #expect(try Data(contentsOf: box.store.appendingPathComponent("likes.journal")) == journal, "a rerun wrote to the journal")
+        let json = try box.run(["import", folder, "--json"]).object()
+        #expect((json["unchanged"] as? [String])?.count == 6 && (json["updated"] as? [String])?.isEmpty == true)
+
+        // One photo changed on disk: updated, the rest unchanged.
+        try FileManager.default.removeItem(atPath: folder + "/rocket.jpg")
+        try FileManager.default.copyItem(atPath: Samples.photo("coffee.jpg").path, toPath: folder + "/rocket.jpg")
+        let changed = try box.run(["import", folder, "--json"]).object()
+        #expect(changed["updated"] as? [String] == ["rocket"] && (changed["unchanged"] as? [String])?.count == 5)
+        // Liking the same file again, once more: unchanged, and said so.
+        let same = try box.run(["like", "rocket", "--image", folder + "/rocket.jpg"])
+        #expect(
+            same.status == 0 && same.stdout == "rocket is liked with that image, note, albums and metadata already; nothing was written.\n",
+            "\(same.stdout)")
     }
 
     @Test func importOfTheSamplesTakesTheirMetadata() throws {
@@ -276,8 +346,7 @@ import Testing
         #expect(list.map { $0["id"] as? String } == ["retina"])
     }
 
-    @Test func importOnATerminalDrawsProgress() throws {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    @Test(Needs.script) func importOnATerminalDrawsProgress() throws {
         let command = "\(Binary.url.path) --store \(box.store.path) import \(Samples.photos.path)"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
@@ -352,7 +421,9 @@ import Testing
         (["like", "a"], "`likes like` needs --image FILE or --url URL"),
         (["like", "a", "--image", "x", "--url", "http://127.0.0.1/"], "--image and --url cannot be given together"),
         (["like"], "`likes like` needs a photo ID"),
-        (["show", "a", "b"], "`likes show` takes one a photo ID; unexpected \"b\""),
+        (["show", "a", "b"], "`likes show` takes a photo ID and nothing more; unexpected \"b\""),
+        (["like", "a", "b", "--image", "x"], "`likes like` takes a photo ID and nothing more; unexpected \"b\""),
+        (["note", "a", "b", "c"], "`likes note` takes a photo ID and the note's TEXT and nothing more; unexpected \"c\""),
         (["like", "a", "--image", "x", "--image", "y"], "--image is given twice"),
         (["list", "--json=yes"], "--json takes no value"),
         (["--durability", "fast", "list"], "--durability takes full or relaxed, not \"fast\""),
@@ -383,7 +454,8 @@ import Testing
         #expect(badMeta.status == 65 && badMeta.stderr.contains("is not valid JSON"))
         let notPhoto = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--meta", box.file("n.json", Data("[1,2]".utf8))])
         #expect(notPhoto.status == 65)
-        #expect(try box.run(["list", "--json"]).array().isEmpty, "nothing was stored")
+        let listed = try box.run(["list", "--json"])
+        #expect(listed.status == 66 || listed.stdout == "[\n\n]\n", "nothing was stored: \(listed.stdout)")
     }
 
     @Test func missingOrUnreadableInputExitsSixtySix() throws {
@@ -522,7 +594,8 @@ import Testing
                 .status == 0)
         #expect(FileManager.default.fileExists(atPath: home + "/.local/share/likes/records/c.json"))
         // --store wins over the environment.
-        #expect(try box.run(["list", "--json"], environment: ["LIKES_STORE": viaEnvironment]).array().isEmpty)
+        let named = try box.run(["list", "--json"], environment: ["LIKES_STORE": viaEnvironment])
+        #expect(named.status == 66 && named.stderr.contains(box.store.path), "\(named.stderr)")
     }
 
     @Test func relaxedDurabilityStillStoresEverything() throws {
@@ -538,5 +611,49 @@ extension ISO8601DateFormatter {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter
+    }
+}
+
+extension CommandLineTests {
+    /// One command honours a photographer's or a source's request to take their photos down:
+    /// `unlike --source` and `--photographer`, with `--dry-run` to see them first.
+    @Test func unlikeBySourceOrPhotographerHonoursARemovalRequest() throws {
+        func meta(_ name: String, page: String, username: String) -> String {
+            box.file(
+                "\(name).json",
+                Data(#"{"id": "\#(name)", "links": {"html": "\#(page)"}, "user": {"name": "N", "username": "\#(username)"}}"#.utf8))
+        }
+        let photos = [
+            ("u1", "https://unsplash.com/photos/u1", "ann"), ("u2", "https://unsplash.com/photos/u2", "bob"),
+            ("f1", "https://www.flickr.com/photos/ann/1/", "ann"), ("f2", "https://www.flickr.com/photos/cy/2/", "cy"),
+        ]
+        for (id, page, username) in photos {
+            let run = try box.run(["like", id, "--image", Samples.photo("rocket.jpg").path, "--meta", meta(id, page: page, username: username)])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        #expect(try box.run(["like", "plain", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        let dry = try box.run(["unlike", "--source", "flickr", "--dry-run", "--json"]).object()
+        #expect(dry["dryRun"] as? Bool == true && (dry["unliked"] as? [String])?.sorted() == ["f1", "f2"])
+        #expect(try box.run(["list", "--json"]).array().count == 5, "a dry run unlikes nothing")
+        let ann = try box.run(["unlike", "--photographer", "ANN"])
+        #expect(ann.status == 0 && ann.stdout.hasPrefix("Unliked 2 photos by ANN:"), "\(ann.stdout)")
+        let flickr = try box.run(["unlike", "--source", "flickr", "--photographer", "cy", "--json"]).object()
+        #expect(flickr["unliked"] as? [String] == ["f2"])
+        #expect(try box.run(["list", "--json"]).array().compactMap { $0["id"] as? String }.sorted() == ["plain", "u2"])
+        #expect(try box.run(["unlike", "--source", "flickr"]).stdout == "No photo from Flickr is liked.\n")
+        #expect(try box.run(["unlike", "--source", "instagram"]).status == 64)
+        #expect(try box.run(["unlike", "u2", "--source", "unsplash"]).status == 64)
+    }
+}
+
+extension CommandLineTests {
+    /// On a terminal `likes serve` says how to stop it, on stderr: stdout holds the address alone.
+    @Test(Needs.script) func serveOnATerminalSaysHowToStop() throws {
+        #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
+        let command = "timeout -s INT 2 \(Binary.url.path) --store '\(box.store.path)' serve --port 0"
+        let run = try Sandbox.execute(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let lines = run.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.first?.hasPrefix("http://127.0.0.1:") == true, "\(run.stdout)")
+        #expect(lines.contains { $0.hasSuffix("Ctrl-C to stop.") }, "\(run.stdout)")
     }
 }

@@ -34,7 +34,7 @@ final class PhotoServer {
     }
 }
 
-@Suite struct DownloadTests {
+@Suite(Needs.python3) struct DownloadTests {
     let box = Sandbox()
 
     @Test func likeByURLStoresTheDownloadedBytes() throws {

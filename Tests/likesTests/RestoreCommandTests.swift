@@ -73,11 +73,15 @@ import Testing
         let skipped = try #require(summary["skipped"] as? [[String: String]])
         #expect(skipped.count == 11)
         #expect(skipped.contains { $0["file"] == backup + "/a_b.jpg" && $0["reason"] == "photo \"a/b\" is liked already" })
+        // For people, one line says it: no line per photo liked already.
+        let human = try Sandbox.execute(["--store", target, "import", backup])
+        #expect(human.status == 0)
+        #expect(human.stdout == "Restored 0 of 11 photos from the export \(backup): 11 liked already, 0 refused.\n", "\(human.stdout)")
     }
 
     /// On a terminal (a pseudo-terminal of util-linux's script(1)) a restore draws the progress
     /// bar an import draws, without colour under NO_COLOR.
-    @Test func aRestoreOnATerminalDrawsItsProgress() throws {
+    @Test(Needs.script) func aRestoreOnATerminalDrawsItsProgress() throws {
         try backedUpStore()
         let command = "\(Binary.url.path) --store '\(box.path("restored"))' import '\(backup)'"
         let run = try Sandbox.execute(

@@ -148,3 +148,25 @@ func runKilled(_ script: String, after delay: Double) throws -> String {
     process.waitUntilExit()
     return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
 }
+
+/// What a test needs from the machine besides Swift: each test names all of it. Where it is
+/// missing the test is skipped, and says why (`swift test 2>&1 | grep skipped` lists them); under
+/// `CI=true`, where `.ci/run` installs everything, it runs, and a missing tool fails it.
+enum Needs {
+    static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// Debian's python3 at /usr/bin/python3, with these modules.
+    static func python(_ modules: String...) -> Bool {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
+        guard !modules.isEmpty else { return true }
+        return (try? Sandbox.execute(["-c", "import " + modules.joined(separator: ", ")], executable: URL(fileURLWithPath: "/usr/bin/python3")))?
+            .status == 0
+    }
+
+    static func executable(_ path: String) -> Bool { FileManager.default.isExecutableFile(atPath: path) }
+
+    /// Python for the stand-in servers and checks in Tests/Tools.
+    static let python3 = ConditionTrait.enabled(if: python() || inCI, "needs /usr/bin/python3 (apt-get install python3)")
+    /// util-linux's script(1), which gives a command a terminal.
+    static let script = ConditionTrait.enabled(if: executable("/usr/bin/script") || inCI, "needs script(1) (apt-get install bsdutils)")
+}

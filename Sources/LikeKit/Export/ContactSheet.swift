@@ -60,7 +60,12 @@ package struct ContactSheet {
             if let user = photo.userImage {
                 text += "<img class=\"avatar\" src=\"\(Self.link(user.file))\" width=\"32\" height=\"32\" alt=\"\">"
             }
-            text += "<span class=\"name\">\(Self.escape(photographer))</span>"
+            if let page = PhotoOrigin(metadata)?.photographerPage(metadata), Self.isWebLink(page) {
+                text += "<a class=\"name\" href=\"\(Self.escape(page))\">\(Self.escape(photographer))</a>"
+            } else {
+                text += "<span class=\"name\">\(Self.escape(photographer))</span>"
+            }
+            if let origin = PhotoOrigin(metadata) { text += " on \(origin.name)" }
             if let username = metadata?.photographerUsername, metadata?.photographer != nil {
                 text += " <span class=\"username\">@\(Self.escape(username))</span>"
             }
@@ -80,8 +85,8 @@ package struct ContactSheet {
             text += "\(Self.escape(color))</dd>\n"
         }
         if let source = metadata?.sourceURL {
-            if let url = URL(string: source), ["http", "https"].contains(url.scheme?.lowercased() ?? "") {
-                text += "<dt>Source</dt><dd><a href=\"\(Self.escape(source))\">\(Self.escape(url.host ?? source))</a></dd>\n"
+            if let url = URL(string: source), Self.isWebLink(source) {
+                text += "<dt>Source</dt><dd><a href=\"\(Self.escape(PhotoOrigin.referral(source)))\">\(Self.escape(url.host ?? source))</a></dd>\n"
             } else {
                 text += "<dt>Source</dt><dd>\(Self.escape(source))</dd>\n"
             }
@@ -89,6 +94,12 @@ package struct ContactSheet {
         text += "<dt>File</dt><dd class=\"file\">\(Self.escape(photo.file))</dd>\n"
         text += "</dl>\n</figcaption>\n</figure>\n"
         return text
+    }
+
+    /// Whether `link` is an http(s) address: the only links the sheet makes.
+    private static func isWebLink(_ link: String) -> Bool {
+        guard let url = URL(string: link) else { return false }
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "")
     }
 
     private static let style = """

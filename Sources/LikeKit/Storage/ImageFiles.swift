@@ -49,6 +49,35 @@ struct ImageFiles {
         return .whole(data)
     }
 
+    /// Whether the image `name`, which a record describes by `info`, is whole and holds exactly
+    /// the bytes of `image`: compared byte for byte, the file given a piece at a time.
+    func holds(_ image: LikeRequest.Image, _ name: String, as info: StoredRecord.Image) throws -> Bool {
+        guard image.byteCount == info.bytes else { return false }
+        if case .bytes(_, let checksum) = image.source, LikeRequest.Image.text(checksum) != info.crc32 { return false }
+        guard case .whole(let stored) = try read(name, as: info) else { return false }
+        switch image.source {
+        case .bytes(let data, _):
+            return data == stored
+        case .file(let path, let version):
+            let file = try ImageFileReader(path: path)
+            defer { file.close() }
+            guard file.version == version else { return false }
+            var offset = 0
+            var same = true
+            try stored.withUnsafeBytes { stored in
+                try file.forEachPiece { piece in
+                    guard same, offset + piece.count <= stored.count else {
+                        same = false
+                        return
+                    }
+                    same = memcmp(piece.baseAddress!, stored.baseAddress! + offset, piece.count) == 0
+                    offset += piece.count
+                }
+            }
+            return same && offset == stored.count
+        }
+    }
+
     /// An image read and checked: its bytes, or what is wrong with it.
     enum Checked {
         case whole(Data)

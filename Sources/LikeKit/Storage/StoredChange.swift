@@ -17,7 +17,7 @@ struct StoredChange: Sendable {
 
     /// What the change touched (see ``LikeChange/fields``).
     var fields: Set<LikeChange.Field> {
-        guard let record else { return [] }
+        guard let record, kind != .unchanged else { return [] }
         if kind == .liked { return record.likedFields }
         guard !fieldsUnknown, let changed = record.changed else { return Set(LikeChange.Field.allCases) }
         return Set(changed)

@@ -27,8 +27,9 @@ import JPEGCodec
 /// tells a damaged thumbnail from a whole one without decoding it.
 struct ThumbnailFiles {
     static let directoryName = StoreLayout.thumbnailsDirectory
-    /// The long side of a stored thumbnail (SPEC §9: at most 512 pixels).
-    static let longSide = JPEGThumbnail.defaultLongSide
+    /// The size of a stored thumbnail: a long side of at most 512 pixels, and for a photo larger
+    /// than that at least 256, as cheaply as the DCT allows (a 12-megapixel photo at 1/8).
+    static let size = JPEGThumbnail.Size.atMost(512)
 
     /// `nil` while no thumbnail was ever made.
     let directory: StoreDirectory?
@@ -83,21 +84,42 @@ struct ThumbnailFiles {
         let comment = Array(bytes[6..<(4 + length)])
         guard comment.starts(with: signature) else { return "is not a thumbnail of ours" }
         let fields = String(decoding: comment.dropFirst(signature.count), as: UTF8.self).split(separator: " ")
-        guard fields.count == 2, fields[0] == generation else { return "was made from another image" }
+        guard fields.count == 2 || (fields.count == 3 && fields[2].hasPrefix(damagePrefix)), fields[0] == generation else {
+            return "was made from another image"
+        }
         let checksum = bytes[(4 + length)...].withUnsafeBytes { CRC32.checksum($0) }
         guard fields[1] == LikeRequest.Image.text(checksum) else { return "has changed since it was made (its checksum differs)" }
         return nil
     }
 
-    /// `jpeg` (a codec thumbnail, starting with SOI) with the comment segment for `generation`.
-    static func tagged(_ jpeg: [UInt8], generation: String) -> [UInt8] {
+    /// What a tag says of a photo whose JPEG was damaged: `damaged=` and the codec's words, escaped.
+    private static let damagePrefix = "damaged="
+
+    /// `jpeg` (a codec thumbnail, starting with SOI) with the comment segment for `generation`,
+    /// and, when the photo's JPEG data was damaged, what was wrong with it.
+    static func tagged(_ jpeg: [UInt8], generation: String, damage: String? = nil) -> [UInt8] {
         let rest = jpeg.dropFirst(2)
         let checksum = rest.withUnsafeBytes { CRC32.checksum($0) }
-        let comment = signature + Array("\(generation) \(LikeRequest.Image.text(checksum))".utf8)
+        var text = "\(generation) \(LikeRequest.Image.text(checksum))"
+        if let damage { text += " " + damagePrefix + PercentEscaping.journalField.escape(damage) }
+        let comment = signature + Array(text.utf8)
         return [0xFF, 0xD8, 0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)] + comment + rest
     }
 
-    /// A tagged thumbnail (see ``tagged(_:generation:)``) without its comment segment: the
+    /// What the tag of a thumbnail says was wrong with its photo's JPEG data; `nil` when nothing
+    /// was (or the bytes are no thumbnail of ours).
+    static func damage(in bytes: [UInt8]) -> String? {
+        guard bytes.count > 6, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF, bytes[3] == 0xFE else { return nil }
+        let length = Int(bytes[4]) << 8 | Int(bytes[5])
+        guard 4 + length <= bytes.count else { return nil }
+        let comment = String(decoding: bytes[6..<(4 + length)], as: UTF8.self)
+        guard let field = comment.split(separator: " ").last, field.hasPrefix(damagePrefix),
+            let text = PercentEscaping.journalField.unescape(String(field.dropFirst(damagePrefix.count)))
+        else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// A tagged thumbnail (see ``tagged(_:generation:damage:)``) without its comment segment: the
     /// codec's JPEG, as an export shares it. Bytes that are not tagged come back as they are.
     static func untagged(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count > 6, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF, bytes[3] == 0xFE else { return bytes }
@@ -108,7 +130,7 @@ struct ThumbnailFiles {
 
     /// The pixel size of the thumbnail of a `width` x `height` photo, as the codec makes it.
     static func pixelSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        JPEGThumbnail.size(ofWidth: width, height: height, longSide: longSide)
+        JPEGThumbnail.size(ofWidth: width, height: height, size: size)
     }
 }
 

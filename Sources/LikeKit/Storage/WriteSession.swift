@@ -93,6 +93,7 @@ struct WriteSession {
     /// With `flushCommit` false, on Apple platforms the commit's flush is a barrier, which the
     /// caller's full flush after a run of likes makes durable. Elsewhere it makes no difference.
     mutating func like(_ request: LikeRequest, flushCommit: Bool = true) throws -> StoredChange {
+        var request = request
         var existing: StoredRecord?
         do {
             existing = try records.read(key: request.id.storageKey)
@@ -103,6 +104,24 @@ struct WriteSession {
             throw LikeRepositoryError.idCollision(id: request.id, existing: existing.id)
         }
         guard existing != nil || request.image != nil else { throw LikeRepositoryError.imageRequired(id: request.id) }
+        if let existing {
+            // An image the photo has already, byte for byte, is no change: it is not written again.
+            if let image = request.image,
+                try images.holds(image, StoreLayout.imageFileName(existing.key, existing.image.generation, user: false), as: existing.image)
+            {
+                request.image = nil
+            }
+            if let image = request.userImage, let user = existing.userImage,
+                try images.holds(image, StoreLayout.imageFileName(existing.key, user.generation, user: true), as: user)
+            {
+                request.userImage = nil
+            }
+            if request.image == nil, request.userImage == nil, request.note(after: existing.note) == existing.note,
+                request.albums(after: existing.albums) == existing.albums, request.photo(after: existing.photo) == existing.photo
+            {
+                return StoredChange(kind: .unchanged, id: existing.id, at: clock, record: existing)
+            }
+        }
         return try commit(request, over: existing, flushCommit: flushCommit)
     }
 
@@ -274,11 +293,7 @@ struct WriteSession {
         let newUserImage = try store(request.userImage, user: true)
         if flushEach, !progress.created.isEmpty { try images.directory.sync() }
 
-        let photo: PhotoMetadata? =
-            switch (existing?.photo, request.photo) {
-            case (let old?, let new?): old.merging(new)
-            case (let old, let new): new ?? old
-            }
+        let photo = request.photo(after: existing?.photo)
         guard let mainImage = newImage ?? existing?.image else { throw LikeRepositoryError.imageRequired(id: request.id) }
         var record = StoredRecord(
             id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
