@@ -15,7 +15,10 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "LikeKit", dependencies: ["LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds", "JPEGCodec"]),
+        // What every target shares: the one lock type, JSON values, URI and name escaping, text and
+        // paths without Foundation's internationalization.
+        .target(name: "LikesSupport", dependencies: ["LinuxFileSystemCalls"]),
+        .target(name: "LikeKit", dependencies: ["LikesSupport", "LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds", "JPEGCodec"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),
@@ -24,13 +27,13 @@ let package = Package(
         .target(name: "LinuxFileSystemCalls"),
         // An HTTP/1.1 server on 127.0.0.1 for `likes serve`: sockets, bounded parsing, keep-alive,
         // ranges and event streams; it knows nothing of photos.
-        .target(name: "HTTPServer"),
+        .target(name: "HTTPServer", dependencies: ["LikesSupport"]),
         // The pages of `likes serve` over LikeKit and HTTPServer: routes, the rules of access,
         // the API the pages call, the zip of a selection.
-        .target(name: "Gallery", dependencies: ["LikeKit", "HTTPServer", "PhotoSources"]),
+        .target(name: "Gallery", dependencies: ["LikesSupport", "LikeKit", "HTTPServer", "PhotoSources"]),
         // Unsplash's and Flickr's APIs: requests built and answers read, for the command line and
         // for apps on LikeKit; sending them is the caller's.
-        .target(name: "PhotoSources", dependencies: ["LikeKit"]),
+        .target(name: "PhotoSources", dependencies: ["LikesSupport", "LikeKit"]),
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
         // processor has it (x86-64); LikeKit's own tables elsewhere.
         .target(name: "CRC32Folding"),
@@ -39,21 +42,21 @@ let package = Package(
         .target(name: "SHA256Rounds"),
         // LIKES_TEST_SEAMS: the power-cut tests' switch (LIKES_TEST_FLUSH), in debug builds only.
         .executableTarget(
-            name: "likes", dependencies: ["LikeKit", "JPEGCodec", "Gallery", "PhotoSources"],
+            name: "likes", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec", "HTTPServer", "Gallery", "PhotoSources"],
             swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),
         // The in-process halves of the benchmarks (Benchmarks/run.sh); built by CI, run by hand.
-        .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
+        .executableTarget(name: "likes-bench", dependencies: ["LikesSupport", "LikeKit"]),
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
-        .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit"], path: "Samples/AppSample"),
-        .testTarget(name: "LikeKitTests", dependencies: ["LikeKit", "JPEGCodec"]),
+        .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit", "PhotoSources"], path: "Samples/AppSample"),
+        .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "LikesSupport"]),
+        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit", "LikesSupport"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
-        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikeKit", "JPEGCodec"]),
+        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikesSupport", "LikeKit", "JPEGCodec"]),
     ],
     swiftLanguageModes: [.v6]
 )

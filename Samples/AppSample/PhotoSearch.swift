@@ -4,6 +4,7 @@
 
 import Foundation
 import LikeKit
+import PhotoSources
 
 /// A search over the photos in a folder of `NAME.jpg` + `NAME.json` (an Unsplash photo object).
 struct PhotoSearch: Sendable {

@@ -1,6 +1,7 @@
 // Who may use the gallery: the person who started it, holding its token, from a page it served.
 // Every request passes here before anything else is done.
 
+import LikesSupport
 import HTTPServer
 import LikeKit
 

@@ -1,6 +1,7 @@
 // The gallery of `likes serve`: the store's favorites as web pages on 127.0.0.1, live, and locked
 // to the person who started it. Routes requests; the pages are in Pages.swift, the API in API.swift.
 
+import LikesSupport
 import Dispatch
 import HTTPServer
 import LikeKit
@@ -30,7 +31,7 @@ public final class Gallery: Sendable {
     /// The open event streams, for the heartbeat.
     let streams = Locked([ObjectIdentifier: HTTPEventStream]())
     /// The photo sources whose keys are set: each has a Search page.
-    let sources: GallerySources
+    let sources: [any PhotoSource]
     /// The small images of search results shown, by `source/id`: the pages get them from here
     /// (the content security policy lets a page load images from the gallery alone).
     let resultImages = Locked([String: String]())
@@ -38,7 +39,7 @@ public final class Gallery: Sendable {
     /// Listens on 127.0.0.1:`port` (0: any free port); `sources`, the photo sources to search.
     ///
     /// - Throws: `SocketError` when the port cannot be had.
-    public init(repository: LikeRepository, port: UInt16, sources: GallerySources = GallerySources()) throws {
+    public init(repository: LikeRepository, port: UInt16, sources: [any PhotoSource] = []) throws {
         self.repository = repository
         self.sources = sources
         let target = Locked<Gallery?>(nil)
@@ -100,7 +101,7 @@ public final class Gallery: Sendable {
         case (true, "/photo"): return Pages.page(.photo)
         case (true, "/albums"): return Pages.page(.albums)
         case (true, "/search"): return Pages.page(.search)
-        case (true, "/api/sources"): return Self.json(sources.names)
+        case (true, "/api/sources"): return Self.json(sources.map(SourceJSON.init))
         case (true, "/api/search"): return search(request)
         case (true, "/source-image"): return sourceImage(request)
         case (false, "/api/source-like"): return likeFromSource(request)
@@ -163,19 +164,6 @@ struct UndoShelf {
             if order.count > Self.capacity { photos[order.removeFirst()] = nil }
         }
     }
-}
-
-/// The photo sources a gallery searches: those whose keys are set.
-public struct GallerySources: Sendable {
-    public var unsplash: UnsplashSource?
-    public var flickr: FlickrSource?
-
-    public init(unsplash: UnsplashSource? = nil, flickr: FlickrSource? = nil) {
-        self.unsplash = unsplash
-        self.flickr = flickr
-    }
-
-    var names: [String] { (unsplash == nil ? [] : ["unsplash"]) + (flickr == nil ? [] : ["flickr"]) }
 }
 
 /// A photo unliked from a page: what a like needs to bring it back.

@@ -381,20 +381,19 @@ enum Pages {
 
         // MARK: Searching a photo source
 
-        const sourceNames = { unsplash: "Unsplash", flickr: "Flickr" };
-        const unsplashColors = ["black_and_white", "black", "white", "yellow", "orange", "red", "purple", "magenta", "green", "teal", "blue"];
-        const flickrSorts = ["relevance", "date-posted-desc", "date-posted-asc", "interestingness-desc"];
-
+        // Each source as the server describes it: its names, a notice its terms ask for, and the
+        // options its search takes.
         async function searchPage(sources) {
-          const source = sources.includes(params.get("source")) ? params.get("source") : sources[0];
+          const chosen = sources.find((each) => each.name === params.get("source")) || sources[0];
+          const source = chosen && chosen.name;
           const grid = document.getElementById("grid");
           if (!source) {
             document.getElementById("search-form").hidden = true;
             status("No photo source is set up: start likes serve with UNSPLASH_ACCESS_KEY or FLICKR_API_KEY in its environment.");
             return;
           }
-          document.getElementById("title").textContent = "Search " + sourceNames[source];
-          document.title = "Search " + sourceNames[source] + " · likes";
+          document.getElementById("title").textContent = "Search " + chosen.displayName;
+          document.title = "Search " + chosen.displayName + " · likes";
           const filters = document.getElementById("filters");
           function select(name, label, values) {
             const node = el("select", { name, "aria-label": label });
@@ -402,14 +401,8 @@ enum Pages {
             filters.append(node);
             return node;
           }
-          const order = source === "unsplash" ? select("order", "Order", ["relevant", "latest"]) : null;
-          const color = source === "unsplash" ? select("color", "Colour", [""].concat(unsplashColors)) : null;
-          const sort = source === "flickr" ? select("sort", "Sort", flickrSorts) : null;
-          if (source === "flickr") {
-            // Flickr's terms ask every application to say so.
-            filters.after(el("p", { className: "notice", id: "flickr-notice",
-              text: "This product uses the Flickr API but is not endorsed or certified by SmugMug, Inc." }));
-          }
+          const selects = chosen.options.map((option) => select(option.name, option.label, option.values));
+          if (chosen.notice) filters.after(el("p", { className: "notice", id: chosen.name + "-notice", text: chosen.notice }));
           let page = 0, pages = 1, loading = false, generation = 0;
 
           function card(result) {
@@ -448,9 +441,7 @@ enum Pages {
             loading = true;
             const mine = generation;
             const fields = new URLSearchParams({ source, q: query, page: String(page + 1) });
-            if (order) fields.set("order", order.value);
-            if (color && color.value) fields.set("color", color.value);
-            if (sort) fields.set("sort", sort.value);
+            for (const node of selects) if (node.value) fields.set(node.name, node.value);
             try {
               const found = await api("/api/search?" + fields);
               if (mine !== generation) return;
@@ -491,7 +482,7 @@ enum Pages {
         api("/api/sources").then((sources) => {
           const nav = document.querySelector("nav");
           for (const source of sources) {
-            nav.append(el("a", { href: "/search?source=" + source, text: sourceNames[source], "data-source": source }));
+            nav.append(el("a", { href: "/search?source=" + source.name, text: source.displayName, "data-source": source.name }));
           }
           if (document.body.dataset.page === "search") searchPage(sources);
         }).catch((error) => status(error.message));

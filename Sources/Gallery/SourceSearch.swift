@@ -12,34 +12,26 @@ import PhotoSources
 #endif
 
 extension Gallery {
-    /// A page of a source's results: `source`, `q`, `page`; Unsplash's `order` and `color`,
-    /// Flickr's `sort`.
+    /// The source a request names by `source`, if the gallery has it.
+    func source(named name: String?) -> (any PhotoSource)? {
+        sources.first { $0.name == name }
+    }
+
+    /// A page of a source's results: `source`, `q`, `page`, and the options the source's search
+    /// takes (Unsplash's `order` and `color`, Flickr's `sort`).
     func search(_ request: HTTPRequest) -> HTTPResponse {
-        let source = request.queryValue("source") ?? ""
         let query = (request.queryValue("q") ?? "").trimmedSpaces()
         guard !query.isEmpty else { return Self.text(400, "Search for what? Give q.") }
+        guard let source = source(named: request.queryValue("source")) else { return Self.text(404, "There is no such photo source here.") }
         let page = max(1, Int(request.queryValue("page") ?? "") ?? 1)
+        var options: [String: String] = [:]
+        for option in source.searchOptions { if let value = request.queryValue(option.name), !value.isEmpty { options[option.name] = value } }
         do {
-            let found: SourcePage
-            switch source {
-            case "unsplash":
-                guard let unsplash = sources.unsplash else {
-                    return Self.text(404, "Unsplash is not set up: start likes serve with UNSPLASH_ACCESS_KEY.")
-                }
-                let order = UnsplashAPI.Order(rawValue: request.queryValue("order") ?? "") ?? .relevant
-                let color = request.queryValue("color").flatMap { UnsplashAPI.colors.contains($0) ? $0 : nil }
-                found = try unsplash.search(query, order: order, color: color, page: page, perPage: 20)
-            case "flickr":
-                guard let flickr = sources.flickr else { return Self.text(404, "Flickr is not set up: start likes serve with FLICKR_API_KEY.") }
-                let sort = request.queryValue("sort").flatMap { FlickrAPI.sorts.contains($0) ? $0 : nil } ?? "relevance"
-                found = try flickr.search(query, sort: sort, page: page, perPage: 20)
-            default:
-                return Self.text(404, "There is no such photo source here.")
-            }
+            let found = try source.search(query, options: options, page: page, perPage: 20)
             let liked = Set(try repository.likedIDs(among: found.results.compactMap { try? PhotoID($0.id) }).map(\.rawValue))
             resultImages.withLock { images in
                 if images.count > 2000 { images.removeAll() }
-                for result in found.results { if let url = result.smallImageURL { images[source + "/" + result.id] = url } }
+                for result in found.results { if let url = result.smallImageURL { images[source.name + "/" + result.id] = url } }
             }
             return Self.json(
                 SearchJSON(
@@ -48,7 +40,7 @@ extension Gallery {
                         SearchJSON.Result(
                             id: result.id, text: result.text, photographer: result.photographer, color: result.color,
                             image: result.smallImageURL == nil
-                                ? nil : "/source-image?source=\(source)&id=\(Access.escapeQuery(result.id))",
+                                ? nil : "/source-image?source=\(source.name)&id=\(Access.escapeQuery(result.id))",
                             liked: liked.contains(result.id))
                     }))
         } catch let error as PhotoSourceError {
@@ -62,10 +54,10 @@ extension Gallery {
 
     /// A search result's small image, fetched from its source for the page.
     func sourceImage(_ request: HTTPRequest) -> HTTPResponse {
-        let source = request.queryValue("source") ?? ""
-        guard let id = request.queryValue("id"), let url = resultImages.withLock({ $0[source + "/" + id] }),
-            let client = source == "unsplash" ? sources.unsplash?.client : source == "flickr" ? sources.flickr?.client : nil
+        guard let source = source(named: request.queryValue("source")), let id = request.queryValue("id"),
+            let url = resultImages.withLock({ $0[source.name + "/" + id] })
         else { return Self.text(404, "No such result was shown.") }
+        let client = source.client
         do {
             var response = HTTPResponse(status: 200, body: .bytes(Array(try client.download(url, "image"))))
             response.headers.set("Content-Type", "image/jpeg")
@@ -83,17 +75,11 @@ extension Gallery {
         guard let id = form.first(where: { $0.name == "id" }).flatMap({ try? PhotoID($0.value) }) else {
             return Self.text(400, "Which photo? Send its id.")
         }
+        guard let source = source(named: form.first(where: { $0.name == "source" })?.value) else {
+            return Self.text(404, "There is no such photo source here.")
+        }
         do {
-            switch form.first(where: { $0.name == "source" })?.value {
-            case "unsplash"?:
-                guard let unsplash = sources.unsplash else { return Self.text(404, "Unsplash is not set up.") }
-                _ = try unsplash.like(id, into: repository)
-            case "flickr"?:
-                guard let flickr = sources.flickr else { return Self.text(404, "Flickr is not set up.") }
-                _ = try flickr.like(id, into: repository)
-            default:
-                return Self.text(404, "There is no such photo source here.")
-            }
+            _ = try source.like(id, into: repository, note: nil, albums: [])
             _ = try? repository.thumbnail(for: id)
             guard let record = try repository.record(for: id) else { return Self.text(500, "The like did not stay.") }
             return Self.json(PhotoJSON(record))
@@ -122,4 +108,25 @@ struct SearchJSON: Encodable {
     var totalPages: Int
     var total: Int
     var results: [Result]
+}
+
+/// What a page needs to know of a source: its names, its notice, its search options.
+struct SourceJSON: Encodable {
+    struct Option: Encodable {
+        var name: String
+        var label: String
+        var values: [String]
+    }
+
+    var name: String
+    var displayName: String
+    var notice: String?
+    var options: [Option]
+
+    init(_ source: any PhotoSource) {
+        name = source.name
+        displayName = source.displayName
+        notice = source.notice
+        options = source.searchOptions.map { Option(name: $0.name, label: $0.label, values: $0.values) }
+    }
 }

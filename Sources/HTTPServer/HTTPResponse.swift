@@ -1,5 +1,7 @@
 // What the application answers: a status, header fields, and bytes, a file or a stream of events.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
@@ -104,7 +106,7 @@ public final class HTTPEventStream: Sendable {
         var wake: (@Sendable () -> Void)?
     }
 
-    private let state = ServerLock(State())
+    private let state = Locked(State())
 
     public init() {}
 

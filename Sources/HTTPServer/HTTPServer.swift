@@ -2,6 +2,7 @@
 // runs on Dispatch's threads. It owns connections, parsing, limits and writing responses, and
 // knows nothing of what it serves.
 
+import LikesSupport
 import Dispatch
 
 #if canImport(Darwin)
@@ -51,7 +52,7 @@ public final class HTTPServer: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let handler: Handler
-    private let shared = ServerLock(Shared())
+    private let shared = Locked(Shared())
 
     /// What the application's threads hand the loop.
     private struct Shared {

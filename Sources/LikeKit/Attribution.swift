@@ -1,6 +1,8 @@
 // Where a liked photo came from, as its metadata says, and the links that credit it as its source
 // asks: Unsplash wants `utm_source=…&utm_medium=referral` on every link back to it.
 
+import LikesSupport
+
 /// The source a photo was liked from, told by the address of its page.
 package enum PhotoOrigin: String, Sendable, CaseIterable {
     case unsplash

@@ -1,5 +1,7 @@
 // Which favorites to list and in what order.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

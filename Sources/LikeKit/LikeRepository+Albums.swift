@@ -1,5 +1,7 @@
 // Notes and albums: changes to a liked photo that keep its images.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

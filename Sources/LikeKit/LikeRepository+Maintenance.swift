@@ -160,7 +160,7 @@ extension LikeRepository {
     /// current journal does not: never orphans. Read only where there is a `damaged/` folder.
     private func setAsideJournalsName(_ opened: OpenStore) throws -> Set<String> {
         guard try opened.root.subdirectoryIfFolder(StoreLayout.damagedDirectory) != nil else { return [] }
-        return try JournalEvidence(root: opened.root, records: opened.records).namedBySetAsideJournals
+        return try JournalEvidence(root: opened.root).namedBySetAsideJournals
     }
 
     /// The files that belong to no entry of `inventory`, except those `keeping` names.

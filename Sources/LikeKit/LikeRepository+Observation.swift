@@ -1,5 +1,6 @@
 // Observers: every change to the store reaches its subscribers, in order, whichever process made it.
 
+import LikesSupport
 import Dispatch
 
 #if canImport(Darwin)

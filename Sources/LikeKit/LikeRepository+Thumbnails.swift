@@ -1,6 +1,7 @@
 // Thumbnails: each liked photo's small JPEG, made by the JPEGCodec module from its image after
 // the like (never delaying it) or on first need.
 
+import LikesSupport
 import Dispatch
 import JPEGCodec
 

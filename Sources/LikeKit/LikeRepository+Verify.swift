@@ -30,7 +30,7 @@ extension LikeRepository {
         if let images = opened.images {
             // Images a journal set aside by an earlier repair still names: a photo to rebuild.
             if try opened.root.subdirectoryIfFolder(StoreLayout.damagedDirectory) != nil {
-                check.namedBySetAsideJournals = try JournalEvidence(root: opened.root, records: opened.records).namedBySetAsideJournals
+                check.namedBySetAsideJournals = try JournalEvidence(root: opened.root).namedBySetAsideJournals
             }
             try check.readImages(images)
         }

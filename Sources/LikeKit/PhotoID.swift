@@ -1,5 +1,7 @@
 // A validated photo id, and the injective, case-safe file-name key derived from it.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

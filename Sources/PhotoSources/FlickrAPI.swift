@@ -3,6 +3,7 @@
 // strings or numbers, even within one answer: both are read.
 
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -193,8 +194,8 @@ public enum FlickrAPI {
     }
 
     /// The answer's object; an answer with `"stat": "fail"` throws what it says.
-    private static func answer(_ data: Data) throws -> [String: AnyJSON] {
-        guard let object = (try? JSONDecoder().decode(AnyJSON.self, from: data))?.object else {
+    private static func answer(_ data: Data) throws -> [String: JSONValue] {
+        guard let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.object else {
             throw PhotoSourceError(.malformed, "Flickr's answer is not JSON.")
         }
         if text(object["stat"]) == "fail" {
@@ -209,24 +210,24 @@ public enum FlickrAPI {
         return object
     }
 
-    private static func text(_ value: AnyJSON?) -> String? {
+    private static func text(_ value: JSONValue?) -> String? {
         switch value {
         case .string(let text)?: text
-        case .integer(let number)?: String(number)
+        case .int(let number)?: String(number)
         default: nil
         }
     }
 
-    private static func number(_ value: AnyJSON?) -> Int? {
+    private static func number(_ value: JSONValue?) -> Int? {
         switch value {
-        case .integer(let number)?: number
+        case .int(let number)?: number
         case .string(let text)?: Int(text)
         default: nil
         }
     }
 
     /// `{"_content": …}`, Flickr's way of writing some texts.
-    private static func content(_ value: AnyJSON?) -> String? {
+    private static func content(_ value: JSONValue?) -> String? {
         text(value?.object?["_content"]) ?? text(value)
     }
 }

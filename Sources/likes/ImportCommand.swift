@@ -1,5 +1,6 @@
 // import: like every JPEG in the files and folders given, with progress and a summary.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

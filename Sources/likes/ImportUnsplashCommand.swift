@@ -1,6 +1,8 @@
 // import-unsplash: like every photo of an Unsplash API response, downloading its images.
 
+import LikesSupport
 import LikeKit
+import PhotoSources
 
 #if canImport(Darwin)
     import Foundation
@@ -87,7 +89,7 @@ struct ImportUnsplashCommand: Command {
         let data = try Input.readFile(path, what: "Unsplash file")
         do {
             return try UnsplashPhoto.photos(fromJSON: data)
-        } catch let error as LikeRepositoryError {
+        } catch let error as PhotoSourceError {
             throw CommandFailure(
                 "\(path) is not an Unsplash API response: \(error.description) Give a photo, a list of photos or a search response.", status: .badData
             )

@@ -1,6 +1,7 @@
 // Reading the files a command is given: every failure is exit 66 with the file named.
 
 import LikeKit
+import PhotoSources
 
 #if canImport(Darwin)
     import Foundation
@@ -100,7 +101,7 @@ enum Input {
                     "The metadata file \(path) holds \(photos.count) photos; --meta takes one Unsplash photo object.", status: .badData)
             }
             return photos[0].metadata
-        } catch let error as LikeRepositoryError {
+        } catch let error as PhotoSourceError {
             throw CommandFailure("The metadata file \(path) is not usable: \(error.description) Give an Unsplash photo object.", status: .badData)
         }
     }

@@ -1,5 +1,6 @@
 // like, unlike and toggle: the heart button from the command line.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

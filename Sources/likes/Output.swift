@@ -1,5 +1,6 @@
 // Everything the command line prints: streams, terminal facts, sizes, dates and JSON.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

@@ -1,5 +1,6 @@
 // list, show and stats: reading the collection, for people and for scripts.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

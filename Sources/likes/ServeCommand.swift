@@ -76,19 +76,22 @@ struct ServeCommand: Command {
 
 extension ServeCommand {
     /// The photo sources whose keys are in the environment, each with its Search page.
-    static func sources(_ environment: [String: String]) -> GallerySources {
+    static func sources(_ environment: [String: String]) -> [any PhotoSource] {
         let value = { (name: String) in SourceAPI.setting(name, environment: environment) }
-        return GallerySources(
-            unsplash: value("UNSPLASH_ACCESS_KEY").map {
+        var sources: [any PhotoSource] = []
+        if let key = value("UNSPLASH_ACCESS_KEY") {
+            sources.append(
                 UnsplashSource(
-                    accessKey: $0, base: value("LIKES_UNSPLASH_API") ?? UnsplashAPI.defaultBase,
-                    client: SourceAPI.client(environment: environment, source: "Unsplash"))
-            },
-            flickr: value("FLICKR_API_KEY").map {
+                    accessKey: key, base: value("LIKES_UNSPLASH_API") ?? UnsplashAPI.defaultBase,
+                    client: SourceAPI.client(environment: environment, source: "Unsplash")))
+        }
+        if let key = value("FLICKR_API_KEY") {
+            sources.append(
                 FlickrSource(
-                    apiKey: $0, base: value("LIKES_FLICKR_API") ?? FlickrAPI.defaultBase,
-                    client: SourceAPI.client(environment: environment, source: "Flickr"))
-            })
+                    apiKey: key, base: value("LIKES_FLICKR_API") ?? FlickrAPI.defaultBase,
+                    client: SourceAPI.client(environment: environment, source: "Flickr")))
+        }
+        return sources
     }
 }
 

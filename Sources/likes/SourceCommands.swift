@@ -1,5 +1,6 @@
 // unsplash and flickr: search a photo source and like what it finds, as the apps we learn from do.
 
+import LikesSupport
 import LikeKit
 import PhotoSources
 
@@ -158,11 +159,11 @@ struct UnsplashCommand: Command {
                 try SourceResults.show(page, json: options.printsJSON, next: "likes unsplash search \(Format.shellQuoted(query))", context: context)
             case .like(let text):
                 let id = try Input.photoID(text)
-                let (change, trackingFailure) = try source.like(id, into: context.repository, note: options.note, albums: options.albums)
-                if let trackingFailure {
+                let liked = try source.like(id, into: context.repository, note: options.note, albums: options.albums)
+                if let trackingFailure = liked.trackingFailure {
                     context.output.printError("The photo is liked, but Unsplash did not take the download count (\(trackingFailure)).")
                 }
-                LikeCommand.printLiked(change, json: options.printsJSON, context: context)
+                LikeCommand.printLiked(liked.change, json: options.printsJSON, context: context)
             }
         } catch let error as PhotoSourceError {
             throw SourceResults.failure(error)
@@ -228,8 +229,8 @@ struct FlickrCommand: Command {
                 try SourceResults.show(
                     page, json: options.printsJSON, next: "likes flickr search \(Format.shellQuoted(argument))", context: context, flickr: true)
             } else {
-                let change = try source.like(try Input.photoID(argument), into: context.repository, note: options.note, albums: options.albums)
-                LikeCommand.printLiked(change, json: options.printsJSON, context: context)
+                let liked = try source.like(try Input.photoID(argument), into: context.repository, note: options.note, albums: options.albums)
+                LikeCommand.printLiked(liked.change, json: options.printsJSON, context: context)
             }
         } catch let error as PhotoSourceError {
             throw SourceResults.failure(error)

@@ -2,6 +2,7 @@
 // writing to a descriptor, what kind of file a path names, walking a folder, running the
 // download helper. Each is written once here so that `likes` links no more of Foundation.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

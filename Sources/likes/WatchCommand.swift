@@ -1,5 +1,6 @@
 // watch: print each change to the store as it happens, from any process, until interrupted.
 
+import LikesSupport
 import LikeKit
 
 #if canImport(Darwin)

@@ -1,5 +1,6 @@
 // Notes and albums through LikeKit: what the record files, the index and observers say after each.
 
+import LikesSupport
 import Foundation
 import Testing
 

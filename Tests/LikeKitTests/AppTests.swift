@@ -2,6 +2,7 @@
 // another process holds the lock, cancellation, the heart button's calls, files taken without
 // being read into memory, observers fed by one follower, errors an app can show.
 
+import LikesSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 // Many threads and tasks on one store: nothing lost, observers hear every change in order.
 
+import LikesSupport
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 // Every operation of the repository on real files: what lands on disk and what comes back.
 
+import LikesSupport
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@
 // does it with ICU's NFKD, for every Unicode scalar and for random mixed text; and the path and
 // number helpers that stand in for Foundation's on Linux.
 
+import LikesSupport
 import Foundation
 import Testing
 

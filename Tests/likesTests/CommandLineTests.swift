@@ -1,5 +1,6 @@
 // End-to-end: the real `likes` binary on a temporary store, stdout, stderr and exit status.
 
+import LikesSupport
 import Foundation
 import LikeKit
 import Testing

@@ -1,5 +1,6 @@
 // Observers hear changes made by other processes; `likes watch` prints them line by line.
 
+import LikesSupport
 import Foundation
 import LikeKit
 import Testing
@@ -34,7 +35,7 @@ final class Watcher {
                 pending += chunk
                 while let newline = pending.firstIndex(of: 0x0A) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    lines.update { $0.append(line) }
+                    lines.withLock { $0.append(line) }
                     pending.removeSubrange(pending.startIndex...newline)
                 }
             }
@@ -43,32 +44,32 @@ final class Watcher {
             while true {
                 let chunk = err.fileHandleForReading.availableData
                 if chunk.isEmpty { return }
-                errors.update { $0 += String(decoding: chunk, as: UTF8.self) }
+                errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
             }
         }
         // It has begun watching once it says so.
         let deadline = Date().addingTimeInterval(10)
-        while !errors.get().contains("Watching"), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while !errors.withLock({ $0 }).contains("Watching"), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 
     /// Waits up to `seconds` for line number `index` and returns it decoded.
     func line(_ index: Int, within seconds: Double) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(seconds)
-        while lines.get().count <= index {
+        while lines.withLock({ $0 }).count <= index {
             guard Date() < deadline else {
-                Issue.record("no line \(index) within \(seconds) s; got \(lines.get())")
+                Issue.record("no line \(index) within \(seconds) s; got \(lines.withLock { $0 })")
                 throw CancellationError()
             }
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let text = lines.get()[index]
+        let text = lines.withLock { $0 }[index]
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }
 
-    var count: Int { lines.get().count }
+    var count: Int { lines.withLock { $0 }.count }
 
     /// The lines printed so far, as text.
-    var text: [String] { lines.get() }
+    var text: [String] { lines.withLock { $0 } }
 
     /// Ends the watch with SIGTERM, as a service manager would; it must exit at once.
     func stop() {
@@ -90,13 +91,13 @@ final class Watcher {
         #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
         let repository = LikeRepository(directory: box.store)
         let heard = Locked<[(LikeChange, Date)]>([])
-        let token = repository.observe { change in heard.update { $0.append((change, Date())) } }
+        let token = repository.observe { change in heard.withLock { $0.append((change, Date())) } }
         let started = Date()
         #expect(try box.run(["like", "rocket", "--image", Samples.photo("rocket.jpg").path, "--note", "from afar"]).status == 0)
         let done = Date()
-        while heard.get().isEmpty, Date().timeIntervalSince(done) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        while heard.withLock({ $0 }).isEmpty, Date().timeIntervalSince(done) < 2 { try await Task.sleep(for: .milliseconds(5)) }
         token.cancel()
-        let changes = heard.get()
+        let changes = heard.withLock { $0 }
         try #require(changes.count == 1, "heard \(changes.map(\.0.kind))")
         #expect(changes[0].0.kind == .liked)
         #expect(changes[0].0.id?.rawValue == "rocket")
@@ -109,7 +110,7 @@ final class Watcher {
         #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
         let repository = LikeRepository(directory: box.store)
         let heard = Locked<[LikeChange]>([])
-        let token = repository.observe { change in heard.update { $0.append(change) } }
+        let token = repository.observe { change in heard.withLock { $0.append(change) } }
         defer { token.cancel() }
         let rocket = Samples.photo("rocket.jpg").path
         let commands: [[String]] = [
@@ -120,8 +121,8 @@ final class Watcher {
         ]
         for command in commands { #expect(try box.run(command).status == 0) }
         let deadline = Date().addingTimeInterval(5)
-        while heard.get().count < commands.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        let changes = heard.get()
+        while heard.withLock({ $0 }).count < commands.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let changes = heard.withLock { $0 }
         try #require(changes.count == commands.count, "heard \(changes.map(\.kind))")
         #expect(changes.map(\.kind) == [.liked, .updated, .updated, .updated, .liked, .unliked])
         #expect(changes.map(\.fields) == [[.image], [.note], [.albums], [.image], [.image, .note], []])

@@ -1,5 +1,6 @@
 // Runs the real `likes` binary against a temporary store and captures what it says.
 
+import LikesSupport
 import Foundation
 import Testing
 
@@ -94,26 +95,18 @@ final class Sandbox: Sendable {
         let outData = Locked(Data())
         let outDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            outData.set(out.fileHandleForReading.readDataToEndOfFile())
+            outData.withLock { $0 = out.fileHandleForReading.readDataToEndOfFile() }
             outDone.signal()
         }
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         outDone.wait()
         process.waitUntilExit()
         return Run(
-            status: process.terminationStatus, stdout: String(decoding: outData.get(), as: UTF8.self),
+            status: process.terminationStatus, stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
             stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 
-final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&value) } }
-}
 
 /// A structurally complete baseline JPEG whose scan bytes depend on `seed`.
 func madeUpJPEG(width: Int = 64, height: Int = 48, seed: Int = 0, scanBytes: Int = 256) -> Data {

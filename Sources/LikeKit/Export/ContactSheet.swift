@@ -1,5 +1,7 @@
 // index.html of an export: a contact sheet that needs nothing but the folder it is in.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

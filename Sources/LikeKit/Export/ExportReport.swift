@@ -1,5 +1,7 @@
 // What an export wrote, and the size text it and the command line show.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

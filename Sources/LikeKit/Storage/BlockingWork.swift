@@ -2,6 +2,7 @@
 // Swift's cooperative pool) and how cancelling the awaiting task reaches a lock wait. Used by the
 // façade's async overloads; FileLock asks it whether the wait it is in was cancelled.
 
+import LikesSupport
 import Dispatch
 
 #if canImport(Darwin)

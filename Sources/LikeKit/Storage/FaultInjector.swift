@@ -1,6 +1,8 @@
 // Owns the test seam: stops or fails a write at any of its steps, as a crash or a failing disk
 // would. Consulted by StoreDirectory at every step; made only by tests.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)

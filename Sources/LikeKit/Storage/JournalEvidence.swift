@@ -8,9 +8,9 @@
 /// A photo's images are accounted for when a line names their generation: as live (the photo's
 /// newest readable line likes it with them), or as ended (a line names them and a later line
 /// replaced, unliked or took back that change). An image of a photo without a record that no
-/// line names is a leftover of a write that never committed only where the current journal is
-/// whole; in a journal that is damaged, cut or missing, it may be the only copy of a photo whose
-/// lines were lost, and is kept.
+/// line names is a leftover of a write that never committed only where the current journal
+/// accounts for every write; in a journal that is damaged, cut or missing, it may be the only copy
+/// of a photo whose lines were lost, and is kept.
 struct JournalEvidence {
     /// What the current journal says.
     var current = Knowledge()
@@ -25,40 +25,44 @@ struct JournalEvidence {
 
     /// What one journal's readable lines say.
     struct Knowledge {
-        /// The photos liked by their newest readable line.
+        /// The photos liked by their newest readable line, every line counted as committed but
+        /// those an `A` line takes back: a record lost with its line the last one is no reason to
+        /// think its change never happened.
         var live: [String: LiveEntry] = [:]
         /// Every image generation a readable line names, by key, whatever became of it.
         var mentioned: [String: Set<String>] = [:]
 
-        /// Whether a line names generation `generation` of the photo with `key`.
-        func mentions(_ key: String, _ generation: String) -> Bool {
-            mentioned[key]?.contains(generation) ?? false
+        /// Whether a line names generation `generation` of the photo with `key` as ended:
+        /// replaced, unliked or taken back (named, and not the photo's live image).
+        func ends(_ key: String, _ generation: String) -> Bool {
+            guard mentioned[key]?.contains(generation) == true else { return false }
+            guard let entry = live[key] else { return true }
+            return entry.imageGeneration != generation && entry.userImageGeneration != generation
         }
     }
 
-    /// Reads the current journal of `root` (its last line judged by `records`, as readers judge
-    /// it, when given) and the journals set aside under `damaged/`.
-    init(root: StoreDirectory, records: RecordFiles?) throws {
+    /// Reads the current journal of `root` and the journals set aside under `damaged/`.
+    init(root: StoreDirectory) throws {
         let journal = Journal(root: root)
         if let entry = try root.entry(Journal.fileName), entry.isRegularFile {
             currentExists = true
-            current = try Self.read(journal, records: records)
-            let index = try journal.index(records: records)
+            current = try Self.read(journal)
+            let index = try journal.index(records: nil)
             currentDamage = index.damage
             currentIsSound = index.damage == nil
         }
         guard let damaged = try root.subdirectoryIfFolder(StoreLayout.damagedDirectory) else { return }
         for stamp in try damaged.names().sorted() {
             guard let shelf = try damaged.subdirectoryIfFolder(stamp), try shelf.entry(Journal.fileName)?.isRegularFile == true else { continue }
-            setAside.append(try Self.read(Journal(root: shelf), records: nil))
+            setAside.append(try Self.read(Journal(root: shelf)))
         }
     }
 
     /// Every readable line of `journal`: the live photos past any damage, and each generation
     /// named.
-    private static func read(_ journal: Journal, records: RecordFiles?) throws -> Knowledge {
+    private static func read(_ journal: Journal) throws -> Knowledge {
         var knowledge = Knowledge()
-        knowledge.live = try journal.index(records: records, skippingDamage: true).live
+        knowledge.live = try journal.index(records: nil, skippingDamage: true).live
         guard let reader = try journal.reader(records: nil) else { return knowledge }
         try reader.forEachParsableLine { line in
             guard line.operation.changesPhoto || line.operation == .aborted else { return }
@@ -74,25 +78,25 @@ struct JournalEvidence {
     /// contradict (by naming that image as ended).
     func liveEntry(_ key: String, imageGeneration generation: String) -> LiveEntry? {
         if let entry = current.live[key], entry.imageGeneration == generation { return entry }
-        if current.mentions(key, generation) { return nil }
+        if current.ends(key, generation) { return nil }
         return setAside.reversed().lazy.compactMap { $0.live[key] }.first { $0.imageGeneration == generation }
     }
 
-    /// Whether a line of the current journal names the image of `generation` as ended, or as live.
-    func currentMentions(_ key: String, _ generation: String) -> Bool {
-        current.mentions(key, generation)
+    /// Whether a line of the current journal names the image of `generation` as ended.
+    func currentEnds(_ key: String, _ generation: String) -> Bool {
+        current.ends(key, generation)
     }
 
     /// The image file names that a journal set aside still names as live, and that the current
-    /// journal does not name: images purge must keep.
+    /// journal does not name as ended: images purge must keep.
     var namedBySetAsideJournals: Set<String> {
         var names: Set<String> = []
         for knowledge in setAside {
             for (key, entry) in knowledge.live {
-                if !current.mentions(key, entry.imageGeneration) {
+                if !current.ends(key, entry.imageGeneration) {
                     names.insert(StoreLayout.imageFileName(key, entry.imageGeneration, user: false))
                 }
-                if let user = entry.userImageGeneration, !current.mentions(key, user) {
+                if let user = entry.userImageGeneration, !current.ends(key, user) {
                     names.insert(StoreLayout.imageFileName(key, user, user: true))
                 }
             }

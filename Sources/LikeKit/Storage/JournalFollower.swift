@@ -2,6 +2,7 @@
 // made by this process or any other, in the order the changes were committed. Made by the
 // façade's observe; reads through Journal and hands StoredChanges to the façade's closure.
 
+import LikesSupport
 import Dispatch
 
 #if canImport(Darwin)

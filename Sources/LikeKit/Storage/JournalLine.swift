@@ -2,6 +2,8 @@
 // parser that reads it back. Called by Journal (writing), JournalReader (reading) and, for the
 // constructors of the lines a change writes, by WriteSession and the façade's purge.
 
+import LikesSupport
+
 /// One line of `likes.journal`.
 ///
 /// Every line has seven fields separated by single spaces and ends with a newline:

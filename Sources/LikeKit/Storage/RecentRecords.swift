@@ -2,6 +2,8 @@
 // process, reading a change after later ones replaced its record, still delivers the record that
 // change committed. Written by WriteSession under the exclusive lock; read by JournalFollower.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

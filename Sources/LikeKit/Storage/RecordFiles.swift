@@ -2,6 +2,7 @@
 // and writing a record in place (temporary name, flushed, renamed). Called by OpenStore,
 // WriteSession, Journal (through the commit check) and the façade's repair.
 
+import LikesSupport
 import Dispatch
 
 #if canImport(Darwin)

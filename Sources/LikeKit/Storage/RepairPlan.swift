@@ -47,7 +47,7 @@ struct RepairPlan {
         }
         // The last line is judged by its record, as readers judge it, unless every record is gone
         // (which would take back the newest like for no reason).
-        let evidence = try JournalEvidence(root: root, records: recordsLost ? nil : records)
+        let evidence = try JournalEvidence(root: root)
         if let images { try sortImages(images.directory) }
         if let thumbnails = try root.subdirectory(ThumbnailFiles.directoryName) { try sortImages(thumbnails, folder: ThumbnailFiles.directoryName) }
         if let records {
@@ -71,7 +71,7 @@ struct RepairPlan {
     /// names it.
     mutating func rescueLostRecords(_ records: RecordFiles) throws {
         guard let images = try root.subdirectory(ImageFiles.directoryName).map(ImageFiles.init) else { return }
-        let evidence = try JournalEvidence(root: root, records: records)
+        let evidence = try JournalEvidence(root: root)
         journalAccountsForEveryWrite = false
         try rescueRecordless(records, images: images, evidence: evidence)
     }
@@ -167,7 +167,7 @@ struct RepairPlan {
         for (key, names) in byKey.sorted(by: { $0.key < $1.key }) where !withRecord.contains(key) {
             let generations = names.compactMap { Self.mainImageGeneration(of: $0, key: key) }
             let named = generations.contains { evidence.liveEntry(key, imageGeneration: $0) != nil }
-            let unaccounted = generations.contains { !evidence.currentMentions(key, $0) }
+            let unaccounted = generations.contains { !evidence.currentEnds(key, $0) }
             guard named || (unaccounted && !journalAccountsForEveryWrite) else { continue }
             try rescue(key: key, recordName: nil, lostBecause: "its record file is missing", records: records, images: images, evidence: evidence)
         }
@@ -239,7 +239,7 @@ struct RepairPlan {
                 break
             }
         }
-        let unaccounted = mains.filter { !evidence.currentMentions(key, $0.1) }
+        let unaccounted = mains.filter { !evidence.currentEnds(key, $0.1) }
         if rebuilt == nil, !unaccounted.isEmpty {
             if let record = try temporaryRecord(of: key, naming: Set(unaccounted.map(\.1)), records: records, images: images) {
                 rebuilt = record
@@ -272,7 +272,7 @@ struct RepairPlan {
         if !journalAccountsForEveryWrite {
             let others = names.filter { name in
                 !rebuilt.imageFileNames.contains(name)
-                    && Self.generation(of: name, key: key).map { !evidence.currentMentions(key, $0) } ?? false
+                    && Self.generation(of: name, key: key).map { !evidence.currentEnds(key, $0) } ?? false
             }
             if !others.isEmpty {
                 try setAside(

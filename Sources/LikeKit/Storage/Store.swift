@@ -2,6 +2,8 @@
 // and write of the façade goes through it: reads through an OpenStore, changes through a
 // WriteSession under the exclusive lock. Nothing in Storage/ calls up into the façade.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

@@ -2,6 +2,8 @@
 // single path components, no symbolic links followed, every write durable on request, each step
 // a place the fault injector may break. Called by the storage types and ExportDirectory.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

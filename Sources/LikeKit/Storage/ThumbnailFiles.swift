@@ -3,6 +3,7 @@
 // the photo, and an orphan once its image is gone. Called by the façade's thumbnail(for:),
 // WriteSession (removal), purge, verify and repair.
 
+import LikesSupport
 import JPEGCodec
 
 #if canImport(Darwin)

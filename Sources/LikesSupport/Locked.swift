@@ -1,6 +1,5 @@
-// A value behind a lock: Synchronization.Mutex would need iOS 18 and macOS 15. A pthread mutex
-// on Linux, NSLock elsewhere. Used by Store, the fault injector, JournalFollower and the
-// observers' registry.
+// A value behind a lock, the one lock type of the package: Synchronization.Mutex would need iOS 18
+// and macOS 15. A pthread mutex on Linux, NSLock elsewhere.
 
 #if canImport(Glibc)
     import Glibc

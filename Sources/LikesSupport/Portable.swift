@@ -1,5 +1,5 @@
-// What LikeKit and the command line take from Foundation on Apple platforms, written here for
-// Linux, where they use FoundationEssentials alone: a fully static `likes` without ICU and
+// What the package's targets take from Foundation on Apple platforms, written here for Linux,
+// where they use FoundationEssentials alone: a fully static `likes` without ICU and
 // FoundationInternationalization is a third of the size and starts cold in less time.
 
 #if canImport(Darwin)

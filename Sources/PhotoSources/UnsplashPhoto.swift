@@ -1,5 +1,8 @@
 // Unsplash API photo objects, decoded as the API sends them, and what a favorite keeps of one.
 
+import LikeKit
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -91,7 +94,7 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
         PhotoMetadata(
             description: description ?? altDescription, photographer: user?.name, photographerUsername: user?.username,
             color: color, sourceURL: pageURL, width: width, height: height,
-            createdAt: createdAt.flatMap(Timestamp.parse).map(Timestamp.date), photographerURL: user?.pageURL)
+            createdAt: createdAt.flatMap(LikeTimestamp.date(from:)), photographerURL: user?.pageURL)
     }
 
     /// The address of the image to keep: `urls.regular`.
@@ -102,35 +105,35 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
 
     /// Decodes one photo object, an array of them, or a search response (`results`).
     ///
-    /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` naming what is wrong when the JSON
+    /// - Throws: ``PhotoSourceError`` (``PhotoSourceError/Kind/malformed``) naming what is wrong when the JSON
     ///   is malformed or is none of these shapes.
     public static func photos(fromJSON data: Data) throws -> [UnsplashPhoto] {
-        let value: AnyJSON
+        let value: JSONValue
         do {
-            value = try JSONDecoder().decode(AnyJSON.self, from: data)
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw LikeRepositoryError.invalidArgument("The file is not valid JSON.")
+            throw PhotoSourceError(.malformed, "The file is not valid JSON.")
         }
-        func decodeOne(_ value: AnyJSON, at position: String) throws -> UnsplashPhoto {
-            guard case .object(let members) = value else {
-                throw LikeRepositoryError.invalidArgument("\(position) is not a JSON object, so it is not an Unsplash photo.")
+        func decodeOne(_ value: JSONValue, at position: String) throws -> UnsplashPhoto {
+            guard case .object = value else {
+                throw PhotoSourceError(.malformed, "\(position) is not a JSON object, so it is not an Unsplash photo.")
             }
-            guard case .string = members["id"] else {
-                throw LikeRepositoryError.invalidArgument("\(position) has no string \"id\", so it is not an Unsplash photo.")
+            guard case .string? = value["id"] else {
+                throw PhotoSourceError(.malformed, "\(position) has no string \"id\", so it is not an Unsplash photo.")
             }
             do {
                 return try JSONDecoder().decode(UnsplashPhoto.self, from: try JSONEncoder().encode(value))
             } catch {
-                throw LikeRepositoryError.invalidArgument("\(position) is not an Unsplash photo.")
+                throw PhotoSourceError(.malformed, "\(position) is not an Unsplash photo.")
             }
         }
         switch value {
         case .array(let items):
             return try items.enumerated().map { try decodeOne($1, at: "Item \($0 + 1) of the array") }
-        case .object(let members):
-            if let results = members["results"] {
+        case .object:
+            if let results = value["results"] {
                 guard case .array(let items) = results else {
-                    throw LikeRepositoryError.invalidArgument("The search response's \"results\" is not an array.")
+                    throw PhotoSourceError(.malformed, "The search response's \"results\" is not an array.")
                 }
                 return try items.enumerated().map { try decodeOne($1, at: "Result \($0 + 1)") }
             }
@@ -138,62 +141,6 @@ public struct UnsplashPhoto: Sendable, Hashable, Decodable {
         default:
             break
         }
-        throw LikeRepositoryError.invalidArgument("The JSON is neither an Unsplash photo, an array of photos nor a search response.")
-    }
-}
-
-/// Any JSON document: as read to tell which shape a file has before decoding its photos, and
-/// for answers whose types vary (Flickr's).
-package enum AnyJSON: Codable, Sendable {
-    case object([String: AnyJSON])
-    case array([AnyJSON])
-    case string(String)
-    case integer(Int)
-    case number(Double)
-    case bool(Bool)
-    case null
-
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([AnyJSON].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: AnyJSON].self))
-        }
-    }
-
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .object(let members): try container.encode(members)
-        case .array(let items): try container.encode(items)
-        case .string(let value): try container.encode(value)
-        case .integer(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
-        case .bool(let value): try container.encode(value)
-        case .null: try container.encodeNil()
-        }
-    }
-
-    /// The members, if it is an object.
-    package var object: [String: AnyJSON]? {
-        if case .object(let members) = self { return members }
-        return nil
-    }
-
-    /// The objects of an array, if it is one.
-    package var objects: [[String: AnyJSON]]? {
-        if case .array(let items) = self { return items.compactMap(\.object) }
-        return nil
+        throw PhotoSourceError(.malformed, "The JSON is neither an Unsplash photo, an array of photos nor a search response.")
     }
 }

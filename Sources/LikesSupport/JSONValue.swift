@@ -1,8 +1,7 @@
-// The one definition of the JSON shapes of a record, its images and its metadata, and a writer
-// of JSON by hand. LikeKit's Codable encoding of those types goes through the same values, and
-// the command line (in this package) renders them itself: Foundation's JSONEncoder took half of
-// the instructions of `likes list --limit 20 --json` on a store of 100,000 (callgrind: 9.1 M of
-// 17.7 M), through its generic Codable machinery.
+// A JSON document as values, read and written: written by hand, since Foundation's JSONEncoder
+// took half of the instructions of `likes list --limit 20 --json` on a store of 100,000
+// (callgrind: 9.1 M of 17.7 M) through its generic Codable machinery, and read through any
+// Decoder for the answers whose shapes vary (Flickr's, a file that may hold one photo or many).
 
 #if canImport(Darwin)
     import Foundation
@@ -10,18 +9,21 @@
     import FoundationEssentials
 #endif
 
-/// A JSON document: what ``LikeRecord``'s `encode(to:)` encodes and the command line prints.
-package indirect enum JSONValue: Encodable, Sendable {
+/// A JSON document: what a record's `encode(to:)` encodes and the command line prints, and what
+/// an answer of any shape decodes as.
+package indirect enum JSONValue: Codable, Sendable {
+    /// Members in their order (written sorted by name).
     case object([(String, JSONValue)])
     case array([JSONValue])
     case string(String)
     case int(Int)
+    /// A number that is not an integer, as read.
+    case double(Double)
     case bool(Bool)
     case null
 
     package static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     package static func int(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-    package static func date(_ value: Date?) -> JSONValue { value.map { .string(LikeTimestamp.string(from: $0)) } ?? .null }
     package static func strings(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
 
     /// Encodes the document into any `Encoder`: members in their order, `null` as `null`.
@@ -39,6 +41,9 @@ package indirect enum JSONValue: Encodable, Sendable {
         case .int(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
+        case .double(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
         case .bool(let value):
             var container = encoder.singleValueContainer()
             try container.encode(value)
@@ -46,6 +51,50 @@ package indirect enum JSONValue: Encodable, Sendable {
             var container = encoder.singleValueContainer()
             try container.encodeNil()
         }
+    }
+
+    /// Reads any JSON document: members in the order the decoder gives them.
+    package init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: MemberName.self) {
+            self = .object(try container.allKeys.map { key in (key.stringValue, try container.decode(JSONValue.self, forKey: key)) })
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !container.isAtEnd { values.append(try container.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
+    }
+
+    /// An object's members by name (the last of a name given twice); `nil` for anything else.
+    package var object: [String: JSONValue]? {
+        guard case .object(let members) = self else { return nil }
+        return Dictionary(members, uniquingKeysWith: { $1 })
+    }
+
+    /// An array's objects, leaving out what is not one; `nil` for anything but an array.
+    package var objects: [[String: JSONValue]]? {
+        guard case .array(let values) = self else { return nil }
+        return values.compactMap(\.object)
+    }
+
+    /// An object's member `name`; `nil` for anything else.
+    package subscript(_ name: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.0 == name }?.1
     }
 
     private struct MemberName: CodingKey {
@@ -74,6 +123,7 @@ package indirect enum JSONValue: Encodable, Sendable {
         case .null: out += "null".utf8
         case .bool(let value): out += (value ? "true" : "false").utf8
         case .int(let value): out += String(value).utf8
+        case .double(let value): out += String(value).utf8
         case .string(let value): Self.quote(value, into: &out)
         case .array(let values):
             guard !values.isEmpty else {
@@ -137,40 +187,3 @@ package indirect enum JSONValue: Encodable, Sendable {
     }
 }
 
-extension LikeRecord {
-    /// The record's JSON shape (see ``LikeRecord``), `file` an absolute path.
-    package var json: JSONValue {
-        .object([
-            ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
-            ("thumbnail", thumbnail?.json ?? .null),
-            ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
-        ])
-    }
-}
-
-extension StoredImage {
-    /// `{"file", "bytes", "width", "height"}`, `file` an absolute path.
-    package var json: JSONValue {
-        .object([("file", .string(file.path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height))])
-    }
-}
-
-extension PhotoMetadata {
-    /// Every property, `nil` ones as `null` (the source's attribution only when set), dates as
-    /// ISO 8601 with milliseconds.
-    package var json: JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("description", .string(description)), ("photographer", .string(photographer)),
-            ("photographerUsername", .string(photographerUsername)), ("color", .string(color)), ("sourceURL", .string(sourceURL)),
-            ("width", .int(width)), ("height", .int(height)), ("createdAt", .date(createdAt)),
-        ]
-        if let photographerURL { members.append(("photographerURL", .string(photographerURL))) }
-        if let title { members.append(("title", .string(title))) }
-        if let license { members.append(("license", .string(license))) }
-        return .object(members)
-    }
-}
-
-extension Optional where Wrapped == LikeRecord {
-    package var json: JSONValue { map(\.json) ?? .null }
-}

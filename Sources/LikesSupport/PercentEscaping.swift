@@ -1,6 +1,5 @@
-// Owns the one escaping of names the store writes (storage keys, album names, paths in journal
-// lines) and of URI components (the contact sheet's links, the gallery's and photo sources'
-// queries). Called by StorageKey, JournalLine, ContactSheet, Gallery and PhotoSources.
+// The one escaping of names the store writes (storage keys, album names, paths in journal lines)
+// and of URI components (the contact sheet's links, the gallery's and photo sources' queries).
 
 /// Writes bytes as themselves or as `%` and two hex digits, and reads back only what it writes.
 ///
@@ -24,16 +23,16 @@ package struct PercentEscaping: Sendable {
 
     /// File-name stems: `a`–`z`, `0`–`9`, `-`, `_` kept; an upper-case letter as `^` and its
     /// lower-case form; every other byte as `%xx` in lower case (see ``PhotoID/storageKey``).
-    static let storageKey = PercentEscaping(
+    package static let storageKey = PercentEscaping(
         keeping: { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x5F }, lowerCaseHex: true,
         upperCaseMark: UInt8(ascii: "^"))
 
     /// A journal field: printable ASCII but `%` kept, every other byte (space, control, non-ASCII)
     /// as `%XX` in upper case.
-    static let journalField = PercentEscaping(keeping: { $0 > 0x20 && $0 < 0x7F && $0 != 0x25 }, lowerCaseHex: false)
+    package static let journalField = PercentEscaping(keeping: { $0 > 0x20 && $0 < 0x7F && $0 != 0x25 }, lowerCaseHex: false)
 
     /// One album name in a journal line's album list: as ``journalField``, with `,` escaped too.
-    static let albumName = PercentEscaping(keeping: { $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && $0 != 0x2C }, lowerCaseHex: false)
+    package static let albumName = PercentEscaping(keeping: { $0 > 0x20 && $0 < 0x7F && $0 != 0x25 && $0 != 0x2C }, lowerCaseHex: false)
 
     /// A URI component (RFC 3986): the unreserved bytes `A`–`Z`, `a`–`z`, `0`–`9`, `-`, `.`,
     /// `_`, `~` kept, every other byte as `%XX` in upper case.
@@ -42,7 +41,7 @@ package struct PercentEscaping: Sendable {
         lowerCaseHex: false)
 
     /// Appends the escaped form of `bytes` to `out`.
-    func escape(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
+    package func escape(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
         for byte in bytes {
             if kept[Int(byte)] {
                 out.append(byte)
@@ -66,19 +65,19 @@ package struct PercentEscaping: Sendable {
 
     /// The bytes `text` stands for, or `nil` unless `text` is exactly what ``escape(_:into:)``
     /// writes for them.
-    func unescape(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    package func unescape(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(text.count)
         return walk(text) { out.append($0) } ? out : nil
     }
 
-    func unescape(_ text: String) -> [UInt8]? {
+    package func unescape(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { unescape($0) }
     }
 
     /// Whether `text` is exactly what ``escape(_:into:)`` writes for some bytes; makes nothing.
-    func isCanonical(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+    package func isCanonical(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
         walk(text) { _ in }
     }
 

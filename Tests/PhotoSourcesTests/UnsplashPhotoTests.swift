@@ -3,7 +3,8 @@
 import Foundation
 import Testing
 
-@testable import LikeKit
+import LikeKit
+import PhotoSources
 
 @Suite struct UnsplashPhotoTests {
     /// Tests/Fixtures/unsplash, beside this target's folder.
@@ -22,7 +23,7 @@ import Testing
                 == PhotoMetadata(
                     description: "black and white checkered textile", photographer: "Hao Wen", photographerUsername: "oweni", color: "#262626",
                     sourceURL: "https://unsplash.com/photos/vUGBY_MnSsg", width: 5000, height: 6438,
-                    createdAt: Timestamp.date(1_612_253_425_000), photographerURL: "https://unsplash.com/@oweni"))
+                    createdAt: Date(timeIntervalSince1970: 1_612_253_425), photographerURL: "https://unsplash.com/@oweni"))
         #expect(
             photo.downloadLocation
                 == "https://api.unsplash.com/photos/vUGBY_MnSsg/download?ixid=MnwxMTEwMDh8MHwxfGFsbHx8fHx8fHx8fDE2MTgxNTM4MzE")
@@ -60,12 +61,12 @@ import Testing
         ("\"text\"", "The JSON is neither an Unsplash photo, an array of photos nor a search response."),
     ])
     func nonPhotosAreRefusedWithAReason(json: String, message: String) {
-        #expect(throws: LikeRepositoryError.invalidArgument(message)) { try UnsplashPhoto.photos(fromJSON: Data(json.utf8)) }
+        #expect(throws: PhotoSourceError(.malformed, message)) { try UnsplashPhoto.photos(fromJSON: Data(json.utf8)) }
     }
 
     @Test func deepNestingAndHugeStringsNeverCrash() throws {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
-        #expect(throws: LikeRepositoryError.self) { try UnsplashPhoto.photos(fromJSON: Data(deep.utf8)) }
+        #expect(throws: PhotoSourceError.self) { try UnsplashPhoto.photos(fromJSON: Data(deep.utf8)) }
         let huge = #"{"id": "x", "description": ""# + String(repeating: "a", count: 5_000_000) + #""}"#
         #expect(try UnsplashPhoto.photos(fromJSON: Data(huge.utf8)).first?.metadata.description?.count == 5_000_000)
     }
