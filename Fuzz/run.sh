@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes LikeKit's parsers with libFuzzer: the JPEG check, and the journal and record readers;
-# JPEGCodec's decoder and thumbnailer; and HTTPServer's request parser.
+# Fuzzes the parsers with libFuzzer: JPEGCodec's header check, decoder and thumbnailer; LikeKit's
+# journal and record readers; and HTTPServer's request parser.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
-# A crash leaves a crash-* file; turn it into a regression test in Tests/LikeKitTests.
+# A crash leaves a crash-* file; turn it into a regression test in the target's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -18,7 +18,7 @@ server=$(find Sources/HTTPServer -name '*.swift')
 for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz HTTPRequestFuzz}; do
     if [ "$target" = HTTPRequestFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPServer -package-name likes $server "Fuzz/$target.swift" -o "$out/$target"
-    elif [ "$target" = JPEGDecoderFuzz ]; then
+    elif [ "$target" = JPEGDecoderFuzz ] || [ "$target" = JPEGHeaderFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes $codec "Fuzz/$target.swift" -o "$out/$target"
     else
         # LikeKit uses JPEGCodec: build it as a module first.

@@ -5,6 +5,7 @@
 #else
     import FoundationEssentials
 #endif
+import JPEGCodec
 
 /// A store of favorite photos: JSON records and their JPEG files in one directory, kept in step
 /// through crashes and concurrent processes.
@@ -311,7 +312,7 @@ public final class LikeRepository: Sendable {
     ///
     /// - Throws: ``LikeRepositoryError/notJPEG(image:reason:)`` saying what is wrong.
     public static func checkJPEG(_ data: Data) throws -> (width: Int, height: Int) {
-        let header = try JPEGHeader(parsing: data)
+        let header = try PhotoCheck.header(of: data)
         return (header.width, header.height)
     }
 
@@ -399,7 +400,7 @@ struct LikeRequest: Sendable {
         init(_ data: Data, kind: LikeRepositoryError.ImageKind) throws {
             source = .bytes(data, checksum: data.withUnsafeBytes { CRC32.checksum($0) })
             byteCount = data.count
-            header = try Self.relabelled(kind) { try JPEGHeader(parsing: data) }
+            header = try PhotoCheck.header(of: data, kind: kind)
         }
 
         /// Checks the JPEG in the file at `path`, reading only the few bytes of each marker
@@ -412,22 +413,13 @@ struct LikeRequest: Sendable {
             source = .file(path: path, version: file.version)
             byteCount = file.size
             try checking?(file)
-            header = try Self.relabelled(kind) { try JPEGHeader(file: file.descriptor, size: file.size, path: path) }
+            header = try PhotoCheck.header(ofFile: file.descriptor, size: file.size, path: path, kind: kind)
         }
 
         /// A checksum as a record keeps it: eight hex digits.
         static func text(_ checksum: UInt32) -> String {
             let text = String(checksum, radix: 16)
             return String(repeating: "0", count: 8 - text.count) + text
-        }
-
-        /// Errors about the JPEG named for the image they are about.
-        private static func relabelled(_ kind: LikeRepositoryError.ImageKind, _ parse: () throws -> JPEGHeader) throws -> JPEGHeader {
-            do {
-                return try parse()
-            } catch LikeRepositoryError.notJPEG(_, let reason) {
-                throw LikeRepositoryError.notJPEG(image: kind, reason: reason)
-            }
         }
     }
 

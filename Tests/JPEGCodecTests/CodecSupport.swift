@@ -14,6 +14,20 @@ enum Reference {
         [UInt8](try Data(contentsOf: root.appendingPathComponent("Samples/photos/\(name)")))
     }
 
+    /// A structurally complete baseline JPEG (SOI, APP0, DQT, SOF0, SOS, scan data, EOI) of the
+    /// given frame size, whose scan bytes are made up (and hold no FF).
+    static func madeUp(width: Int = 64, height: Int = 48) -> [UInt8] {
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += [0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
+        bytes += [0xFF, 0xDB, 0x00, 0x43, 0x00] + (0..<64).map { UInt8(1 + $0 % 50) }
+        bytes += [0xFF, 0xC0, 0x00, 0x11, 0x08, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 0x03]
+        bytes += [0x01, 0x22, 0x00, 0x02, 0x11, 0x00, 0x03, 0x11, 0x00]
+        bytes += [0xFF, 0xDA, 0x00, 0x0C, 0x03, 0x01, 0x00, 0x02, 0x11, 0x03, 0x11, 0x00, 0x3F, 0x00]
+        bytes += (0..<256).map { UInt8(($0 * 37 + 11) % 0xFF) }
+        bytes += [0xFF, 0xD9]
+        return bytes
+    }
+
     static let pillowDirectory = root.appendingPathComponent("Tests/Fixtures/jpeg/pillow")
 
     /// Pillow's test JPEGs that are baseline or progressive, 8-bit, grayscale or YCbCr.

@@ -401,7 +401,7 @@ struct PreparedRestore {
             throw Refused(file: thumbnail.file, reason: "its SHA-256 differs from index.json")
         }
         let size = ThumbnailFiles.pixelSize(width: entry.width, height: entry.height)
-        guard let header = try? JPEGHeader(parsing: data), header.width == size.width, header.height == size.height,
+        guard let header = try? PhotoCheck.header(of: data), header.width == size.width, header.height == size.height,
             thumbnail.width == size.width, thumbnail.height == size.height
         else {
             throw Refused(file: thumbnail.file, reason: "it is not the photo's thumbnail (a \(size.width)×\(size.height) JPEG)")

@@ -1,5 +1,5 @@
 // Owns reading a JPEG that a like takes from a file outside the store: its size and version, and
-// its copy a piece at a time (the header check reads through a window, see JPEGHeader), so that
+// its copy a piece at a time (the header check reads through a window, see PhotoCheck), so that
 // a 300 MB photo never costs 300 MB of memory. Used by
 // LikeRequest (the check) and StoreDirectory (the copy, checksummed as it goes).
 

@@ -45,7 +45,7 @@ struct ImageFiles {
         guard UInt32(info.crc32, radix: 16) == data.withUnsafeBytes({ CRC32.checksum($0) }) else {
             return .damaged("changed since it was liked (its checksum differs)")
         }
-        guard (try? JPEGHeader(parsing: data)) != nil else { return .damaged("is not a valid JPEG") }
+        guard (try? PhotoCheck.header(of: data)) != nil else { return .damaged("is not a valid JPEG") }
         return .whole(data)
     }
 

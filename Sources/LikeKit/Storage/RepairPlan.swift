@@ -324,7 +324,7 @@ struct RepairPlan {
     /// holding a whole JPEG.
     private static func describe(_ name: String, generation: String, in images: ImageFiles) throws -> StoredRecord.Image? {
         guard try images.directory.entry(name)?.isRegularFile == true, let data = try images.directory.read(name),
-            let header = try? JPEGHeader(parsing: data)
+            let header = try? PhotoCheck.header(of: data)
         else { return nil }
         return StoredRecord.Image(
             generation: generation, bytes: data.count, width: header.width, height: header.height,

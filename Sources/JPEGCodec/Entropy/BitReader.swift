@@ -7,7 +7,7 @@
 /// 32 remain, so that a symbol and its extra bits (at most 16 + 16) are read without a check per
 /// bit.
 struct BitReader {
-    private let bytes: UnsafePointer<UInt8>
+    private let bytes: UnsafeRawBufferPointer
     private let end: Int
     /// The next byte to load.
     private(set) var position: Int
@@ -29,9 +29,9 @@ struct BitReader {
     /// which also keeps a file of many empty scans from costing a pass over every block each.
     var isExhausted: Bool { count < padded }
 
-    init(bytes: UnsafePointer<UInt8>, count end: Int, position: Int) {
+    init(bytes: UnsafeRawBufferPointer, position: Int) {
         self.bytes = bytes
-        self.end = end
+        self.end = bytes.count
         self.position = position
     }
 
@@ -46,7 +46,7 @@ struct BitReader {
         // The common case: the next 8 bytes hold no FF (no stuffing, no marker), so as many whole
         // bytes as fit are taken in one load.
         if !reachedMarker, position + 8 <= end {
-            let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self).bigEndian
+            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self).bigEndian
             let inverted = ~word
             if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
                 let taken = (64 - count) >> 3
@@ -156,18 +156,18 @@ struct BitReader {
         var skipped = false
         while position + 1 < end {
             if bytes[position] == 0xFF {
-                let marker = bytes[position + 1]
-                if marker >= 0xD0 && marker <= 0xD7 {
+                let marker = JPEGMarker(rawValue: bytes[position + 1])
+                if marker.isRestart {
                     // Another one than the one due, or bytes before it: some data was lost.
-                    if marker != 0xD0 + due || skipped { sawMissingRestart = true }
+                    if marker != .restart(Int(due)) || skipped { sawMissingRestart = true }
                     position += 2
                     return
                 }
-                if marker == 0xFF {  // a fill byte before the marker
+                if marker.rawValue == 0xFF {  // a fill byte before the marker
                     position += 1
                     continue
                 }
-                if marker != 0x00 {
+                if marker.rawValue != 0x00 {
                     reachedMarker = true  // another marker: the rest of this scan is missing
                     sawMissingRestart = true
                     return
@@ -184,8 +184,8 @@ struct BitReader {
         var index = position
         while index + 1 < end {
             if bytes[index] == 0xFF {
-                let marker = bytes[index + 1]
-                if marker != 0x00 && marker != 0xFF && !(marker >= 0xD0 && marker <= 0xD7) { return index }
+                let marker = JPEGMarker(rawValue: bytes[index + 1])
+                if marker.rawValue != 0x00 && marker.rawValue != 0xFF && !marker.isRestart { return index }
             }
             index += 1
         }

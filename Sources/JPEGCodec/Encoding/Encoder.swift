@@ -39,15 +39,15 @@ struct JPEGWriter {
 
     mutating func write() -> [UInt8] {
         let gray = image.isGrayscale
-        output += [0xFF, 0xD8]
+        output += [0xFF, JPEGMarker.startOfImage.rawValue]
         // JFIF 1.01, no units, 1:1 pixels.
-        output += [0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+        output += [0xFF, JPEGMarker.jfif.rawValue, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
         writeQuantization(slot: 0, lumaTable)
         if !gray { writeQuantization(slot: 1, chromaTable) }
         // SOF0: 8-bit, the size, then each component's id, sampling factors and table.
         let components: [(UInt8, UInt8, UInt8)] = gray ? [(1, 0x11, 0)] : [(1, 0x22, 0), (2, 0x11, 1), (3, 0x11, 1)]
         output +=
-            [0xFF, 0xC0] + bigEndian(8 + 3 * components.count) + [8] + bigEndian(image.height) + bigEndian(image.width) + [UInt8(components.count)]
+            [0xFF, JPEGMarker.baseline.rawValue] + bigEndian(8 + 3 * components.count) + [8] + bigEndian(image.height) + bigEndian(image.width) + [UInt8(components.count)]
         for component in components { output += [component.0, component.1, component.2] }
         let luma = StandardTables.luminance
         let chroma = StandardTables.chrominance
@@ -57,23 +57,23 @@ struct JPEGWriter {
             writeHuffman(class: 0, slot: 1, chroma.dc)
             writeHuffman(class: 1, slot: 1, chroma.ac)
         }
-        output += [0xFF, 0xDA] + bigEndian(6 + 2 * components.count) + [UInt8(components.count)]
+        output += [0xFF, JPEGMarker.startOfScan.rawValue] + bigEndian(6 + 2 * components.count) + [UInt8(components.count)]
         for (index, component) in components.enumerated() { output += [component.0, index == 0 ? 0x00 : 0x11] }
         output += [0, 63, 0]
         encodeScan()
-        output += [0xFF, 0xD9]
+        output += [0xFF, JPEGMarker.endOfImage.rawValue]
         return output
     }
 
     private func bigEndian(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
 
     private mutating func writeQuantization(slot: UInt8, _ table: [Int]) {
-        output += [0xFF, 0xDB, 0x00, 0x43, slot]
+        output += [0xFF, JPEGMarker.quantizationTables.rawValue, 0x00, 0x43, slot]
         for k in 0..<64 { output.append(UInt8(table[zigzagToNatural[k]])) }
     }
 
     private mutating func writeHuffman(class kind: UInt8, slot: UInt8, _ table: StandardTables.Table) {
-        output += [0xFF, 0xC4] + bigEndian(3 + 16 + table.symbols.count) + [kind << 4 | slot]
+        output += [0xFF, JPEGMarker.huffmanTables.rawValue] + bigEndian(3 + 16 + table.symbols.count) + [kind << 4 | slot]
         output += table.counts.map { UInt8($0) }
         output += table.symbols
     }
@@ -211,38 +211,5 @@ struct JPEGWriter {
             if byte == 0xFF { output.append(0) }
         }
         bits &= (1 << UInt64(count)) - 1
-    }
-}
-
-/// The forward DCT of JPEG A.3.3 by its factor matrix, rows then columns.
-enum ForwardDCT {
-    /// `0.5 * C(u) * cos((2x + 1) u pi / 16)` at `u * 8 + x`.
-    nonisolated(unsafe) private static let factors: UnsafePointer<Float> = {  // filled once by this initializer, then only read
-        let table = UnsafeMutablePointer<Float>.allocate(capacity: 64)
-        for u in 0..<8 {
-            for x in 0..<8 {
-                let c: Double = u == 0 ? 1 / 2.0.squareRoot() : 1
-                table[u * 8 + x] = Float(0.5 * c * InverseDCT.cosine(Double(2 * x + 1) * Double(u) * Double.pi / 16))
-            }
-        }
-        return UnsafePointer(table)
-    }()
-
-    /// Transforms the 64 level-shifted samples at `block` in place into coefficients.
-    static func transform(_ block: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
-        for y in 0..<8 {
-            for u in 0..<8 {
-                var sum: Float = 0
-                for x in 0..<8 { sum += factors[u * 8 + x] * block[y * 8 + x] }
-                scratch[y * 8 + u] = sum
-            }
-        }
-        for v in 0..<8 {
-            for u in 0..<8 {
-                var sum: Float = 0
-                for y in 0..<8 { sum += factors[v * 8 + y] * scratch[y * 8 + u] }
-                block[v * 8 + u] = sum
-            }
-        }
     }
 }

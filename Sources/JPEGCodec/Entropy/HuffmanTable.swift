@@ -26,18 +26,26 @@ final class HuffmanTable {
         HuffmanCodes(lookup: lookup, maxCode: maxCode, valueOffset: valueOffset, symbols: symbols, coefficients: coefficients)
     }
 
-    /// Builds a table from a DHT segment's 16 counts (codes of each length 1...16) and symbols.
-    init(counts: [Int], symbols values: [UInt8]) throws(JPEGError) {
+    /// A table that holds no code, for a scan's table it never reads: every lookup misses.
+    nonisolated(unsafe) static let empty = HuffmanTable()  // never written after this initializer
+
+    private init() {
         lookup = .allocate(capacity: 1 << Self.lookupBits)
         lookup.initialize(repeating: 0, count: 1 << Self.lookupBits)
         maxCode = .allocate(capacity: 18)
         maxCode.initialize(repeating: -1, count: 18)
+        maxCode[17] = Int32.max
         valueOffset = .allocate(capacity: 18)
         valueOffset.initialize(repeating: 0, count: 18)
         symbols = .allocate(capacity: 256)
         symbols.initialize(repeating: 0, count: 256)
         coefficients = .allocate(capacity: 1 << Self.lookupBits)
         coefficients.initialize(repeating: 0, count: 1 << Self.lookupBits)
+    }
+
+    /// Builds a table from a DHT segment's 16 counts (codes of each length 1...16) and symbols.
+    convenience init(counts: [Int], symbols values: [UInt8]) throws(JPEGError) {
+        self.init()
         guard counts.count == 16, counts.reduce(0, +) == values.count, values.count <= 256 else {
             throw .damaged(reason: "a Huffman table's counts do not match its symbols")
         }
@@ -56,7 +64,6 @@ final class HuffmanTable {
             guard code <= (1 << length) else { throw .damaged(reason: "a Huffman table has more codes than its lengths hold") }
             code <<= 1
         }
-        maxCode[17] = Int32.max
         // Each code of length l <= lookupBits owns 2^(lookupBits - l) consecutive entries.
         code = 0
         index = 0

@@ -36,7 +36,7 @@ struct Frame {
     let mcusHigh: Int
 
     /// Parses the payload of an SOF0, SOF1 or SOF2 segment (after its length).
-    init(payload: UnsafeBufferPointer<UInt8>, progressive: Bool) throws(JPEGError) {
+    init(payload: UnsafeRawBufferPointer, progressive: Bool) throws(JPEGError) {
         guard payload.count >= 6 else { throw .damaged(reason: "the frame header is cut short") }
         guard payload[0] == 8 else {
             throw .unsupported(reason: "\(payload[0])-bit samples (only 8-bit JPEGs are decoded)")
@@ -72,8 +72,8 @@ struct Frame {
             components[0] = FrameComponent(id: components[0].id, horizontal: 1, vertical: 1, quantizationTable: components[0].quantizationTable)
         }
         self.progressive = progressive
-        maxHorizontal = components.map(\.horizontal).max()!
-        maxVertical = components.map(\.vertical).max()!
+        maxHorizontal = components.map(\.horizontal).max() ?? 1
+        maxVertical = components.map(\.vertical).max() ?? 1
         mcusWide = (width + 8 * maxHorizontal - 1) / (8 * maxHorizontal)
         mcusHigh = (height + 8 * maxVertical - 1) / (8 * maxVertical)
         for index in components.indices {
@@ -125,7 +125,7 @@ struct ScanHeader {
     let successiveHigh: Int
     let successiveLow: Int
 
-    init(payload: UnsafeBufferPointer<UInt8>, frame: Frame) throws(JPEGError) {
+    init(payload: UnsafeRawBufferPointer, frame: Frame) throws(JPEGError) {
         guard payload.count >= 1 else { throw .damaged(reason: "a scan header is cut short") }
         let count = Int(payload[0])
         guard (1...4).contains(count), payload.count >= 1 + 2 * count + 3 else { throw .damaged(reason: "a scan header is cut short") }

@@ -1,0 +1,89 @@
+// The decode's last stage: each component's plane cropped to the picture and, where it was
+// sampled more coarsely than the DCT could make up, upsampled to the output size.
+
+extension Decoder {
+    /// The planes cropped to the output size, subsampled ones upsampled to it.
+    func output(_ frame: Frame) -> PlanarImage {
+        let width = (frame.width * blockSize + 7) / 8
+        let height = (frame.height * blockSize + 7) / 8
+        var result: [[UInt8]] = []
+        for (index, component) in frame.components.enumerated() {
+            let stride = component.paddedWide * component.sampleWidth
+            // Samples that come from the component's coded blocks; beyond them is padding.
+            let validWide = min(
+                stride, (frame.width * component.horizontal * component.sampleWidth + 8 * frame.maxHorizontal - 1) / (8 * frame.maxHorizontal))
+            let validHigh = min(
+                component.paddedHigh * component.sampleHeight,
+                (frame.height * component.vertical * component.sampleHeight + 8 * frame.maxVertical - 1) / (8 * frame.maxVertical))
+            result.append(
+                Upsampling.plane(
+                    planes[index], stride: stride, validWidth: max(validWide, 1), validHeight: max(validHigh, 1), factorX: component.upsampleX,
+                    factorY: component.upsampleY, width: width, height: height))
+        }
+        return PlanarImage(width: width, height: height, planes: result)
+    }
+}
+
+/// Brings a decoded plane to the output's size: crops its padding and, for a component sampled
+/// more coarsely than the DCT could make up, upsamples it by whole factors (linear between
+/// sample centres for 2, as libjpeg's "fancy" upsampling; repeated samples otherwise).
+enum Upsampling {
+    static func plane(
+        _ samples: UnsafePointer<UInt8>, stride: Int, validWidth: Int, validHeight: Int, factorX: Int, factorY: Int, width: Int, height: Int
+    ) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: width * height)
+        if factorX == 1 && factorY == 1 {
+            result.withUnsafeMutableBufferPointer { target in
+                for y in 0..<height {
+                    let row = samples + min(y, validHeight - 1) * stride
+                    for x in 0..<width { target[y * width + x] = row[min(x, validWidth - 1)] }
+                }
+            }
+            return result
+        }
+        // As libjpeg: a plane of one or two samples a row is repeated, not interpolated.
+        let linear = validWidth > 2
+        result.withUnsafeMutableBufferPointer { target in
+            // Column positions in the source for each output column: the two nearest samples and
+            // the weight of the second.
+            let columns = (0..<width).map { taps(for: $0, factor: factorX, limit: validWidth, linear: linear) }
+            for y in 0..<height {
+                let row = taps(for: y, factor: factorY, limit: validHeight, linear: linear)
+                let upper = samples + row.first * stride
+                let lower = samples + row.second * stride
+                for x in 0..<width {
+                    let column = columns[x]
+                    let top = Float(upper[column.first]) * (1 - column.weight) + Float(upper[column.second]) * column.weight
+                    let bottom = Float(lower[column.first]) * (1 - column.weight) + Float(lower[column.second]) * column.weight
+                    let value = top * (1 - row.weight) + bottom * row.weight
+                    target[y * width + x] = UInt8(min(max(value + 0.5, 0), 255))
+                }
+            }
+        }
+        return result
+    }
+
+    private struct Taps {
+        let first: Int
+        let second: Int
+        let weight: Float
+    }
+
+    private static func taps(for index: Int, factor: Int, limit: Int, linear: Bool) -> Taps {
+        if factor == 1 {
+            let clamped = min(index, limit - 1)
+            return Taps(first: clamped, second: clamped, weight: 0)
+        }
+        if factor != 2 || !linear {
+            let clamped = min(index / factor, limit - 1)
+            return Taps(first: clamped, second: clamped, weight: 0)
+        }
+        // Output sample i sits at source position (i + 0.5) / 2 - 0.5.
+        let position = (Float(index) + 0.5) / 2 - 0.5
+        let first = Int(position.rounded(.down))
+        let weight = position - Float(first)
+        let low = min(max(first, 0), limit - 1)
+        let high = min(max(first + 1, 0), limit - 1)
+        return Taps(first: low, second: high, weight: weight)
+    }
+}
