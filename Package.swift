@@ -17,8 +17,13 @@ let package = Package(
     targets: [
         // What every target shares: the one lock type, JSON values, URI and name escaping, text and
         // paths without Foundation's internationalization.
-        .target(name: "LikesSupport", dependencies: ["LinuxFileSystemCalls"]),
-        .target(name: "LikeKit", dependencies: ["LikesSupport", "LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds", "JPEGCodec"]),
+        .target(name: "LikesSupport", dependencies: ["LinuxFileSystemCalls", "CRC32Folding"]),
+        // The store: every byte of it (records, images, thumbnails, journal, locks, repair, purge,
+        // export staging) and nothing above it. Not a product: its API is `package`, for LikeKit.
+        .target(name: "LikeStore", dependencies: ["LikesSupport", "LinuxFileSystemCalls", "SHA256Rounds", "JPEGCodec"]),
+        // The public façade apps use: validated ids and names, the repository's operations in
+        // public types, observers and async; it asks LikeStore and touches no file of the store.
+        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),
@@ -30,7 +35,9 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["LikesSupport"]),
         // The pages of `likes serve` over LikeKit and HTTPServer: routes, the rules of access,
         // the API the pages call, the zip of a selection.
-        .target(name: "Gallery", dependencies: ["LikesSupport", "LikeKit", "HTTPServer", "PhotoSources"]),
+        .target(
+            name: "Gallery", dependencies: ["LikesSupport", "LikeKit", "HTTPServer", "PhotoSources"],
+            resources: [.embedInCode("Resources/gallery.js"), .embedInCode("Resources/gallery.css"), .embedInCode("Resources/favicon.svg")]),
         // Unsplash's and Flickr's APIs: requests built and answers read, for the command line and
         // for apps on LikeKit; sending them is the caller's.
         .target(name: "PhotoSources", dependencies: ["LikesSupport", "LikeKit"]),
@@ -48,15 +55,19 @@ let package = Package(
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),
         // The in-process halves of the benchmarks (Benchmarks/run.sh); built by CI, run by hand.
-        .executableTarget(name: "likes-bench", dependencies: ["LikesSupport", "LikeKit"]),
+        .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit", "PhotoSources"], path: "Samples/AppSample"),
-        .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec"]),
+        // A folder of its own for each test, shared by the test targets that need one.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeStore", "LikeKit", "JPEGCodec", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "LikesSupport"]),
-        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit", "LikesSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
-        .testTarget(name: "likesTests", dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikesSupport", "LikeKit", "JPEGCodec"]),
+        .testTarget(
+            name: "likesTests",
+            dependencies: ["likes", "likes-fetch", "likes-bench", "likes-app-sample", "LikesSupport", "LikeKit", "JPEGCodec", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

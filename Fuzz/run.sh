@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the parsers with libFuzzer: JPEGCodec's header check, decoder and thumbnailer; LikeKit's
+# Fuzzes the parsers with libFuzzer: JPEGCodec's header check, decoder and thumbnailer; LikeStore's
 # journal and record readers; and HTTPServer's request parser.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in the target's tests.
@@ -9,23 +9,31 @@ runs=${1:-1000000}
 out=.build/fuzz
 mkdir -p "$out"
 export SWIFT_BACKTRACE=enable=no   # the backtracer can hang after a crash under the fuzzer
-sources=$(find Sources/LikeKit -name '*.swift')
+sources=$(find Sources/LikeStore -name '*.swift')
 codec=$(find Sources/JPEGCodec -name '*.swift')
-# LikeKit's C target, built as SwiftPM builds it.
+support=$(find Sources/LikesSupport -name '*.swift')
+# The store's C targets, built as SwiftPM builds them.
 clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCalls/include -o "$out/calls.o"
 clang -O2 -c Sources/CRC32Folding/folding.c -I Sources/CRC32Folding/include -o "$out/folding.o"
+clang -O2 -c Sources/SHA256Rounds/rounds.c -I Sources/SHA256Rounds/include -o "$out/rounds.o"
 server=$(find Sources/HTTPServer -name '*.swift')
 for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz HTTPRequestFuzz}; do
     if [ "$target" = HTTPRequestFuzz ]; then
-        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPServer -package-name likes $server "Fuzz/$target.swift" -o "$out/$target"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikesSupport -package-name likes -I Sources/LinuxFileSystemCalls/include \
+            -I Sources/CRC32Folding/include -emit-module -emit-module-path "$out/LikesSupport.swiftmodule" -emit-object -wmo $support -o "$out/LikesSupport.o"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPServer -package-name likes -I "$out" -I Sources/LinuxFileSystemCalls/include \
+            -I Sources/CRC32Folding/include $server "Fuzz/$target.swift" "$out/LikesSupport.o" "$out/calls.o" "$out/folding.o" -o "$out/$target"
     elif [ "$target" = JPEGDecoderFuzz ] || [ "$target" = JPEGHeaderFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes $codec "Fuzz/$target.swift" -o "$out/$target"
     else
-        # LikeKit uses JPEGCodec: build it as a module first.
+        # LikeStore uses JPEGCodec and LikesSupport: build them as modules first.
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes -emit-module -emit-module-path "$out/JPEGCodec.swiftmodule" \
             -emit-object -wmo $codec -o "$out/JPEGCodec.o"
-        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeKit -package-name likes -I Sources/LinuxFileSystemCalls/include \
-            -I Sources/CRC32Folding/include -I "$out" $sources "Fuzz/$target.swift" "$out/calls.o" "$out/folding.o" "$out/JPEGCodec.o" -o "$out/$target"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikesSupport -package-name likes -I Sources/LinuxFileSystemCalls/include \
+            -I Sources/CRC32Folding/include -emit-module -emit-module-path "$out/LikesSupport.swiftmodule" -emit-object -wmo $support -o "$out/LikesSupport.o"
+        swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikeStore -package-name likes -I Sources/LinuxFileSystemCalls/include \
+            -I Sources/CRC32Folding/include -I Sources/SHA256Rounds/include -I "$out" $sources "Fuzz/$target.swift" "$out/calls.o" "$out/folding.o" \
+            "$out/rounds.o" "$out/JPEGCodec.o" "$out/LikesSupport.o" -o "$out/$target"
     fi
     mkdir -p "$out/$target-corpus"
     case $target in

@@ -159,7 +159,7 @@ extension Gallery {
         let ids = request.form.filter { $0.name == "id" }.compactMap { try? PhotoID($0.value) }
         guard !ids.isEmpty else { return Self.text(400, "No photo was checked.") }
         var zip = ZipWriter()
-        var sheet: [(name: String, record: LikeRecord)] = []
+        var sheet: [(file: String, record: LikeRecord)] = []
         var used = Set<String>()
         do {
             for id in ids {
@@ -173,7 +173,7 @@ extension Gallery {
                 sheet.append((name, record))
             }
             guard !sheet.isEmpty else { return Self.text(404, "None of those photos is among the favorites.") }
-            try zip.add("index.html", Array(ContactSheetPage.html(sheet).utf8))
+            try zip.add("index.html", ContactSheet(photos: sheet).bytes)
         } catch let error as ZipWriter.TooLarge {
             return Self.text(413, error.message)
         } catch let error as LikeRepositoryError {

@@ -1,9 +1,9 @@
 // Who may use the gallery: the person who started it, holding its token, from a page it served.
 // Every request passes here before anything else is done.
 
-import LikesSupport
 import HTTPServer
 import LikeKit
+import LikesSupport
 
 /// The gallery's rules of access, as the README's "The gallery" describes them.
 ///
@@ -42,10 +42,10 @@ struct Access: Sendable {
         guard let host = request.headers["Host"], host == "127.0.0.1:\(port)" || host == "localhost:\(port)" else {
             return .refused(status: 403, reason: "This gallery answers only to http://127.0.0.1:\(port)/.")
         }
-        guard ["GET", "HEAD", "POST"].contains(request.method) else {
-            return .refused(status: 405, reason: "Only GET, HEAD and POST are served.")
-        }
-        if request.method == "POST" {
+        // The token first: a request without it learns nothing, not even which paths exist.
+        let verdict = tokenVerdict(request)
+        guard case .allowed = verdict else { return verdict }
+        if request.method != "GET", request.method != "HEAD" {
             if let origin = request.headers["Origin"], origin != "http://127.0.0.1:\(port)", origin != "http://localhost:\(port)" {
                 return .refused(status: 403, reason: "Changes are taken only from the gallery's own pages.")
             }
@@ -53,6 +53,11 @@ struct Access: Sendable {
                 return .refused(status: 403, reason: "Changes are taken only from the gallery's own pages.")
             }
         }
+        return .allowed
+    }
+
+    /// The token's part of the verdict: allowed, exchanged for the cookie, or refused.
+    private func tokenVerdict(_ request: HTTPRequest) -> Verdict {
         if let given = request.queryValue("token") {
             guard Self.same(given, token) else { return .refused(status: 403, reason: "The token is wrong. Open the address `likes serve` printed.") }
             if request.method == "GET", !request.path.hasPrefix("/api/") {

@@ -1,10 +1,10 @@
 // The gallery of `likes serve`: the store's favorites as web pages on 127.0.0.1, live, and locked
 // to the person who started it. Routes requests; the pages are in Pages.swift, the API in API.swift.
 
-import LikesSupport
 import Dispatch
 import HTTPServer
 import LikeKit
+import LikesSupport
 import PhotoSources
 
 #if canImport(Darwin)
@@ -95,39 +95,53 @@ public final class Gallery: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let get = request.method == "GET" || request.method == "HEAD"
-        switch (get, request.path) {
-        case (true, "/"), (true, "/index.html"): return Pages.page(.favorites)
-        case (true, "/photo"): return Pages.page(.photo)
-        case (true, "/albums"): return Pages.page(.albums)
-        case (true, "/search"): return Pages.page(.search)
-        case (true, "/api/sources"): return Self.json(sources.map(SourceJSON.init))
-        case (true, "/api/search"): return search(request)
-        case (true, "/source-image"): return sourceImage(request)
-        case (false, "/api/source-like"): return likeFromSource(request)
-        case (true, "/static/gallery.css"): return Pages.asset(Pages.css, type: "text/css; charset=utf-8")
-        case (true, "/static/gallery.js"): return Pages.asset(Pages.script, type: "text/javascript; charset=utf-8")
-        case (true, "/favicon.svg"), (true, "/favicon.ico"): return Pages.asset(Pages.icon, type: "image/svg+xml")
-        case (true, "/api/photos"): return photos(request)
-        case (true, "/api/photo"): return photo(request)
-        case (true, "/api/albums"): return albums()
-        case (true, "/image"): return imageFile(request, thumbnail: false)
-        case (true, "/thumbnail"): return imageFile(request, thumbnail: true)
-        case (true, "/events"): return events()
-        case (false, "/api/unlike"): return unlike(request)
-        case (false, "/api/undo"): return undoUnlike(request)
-        case (false, "/api/note"): return setNote(request)
-        case (false, "/api/album"): return changeAlbum(request)
-        case (false, "/download"): return download(request)
-        case (false, _)
-        where ["/", "/photo", "/albums", "/api/photos", "/api/photo", "/api/albums", "/image", "/thumbnail", "/events"].contains(request.path):
-            return Self.text(405, "Nothing is changed here; use GET.")
-        case (true, "/api/unlike"), (true, "/api/undo"), (true, "/api/note"), (true, "/api/album"), (true, "/download"):
-            return Self.text(405, "Changes are made by POST only.")
-        default:
-            return Self.text(404, "There is no such page here.")
+        guard let methods = Self.routes[request.path] else { return Self.text(404, "There is no such page here.") }
+        let method = request.method == "HEAD" ? "GET" : request.method
+        guard let handler = methods[method] else {
+            let allowed = methods.keys.contains("GET") ? ["GET", "HEAD"] : methods.keys.sorted()
+            var response = Self.text(
+                405, allowed.contains("POST") ? "Changes are made by POST only." : "Nothing is changed here; use GET.")
+            response.headers.set("Allow", allowed.joined(separator: ", "))
+            return response
         }
+        return handler(self)(request)
     }
+
+    /// What answers a request: the gallery's method for it.
+    typealias Handler = @Sendable (Gallery) -> (HTTPRequest) -> HTTPResponse
+
+    /// Every route the gallery serves, by path and then method: the one place they are written.
+    /// `GET` answers `HEAD` too; a known path asked with another method answers 405 and `Allow`.
+    static let routes: [String: [String: Handler]] = {
+        let page: (Pages.Page) -> [String: Handler] = { kind in ["GET": { _ in { _ in Pages.page(kind) } }] }
+        let asset: ([UInt8], String) -> [String: Handler] = { bytes, type in ["GET": { _ in { _ in Pages.asset(bytes, type: type) } }] }
+        return [
+            "/": page(.favorites),
+            "/index.html": page(.favorites),
+            "/photo": page(.photo),
+            "/albums": page(.albums),
+            "/search": page(.search),
+            "/static/gallery.css": asset(Pages.css, "text/css; charset=utf-8"),
+            "/static/gallery.js": asset(Pages.script, "text/javascript; charset=utf-8"),
+            "/favicon.svg": asset(Pages.icon, "image/svg+xml"),
+            "/favicon.ico": asset(Pages.icon, "image/svg+xml"),
+            "/api/sources": ["GET": { gallery in { _ in json(gallery.sources.map(SourceJSON.init)) } }],
+            "/api/search": ["GET": { $0.search }],
+            "/source-image": ["GET": { $0.sourceImage }],
+            "/api/source-like": ["POST": { $0.likeFromSource }],
+            "/api/photos": ["GET": { $0.photos }],
+            "/api/photo": ["GET": { $0.photo }],
+            "/api/albums": ["GET": { gallery in { _ in gallery.albums() } }],
+            "/image": ["GET": { gallery in { gallery.imageFile($0, thumbnail: false) } }],
+            "/thumbnail": ["GET": { gallery in { gallery.imageFile($0, thumbnail: true) } }],
+            "/events": ["GET": { gallery in { _ in gallery.events() } }],
+            "/api/unlike": ["POST": { $0.unlike }],
+            "/api/undo": ["POST": { $0.undoUnlike }],
+            "/api/note": ["POST": { $0.setNote }],
+            "/api/album": ["POST": { $0.changeAlbum }],
+            "/download": ["POST": { $0.download }],
+        ]
+    }()
 
     /// The headers every response carries: a strict content security policy (our own scripts,
     /// styles and images only), no sniffing, no referrer, no framing.

@@ -1,7 +1,7 @@
 // A `.zip` archive written here: every file stored as it is (JPEGs do not compress), with the
 // CRC-32 and sizes in each local header, so any unzip reads it.
 
-import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Darwin

@@ -135,42 +135,12 @@ final class Connection {
         file = nil
         events = nil
         switch response.body {
-        case .bytes(var bytes):
-            // Ranges of bytes the application offers them of (with `Accept-Ranges: bytes`).
-            if response.status == 200, response.headers["Accept-Ranges"] == "bytes", let request, method == "GET" || method == "HEAD" {
-                switch ByteRange.parse(request.headers["Range"], length: bytes.count) {
-                case .whole: break
-                case .part(let range):
-                    response.status = 206
-                    response.headers.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(bytes.count)")
-                    bytes = Array(bytes[range])
-                case .unsatisfiable:
-                    response.status = 416
-                    response.headers.set("Content-Range", "bytes */\(bytes.count)")
-                    bytes = []
-                }
-                response.body = .bytes(bytes)
-            }
-            length = bytes.count
+        case .bytes(let bytes):
+            let part = Self.requestedPart(of: bytes, &response, request)
+            response.body = .bytes(part)
+            length = part.count
         case .file(let opened):
-            length = fileEnd - fileOffset
-            file = opened
-            (fileOffset, fileEnd) = (0, opened.length)
-            if response.status == 200, let request, method == "GET" || method == "HEAD" {
-                response.headers.set("Accept-Ranges", "bytes")
-                switch ByteRange.parse(request.headers["Range"], length: opened.length) {
-                case .whole: break
-                case .part(let range):
-                    response.status = 206
-                    response.headers.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(opened.length)")
-                    (fileOffset, fileEnd) = (range.lowerBound, range.upperBound)
-                case .unsatisfiable:
-                    response.status = 416
-                    response.headers.set("Content-Range", "bytes */\(opened.length)")
-                    (fileOffset, fileEnd) = (0, 0)
-                    file = nil
-                }
-            }
+            startFile(opened, &response, request)
             length = fileEnd - fileOffset
         case .events(let stream):
             events = stream
@@ -193,6 +163,46 @@ final class Connection {
         }
         phase = .writing
         lastActivity = now
+    }
+
+    /// The part of `bytes` a `Range` asks for, where the response offers ranges
+    /// (`Accept-Ranges: bytes`), with the status and `Content-Range` it takes.
+    private static func requestedPart(of bytes: [UInt8], _ response: inout HTTPResponse, _ request: HTTPRequest?) -> [UInt8] {
+        guard response.status == 200, response.headers["Accept-Ranges"] == "bytes", let request,
+            request.method == "GET" || request.method == "HEAD"
+        else { return bytes }
+        switch ByteRange.parse(request.headers["Range"], length: bytes.count) {
+        case .whole:
+            return bytes
+        case .part(let range):
+            response.status = 206
+            response.headers.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(bytes.count)")
+            return Array(bytes[range])
+        case .unsatisfiable:
+            response.status = 416
+            response.headers.set("Content-Range", "bytes */\(bytes.count)")
+            return []
+        }
+    }
+
+    /// Starts sending an open file: the whole of it, or the part a `Range` asks for.
+    private func startFile(_ opened: HTTPFile, _ response: inout HTTPResponse, _ request: HTTPRequest?) {
+        file = opened
+        (fileOffset, fileEnd) = (0, opened.length)
+        guard response.status == 200, let request, request.method == "GET" || request.method == "HEAD" else { return }
+        response.headers.set("Accept-Ranges", "bytes")
+        switch ByteRange.parse(request.headers["Range"], length: opened.length) {
+        case .whole: break
+        case .part(let range):
+            response.status = 206
+            response.headers.set("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(opened.length)")
+            (fileOffset, fileEnd) = (range.lowerBound, range.upperBound)
+        case .unsatisfiable:
+            response.status = 416
+            response.headers.set("Content-Range", "bytes */\(opened.length)")
+            (fileOffset, fileEnd) = (0, 0)
+            file = nil
+        }
     }
 
     /// A 304 for a GET or HEAD whose `If-None-Match` names the response's `ETag`.

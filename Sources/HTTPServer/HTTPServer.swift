@@ -2,8 +2,8 @@
 // runs on Dispatch's threads. It owns connections, parsing, limits and writing responses, and
 // knows nothing of what it serves.
 
-import LikesSupport
 import Dispatch
+import LikesSupport
 
 #if canImport(Darwin)
     import Darwin
@@ -134,18 +134,7 @@ public final class HTTPServer: Sendable {
                 connection.begin(done.response, answering: done.request, now: now, wake: { [weak self] in self?.wake() })
             }
 
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                while let fd = Socket.accept(listener) {
-                    if connections.count >= maxConnections {
-                        let busy = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
-                        _ = busy.withUnsafeBytes { Socket.send(fd, $0) }
-                        close(fd)
-                        continue
-                    }
-                    nextID += 1
-                    connections[nextID] = Connection(id: nextID, descriptor: fd, limits: limits, now: now)
-                }
-            }
+            if fds[0].revents & Int16(POLLIN) != 0 { accept(into: &connections, nextID: &nextID, now: now) }
 
             for (index, id) in order.enumerated() {
                 guard let connection = connections[id] else { continue }
@@ -164,5 +153,19 @@ public final class HTTPServer: Sendable {
             }
         }
         for connection in connections.values { connection.close() }
+    }
+
+    /// Takes every waiting connection; beyond `maxConnections`, each is answered 503 and closed.
+    private func accept(into connections: inout [Int: Connection], nextID: inout Int, now: Double) {
+        while let fd = Socket.accept(listener) {
+            if connections.count >= maxConnections {
+                let busy = Array("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+                _ = busy.withUnsafeBytes { Socket.send(fd, $0) }
+                close(fd)
+                continue
+            }
+            nextID += 1
+            connections[nextID] = Connection(id: nextID, descriptor: fd, limits: limits, now: now)
+        }
     }
 }

@@ -44,23 +44,11 @@ enum RequestParser {
             if buffer.count - start > limits.headerBytes { return .refused(.init(status: 431, reason: "the request's header is too large")) }
             return .incomplete
         }
-        let head = UnsafeBufferPointer(rebasing: buffer[start..<headEnd])
-        var lines: [UnsafeBufferPointer<UInt8>] = []
-        var lineStart = 0
-        var index = 0
-        while index < head.count {
-            if head[index] == 0x0D {
-                guard index + 1 < head.count, head[index + 1] == 0x0A else { return .refused(.init(status: 400, reason: "a bare CR in the header")) }
-                lines.append(UnsafeBufferPointer(rebasing: head[lineStart..<index]))
-                index += 2
-                lineStart = index
-            } else if head[index] == 0x0A {
-                return .refused(.init(status: 400, reason: "a bare LF in the header"))
-            } else {
-                index += 1
-            }
+        let lines: [UnsafeBufferPointer<UInt8>]
+        switch headLines(UnsafeBufferPointer(rebasing: buffer[start..<headEnd])) {
+        case .success(let found): lines = found
+        case .failure(let error): return .refused(error)
         }
-        lines.append(UnsafeBufferPointer(rebasing: head[lineStart..<head.count]))
         guard let requestLine = lines.first else { return .refused(.init(status: 400, reason: "no request line")) }
         let method: String
         let target: String
@@ -70,13 +58,51 @@ enum RequestParser {
         case .failure(let error): return .refused(error)
         }
         guard lines.count - 1 <= limits.headerFields else { return .refused(.init(status: 431, reason: "too many header fields")) }
+        let headers: HTTPHeaders
+        let length: Int
+        switch headerFields(lines.dropFirst(), minorVersion: minor).flatMap(bodyLength) {
+        case .success(let parsed): (headers, length) = parsed
+        case .failure(let error): return .refused(error)
+        }
+        guard length <= limits.bodyBytes else { return .refused(.init(status: 413, reason: "the body is too large")) }
+        let bodyStart = headEnd + 4
+        guard buffer.count - bodyStart >= length else { return .incomplete }
+        let body = Array(UnsafeBufferPointer(rebasing: buffer[bodyStart..<(bodyStart + length)]))
+        return .request(HTTPRequest(method: method, target: target, minorVersion: minor, headers: headers, body: body), consumed: bodyStart + length)
+    }
+
+    /// The head's lines, each ended by CRLF; a bare CR or LF is refused.
+    private static func headLines(_ head: UnsafeBufferPointer<UInt8>) -> Result<[UnsafeBufferPointer<UInt8>], HTTPRequestError> {
+        var lines: [UnsafeBufferPointer<UInt8>] = []
+        var lineStart = 0
+        var index = 0
+        while index < head.count {
+            if head[index] == 0x0D {
+                guard index + 1 < head.count, head[index + 1] == 0x0A else { return .failure(.init(status: 400, reason: "a bare CR in the header")) }
+                lines.append(UnsafeBufferPointer(rebasing: head[lineStart..<index]))
+                index += 2
+                lineStart = index
+            } else if head[index] == 0x0A {
+                return .failure(.init(status: 400, reason: "a bare LF in the header"))
+            } else {
+                index += 1
+            }
+        }
+        lines.append(UnsafeBufferPointer(rebasing: head[lineStart..<head.count]))
+        return .success(lines)
+    }
+
+    /// The header fields of `lines`, each `name: value` with its spaces trimmed.
+    private static func headerFields(
+        _ lines: ArraySlice<UnsafeBufferPointer<UInt8>>, minorVersion minor: Int
+    ) -> Result<HTTPHeaders, HTTPRequestError> {
         var headers = HTTPHeaders()
-        for line in lines.dropFirst() {
+        for line in lines {
             guard let colon = line.firstIndex(of: 0x3A), colon > 0, line[..<colon].allSatisfy(isTokenByte) else {
                 if let first = line.first, first == 0x20 || first == 0x09 {
-                    return .refused(.init(status: 400, reason: "a folded header line"))
+                    return .failure(.init(status: 400, reason: "a folded header line"))
                 }
-                return .refused(.init(status: 400, reason: "a malformed header field"))
+                return .failure(.init(status: 400, reason: "a malformed header field"))
             }
             var valueStart = colon + 1
             var valueEnd = line.count
@@ -84,31 +110,29 @@ enum RequestParser {
             while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
             let value = line[valueStart..<valueEnd]
             guard value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
-                return .refused(.init(status: 400, reason: "a control character in a header value"))
+                return .failure(.init(status: 400, reason: "a control character in a header value"))
             }
             headers.add(
                 String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self),
                 String(decoding: UnsafeBufferPointer(rebasing: value), as: UTF8.self))
         }
         if minor == 1, headers.values("Host").count != 1 {
-            return .refused(.init(status: 400, reason: "an HTTP/1.1 request needs exactly one Host"))
+            return .failure(.init(status: 400, reason: "an HTTP/1.1 request needs exactly one Host"))
         }
+        return .success(headers)
+    }
+
+    /// The body's length by `Content-Length` (0 without one); transfer codings are refused.
+    private static func bodyLength(_ headers: HTTPHeaders) -> Result<(HTTPHeaders, Int), HTTPRequestError> {
         if !headers.values("Transfer-Encoding").isEmpty {
-            return .refused(.init(status: 501, reason: "request bodies in transfer codings are not accepted; send Content-Length"))
+            return .failure(.init(status: 501, reason: "request bodies in transfer codings are not accepted; send Content-Length"))
         }
-        var length = 0
         let lengths = headers.values("Content-Length")
-        if let first = lengths.first {
-            guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 12, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                let parsed = Int(first)
-            else { return .refused(.init(status: 400, reason: "a malformed Content-Length")) }
-            length = parsed
-        }
-        guard length <= limits.bodyBytes else { return .refused(.init(status: 413, reason: "the body is too large")) }
-        let bodyStart = headEnd + 4
-        guard buffer.count - bodyStart >= length else { return .incomplete }
-        let body = Array(UnsafeBufferPointer(rebasing: buffer[bodyStart..<(bodyStart + length)]))
-        return .request(HTTPRequest(method: method, target: target, minorVersion: minor, headers: headers, body: body), consumed: bodyStart + length)
+        guard let first = lengths.first else { return .success((headers, 0)) }
+        guard lengths.allSatisfy({ $0 == first }), !first.isEmpty, first.utf8.count <= 12, first.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let parsed = Int(first)
+        else { return .failure(.init(status: 400, reason: "a malformed Content-Length")) }
+        return .success((headers, parsed))
     }
 
     private enum HeadEnd {

@@ -186,4 +186,3 @@ package indirect enum JSONValue: Codable, Sendable {
         out.append(UInt8(ascii: "\""))
     }
 }
-

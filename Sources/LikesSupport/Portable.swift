@@ -112,7 +112,8 @@ package func startThread(named name: String, _ body: @escaping @Sendable () -> V
         let status = pthread_create(
             &thread, nil,
             { argument in
-                let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+                guard let argument else { return nil }  // always the Start passed below
+                let start = Unmanaged<Start>.fromOpaque(argument).takeRetainedValue()
                 _ = likes_name_thread(start.name)
                 start.body()
                 return nil

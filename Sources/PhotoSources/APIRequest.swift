@@ -1,8 +1,8 @@
 // A request to a photo source's API, as data: what to ask and with which headers. Sending it is
 // the caller's (the command line uses its download helper; an app, URLSession).
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 /// One HTTP GET request to a photo source.
 public struct APIRequest: Sendable, Hashable {

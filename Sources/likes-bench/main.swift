@@ -41,8 +41,21 @@ func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }
 
-func printJSON(_ object: [String: Any]) {
-    let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+/// Why a benchmark could not run: the line it prints before exiting 1.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// The count an argument gives, or the usage error it is.
+func number(_ index: Int) throws -> Int {
+    guard index < CommandLine.arguments.count, let value = Int(CommandLine.arguments[index]) else {
+        throw BenchmarkFailure(description: "argument \(index) must be a number; see the comment at the top of main.swift")
+    }
+    return value
+}
+
+func printJSON(_ object: [String: Any]) throws {
+    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 }
 
@@ -81,39 +94,43 @@ struct Figures: Sendable {
 }
 
 /// Runs `body` on Swift's cooperative pool and waits for it on this (the main) thread.
-func waitFor(_ body: @escaping @Sendable () async -> Figures) -> Figures {
+func waitFor(_ body: @escaping @Sendable () async throws -> Figures) throws -> Figures {
     final class Box: @unchecked Sendable {  // written once by the task, read after the semaphore
-        var figures = Figures()
+        var result: Result<Figures, any Error> = .success(Figures())
     }
     let box = Box()
     let done = DispatchSemaphore(value: 0)
     Task {
-        box.figures = await body()
+        do {
+            box.result = .success(try await body())
+        } catch {
+            box.result = .failure(error)
+        }
         done.signal()
     }
     done.wait()
-    return box.figures
+    return try box.result.get()
 }
 
 /// Another process (util-linux's `flock`) holding the store's exclusive lock for `seconds`;
 /// returns once the lock is held.
-func holdLock(of store: URL, seconds: Double) -> Process {
+func holdLock(of store: URL, seconds: Double) throws -> Process {
     let ready = store.path + ".held"
     unlink(ready)
     let holder = Process()
     holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
     holder.arguments = ["--exclusive", store.appendingPathComponent("likes.lock").path, "sh", "-c", "touch \"$0\" && sleep \(seconds)", ready]
-    try! holder.run()
+    try holder.run()
     while access(ready, F_OK) != 0 { usleep(1000) }
     return holder
 }
 
 /// Eight likes awaited at once while another process holds the lock for 1.5 s, and a task that
 /// sleeps 10 ms at a time: its ticks show whether the waits hold threads of the pool.
-func responsiveness(store: URL) async -> Figures {
+func responsiveness(store: URL) async throws -> Figures {
     let repository = LikeRepository(directory: store, durability: .relaxed)
-    try! await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
-    let holder = holdLock(of: store, seconds: 1.5)
+    try await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let holder = try holdLock(of: store, seconds: 1.5)
     let held = now()
     let ticker = Task { () -> [Double] in
         var ticks: [Double] = []
@@ -123,14 +140,14 @@ func responsiveness(store: URL) async -> Figures {
         }
         return ticks
     }
-    let finished = await withTaskGroup(of: Double.self) { group in
+    let finished = try await withThrowingTaskGroup(of: Double.self) { group in
         for index in 0..<8 {
             group.addTask {
-                try! await repository.like(PhotoID("waiting\(index)"), image: madeUpJPEG(seed: 10 + index, bytes: 20 * 1024))
+                try await repository.like(PhotoID("waiting\(index)"), image: madeUpJPEG(seed: 10 + index, bytes: 20 * 1024))
                 return now()
             }
         }
-        return await group.reduce(into: [Double]()) { $0.append($1) }
+        return try await group.reduce(into: [Double]()) { $0.append($1) }
     }
     ticker.cancel()
     let ticks = await ticker.value
@@ -144,10 +161,10 @@ func responsiveness(store: URL) async -> Figures {
 }
 
 /// An awaiting like cancelled 200 ms into its wait for a lock another process holds for 3 s.
-func cancellation(store: URL) async -> Figures {
+func cancellation(store: URL) async throws -> Figures {
     let repository = LikeRepository(directory: store, durability: .relaxed)
-    try! await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
-    let holder = holdLock(of: store, seconds: 3)
+    try await repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let holder = try holdLock(of: store, seconds: 3)
     let like = Task { try await repository.like(PhotoID("cancelled"), image: madeUpJPEG(seed: 2, bytes: 20 * 1024)) }
     try? await Task.sleep(for: .milliseconds(200))
     let cancelled = now()
@@ -158,7 +175,7 @@ func cancellation(store: URL) async -> Figures {
     holder.waitUntilExit()
     var threwCancellation = false
     if case .failure(let error) = result, error is CancellationError { threwCancellation = true }
-    let liked = try! await repository.isLiked(PhotoID("cancelled"))
+    let liked = try await repository.isLiked(PhotoID("cancelled"))
     return Figures(values: [
         ("threwCancellationError", threwCancellation ? 1 : 0), ("stoppedAfterMs", (stopped - cancelled) * 1000),
         ("lockStillHeldWhenStopped", stillHeld ? 1 : 0), ("likedAfterwards", liked ? 1 : 0),
@@ -171,15 +188,15 @@ guard arguments.count >= 3 else {
     exit(64)
 }
 
-switch arguments[1] {
-case "like-vs-floor":
+/// `likes-bench like-vs-floor …` (see the comment at the top).
+func benchLikeVsFloor(_ arguments: [String]) throws {
     let directory = arguments[2]
-    let count = Int(arguments[3])!
-    let bytes = Int(arguments[4])!
+    let count = try number(3)
+    let bytes = try number(4)
     let floorDirectory = directory + "/floor"
-    try! FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: floorDirectory, withIntermediateDirectories: true)
     let repository = LikeRepository(directory: URL(fileURLWithPath: directory + "/store"))
-    try! repository.like(try! PhotoID("warm-up"), image: madeUpJPEG(seed: -1, bytes: bytes))
+    try repository.like(try PhotoID("warm-up"), image: madeUpJPEG(seed: -1, bytes: bytes))
     var likes: [Double] = []
     var floors: [Double] = []
     for index in 0..<count {
@@ -189,20 +206,22 @@ case "like-vs-floor":
         durableWrite(image, directory: floorDirectory, name: "\(index).jpg")
         floors.append(now() - start)
         start = now()
-        try! repository.like(try! PhotoID("photo-\(index)"), image: image)
+        try repository.like(try PhotoID("photo-\(index)"), image: image)
         likes.append(now() - start)
     }
-    printJSON([
+    try printJSON([
         "count": count, "bytes": bytes,
         "likeMedianMs": median(likes) * 1000, "floorMedianMs": median(floors) * 1000,
         "likeMeanMs": likes.reduce(0, +) / Double(count) * 1000, "floorMeanMs": floors.reduce(0, +) / Double(count) * 1000,
         "ratioMedian": median(likes) / median(floors),
     ])
+}
 
-case "build":
+/// `likes-bench build …` (see the comment at the top).
+func benchBuild(_ arguments: [String]) throws {
     let store = URL(fileURLWithPath: arguments[2])
-    let count = Int(arguments[3])!
-    let bytes = Int(arguments[4])!
+    let count = try number(3)
+    let bytes = try number(4)
     var recordsOut: FileHandle?
     if arguments.count > 5 {
         _ = FileManager.default.createFile(atPath: arguments[5], contents: nil)
@@ -219,66 +238,95 @@ case "build":
             photographerUsername: "user\(index % 97)", color: color(of: index),
             sourceURL: "https://unsplash.com/photos/bench\(index)", width: 4000, height: 3000)
         // Every tenth photo is in one of 20 albums: 20 albums of count / 200 photos each.
-        let albums = index % 10 == 0 ? [try! AlbumName("Album \(index / 10 % 20)")] : []
-        let change = try! repository.like(
-            try! PhotoID("bench-\(index)"), image: madeUpJPEG(seed: index, bytes: bytes), photo: metadata, albums: albums)
+        let albums = index % 10 == 0 ? [try AlbumName("Album \(index / 10 % 20)")] : []
+        let change = try repository.like(
+            try PhotoID("bench-\(index)"), image: madeUpJPEG(seed: index, bytes: bytes), photo: metadata, albums: albums)
         if recordsOut != nil, let record = change.record {
-            buffer += try! encoder.encode(record)
+            buffer += try encoder.encode(record)
             buffer.append(0x0A)
-            if buffer.count > 1 << 20 {
-                recordsOut!.write(buffer)
+            if buffer.count > 1 << 20, let recordsOut {
+                recordsOut.write(buffer)
                 buffer.removeAll(keepingCapacity: true)
             }
         }
     }
     recordsOut?.write(buffer)
-    printJSON(["count": count, "seconds": now() - start])
+    try printJSON(["count": count, "seconds": now() - start])
+}
 
-case "like-unlike":
+/// `likes-bench like-unlike …` (see the comment at the top).
+func benchLikeUnlike(_ arguments: [String]) throws {
     let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]))
-    let count = Int(arguments[3])!
+    let count = try number(3)
     let image = madeUpJPEG(seed: 7, bytes: 20 * 1024)
     var pairs: [Double] = []
     for index in 0..<count {
-        let id = try! PhotoID("churn-\(index)")
+        let id = try PhotoID("churn-\(index)")
         let start = now()
-        try! repository.like(id, image: image)
-        try! repository.unlike(id)
+        try repository.like(id, image: image)
+        try repository.unlike(id)
         pairs.append(now() - start)
     }
-    printJSON(["count": count, "pairMedianMs": median(pairs) * 1000, "pairMeanMs": pairs.reduce(0, +) / Double(count) * 1000])
+    try printJSON(["count": count, "pairMedianMs": median(pairs) * 1000, "pairMeanMs": pairs.reduce(0, +) / Double(count) * 1000])
+}
 
-case "responsiveness":
+/// `likes-bench responsiveness …` (see the comment at the top).
+func benchResponsiveness(_ arguments: [String]) throws {
     let store = URL(fileURLWithPath: arguments[2])
-    printJSON(waitFor { await responsiveness(store: store) }.json)
+    try printJSON(try waitFor { try await responsiveness(store: store) }.json)
+}
 
-case "cancellation":
+/// `likes-bench cancellation …` (see the comment at the top).
+func benchCancellation(_ arguments: [String]) throws {
     let store = URL(fileURLWithPath: arguments[2])
-    printJSON(waitFor { await cancellation(store: store) }.json)
+    try printJSON(try waitFor { try await cancellation(store: store) }.json)
+}
 
-case "observers":
+/// `likes-bench observers …` (see the comment at the top).
+func benchObservers(_ arguments: [String]) throws {
     let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
-    let count = Int(arguments[3])!
-    try! repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
+    let count = try number(3)
+    try repository.like(PhotoID("first"), image: madeUpJPEG(seed: 1, bytes: 20 * 1024))
     let before = threadCount()
     let heard = DispatchSemaphore(value: 0)
     let tokens = (0..<count).map { _ in repository.observe { _ in heard.signal() } }
     usleep(200_000)
     let subscribed = threadCount()
-    try! repository.like(PhotoID("second"), image: madeUpJPEG(seed: 2, bytes: 20 * 1024))
+    try repository.like(PhotoID("second"), image: madeUpJPEG(seed: 2, bytes: 20 * 1024))
     for _ in 0..<count { heard.wait() }
     usleep(200_000)
     let afterDelivery = threadCount()
     withExtendedLifetime(tokens) {}
-    printJSON(["observers": count, "threadsBefore": before, "threadsSubscribed": subscribed, "threadsAfterOneChange": afterDelivery])
+    try printJSON(["observers": count, "threadsBefore": before, "threadsSubscribed": subscribed, "threadsAfterOneChange": afterDelivery])
+}
 
-case "like-file":
+/// `likes-bench like-file …` (see the comment at the top).
+func benchLikeFile(_ arguments: [String]) throws {
     let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
     let start = now()
-    let change = try! repository.like(PhotoID(arguments[3]), imageFile: URL(fileURLWithPath: arguments[4]))
-    printJSON(["bytes": change.record?.image.byteCount ?? 0, "seconds": now() - start])
+    let change = try repository.like(PhotoID(arguments[3]), imageFile: URL(fileURLWithPath: arguments[4]))
+    try printJSON(["bytes": change.record?.image.byteCount ?? 0, "seconds": now() - start])
+}
 
-default:
-    FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))
-    exit(64)
+/// The benchmark `arguments[1]` names, run.
+func run(_ arguments: [String]) throws {
+    switch arguments[1] {
+    case "like-vs-floor": try benchLikeVsFloor(arguments)
+    case "build": try benchBuild(arguments)
+    case "like-unlike": try benchLikeUnlike(arguments)
+    case "responsiveness": try benchResponsiveness(arguments)
+    case "cancellation": try benchCancellation(arguments)
+    case "observers": try benchObservers(arguments)
+    case "like-file": try benchLikeFile(arguments)
+    default:
+        FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))
+        exit(64)
+    }
+}
+
+do {
+    try run(arguments)
+} catch {
+    FileHandle.standardError.write(Data("likes-bench: \(error)\n".utf8))
+    exit(1)
 }

@@ -1,7 +1,7 @@
 // import: like every JPEG in the files and folders given, with progress and a summary.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -91,7 +91,38 @@ struct ImportCommand: Command {
 
     func run(_ context: Context) throws {
         let (files, exports, ignored) = try collectFiles()
-        // Every export's index first: one of a format unknown stops the import before anything is stored.
+        var summary = try restoreExports(exports, context: context, into: Summary(ignored: ignored))
+        let restored = summary.liked.count
+        summary = try importFiles(files, context: context, into: summary)
+        // Every like is durable by now: the thumbnails follow (a restore's came with it).
+        let liked = (summary.liked.dropFirst(restored) + summary.updated).compactMap { try? PhotoID($0) }
+        if context.output.standardErrorIsTerminal, !liked.isEmpty {
+            System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
+        }
+        // Right after the likes are durable, two at a time, flushed together; a failure leaves
+        // them for the next need.
+        let thumbnails = try? context.repository.makeThumbnails(for: liked)
+        summary.damaged = thumbnails?.damaged ?? []
+        if printsJSON {
+            context.output.printJSON(summary.json)
+        } else {
+            printSummary(summary, restored: restored, files: files, output: context.output)
+        }
+        let failures = summary.failures
+        if failures > 0 {
+            let refused = summary.restores.reduce(0) { $0 + $1.refused.count }
+            let parts = [
+                refused > 0 ? "\(refused) photo\(refused == 1 ? "" : "s") of the export \(refused == 1 ? "was" : "were") refused" : nil,
+                failures > refused ? "\(failures - refused) of \(files.count) files were skipped" : nil,
+            ]
+            throw CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)
+        }
+    }
+
+    /// Restores each export folder, with the albums asked for; every export's index is checked
+    /// first, so that one of a format unknown stops the import before anything is stored.
+    private func restoreExports(_ exports: [String], context: Context, into summary: Summary) throws -> Summary {
+        var summary = summary
         for export in exports {
             do {
                 try LikeRepository.checkExport(URL(fileURLWithPath: export, isDirectory: true))
@@ -99,7 +130,6 @@ struct ImportCommand: Command {
                 throw CommandFailure(error)
             }
         }
-        var summary = Summary(ignored: ignored)
         for export in exports {
             let progress = Progress(total: 1, output: context.output)
             do {
@@ -116,53 +146,35 @@ struct ImportCommand: Command {
             }
             progress.finish()
         }
-        let restored = summary.liked.count
-        summary = try importFiles(files, context: context, into: summary)
-        // Every like is durable by now: the thumbnails follow (a restore's came with it).
-        let liked = (summary.liked.dropFirst(restored) + summary.updated).compactMap { try? PhotoID($0) }
-        if context.output.standardErrorIsTerminal, !liked.isEmpty {
-            System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
+        return summary
+    }
+
+    /// The summary in words: a line per export, the files' counts, what was ignored and why
+    /// each file was skipped.
+    private func printSummary(_ summary: Summary, restored: Int, files: [String], output: Output) {
+        for report in summary.restores {
+            output.print(
+                "Restored \(report.restored.count) of \(report.restored.count + report.alreadyLiked.count + report.refused.count) photos from the export \(Format.oneLine(report.directory.path)): \(report.alreadyLiked.count) liked already, \(report.refused.count) refused."
+            )
         }
-        // Right after the likes are durable, two at a time, flushed together; a failure leaves
-        // them for the next need.
-        let thumbnails = try? context.repository.makeThumbnails(for: liked)
-        summary.damaged = thumbnails?.damaged ?? []
-        if printsJSON {
-            context.output.printJSON(summary.json)
-        } else {
-            for report in summary.restores {
-                context.output.print(
-                    "Restored \(report.restored.count) of \(report.restored.count + report.alreadyLiked.count + report.refused.count) photos from the export \(Format.oneLine(report.directory.path)): \(report.alreadyLiked.count) liked already, \(report.refused.count) refused."
-                )
-            }
-            if !files.isEmpty || summary.restores.isEmpty {
-                let plain = summary.skipped.count - summary.restores.reduce(0) { $0 + $1.alreadyLiked.count + $1.refused.count }
-                let unchanged = summary.unchanged.isEmpty ? "" : ", unchanged \(summary.unchanged.count)"
-                context.output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count)\(unchanged), skipped \(plain).")
-            }
-            if !summary.ignored.isEmpty {
-                context.output.print("Ignored \(Self.describeIgnored(summary.ignored)).")
-            }
-            for photo in summary.damaged {
-                context.output.print(
-                    "  damaged \(Format.oneLine(photo.id.rawValue)): \(Format.oneLine(photo.damage)); stored as it is, its thumbnail shows what could be read"
-                )
-            }
-            // A photo of an export liked already is counted in its line, not named: a rerun of a
-            // restore says so in one line.
-            let alreadyLiked = Set(summary.restores.flatMap { report in report.alreadyLiked.map { report.directory.path + "/" + $0.file } })
-            for skipped in summary.skipped where !alreadyLiked.contains(skipped.file) {
-                context.output.print("  \(skipped.verb) \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))")
-            }
+        if !files.isEmpty || summary.restores.isEmpty {
+            let plain = summary.skipped.count - summary.restores.reduce(0) { $0 + $1.alreadyLiked.count + $1.refused.count }
+            let unchanged = summary.unchanged.isEmpty ? "" : ", unchanged \(summary.unchanged.count)"
+            output.print("Liked \(summary.liked.count - restored), updated \(summary.updated.count)\(unchanged), skipped \(plain).")
         }
-        let failures = summary.failures
-        if failures > 0 {
-            let refused = summary.restores.reduce(0) { $0 + $1.refused.count }
-            let parts = [
-                refused > 0 ? "\(refused) photo\(refused == 1 ? "" : "s") of the export \(refused == 1 ? "was" : "were") refused" : nil,
-                failures > refused ? "\(failures - refused) of \(files.count) files were skipped" : nil,
-            ]
-            throw CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)
+        if !summary.ignored.isEmpty {
+            output.print("Ignored \(Self.describeIgnored(summary.ignored)).")
+        }
+        for photo in summary.damaged {
+            output.print(
+                "  damaged \(Format.oneLine(photo.id.rawValue)): \(Format.oneLine(photo.damage)); stored as it is, its thumbnail shows what could be read"
+            )
+        }
+        // A photo of an export liked already is counted in its line, not named: a rerun of a
+        // restore says so in one line.
+        let alreadyLiked = Set(summary.restores.flatMap { report in report.alreadyLiked.map { report.directory.path + "/" + $0.file } })
+        for skipped in summary.skipped where !alreadyLiked.contains(skipped.file) {
+            output.print("  \(skipped.verb) \(Format.oneLine(skipped.file)): \(Format.oneLine(skipped.reason))")
         }
     }
 

@@ -1,7 +1,7 @@
 // import-unsplash: like every photo of an Unsplash API response, downloading its images.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 import PhotoSources
 
 #if canImport(Darwin)

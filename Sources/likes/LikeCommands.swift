@@ -1,7 +1,7 @@
 // like, unlike and toggle: the heart button from the command line.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

@@ -1,7 +1,7 @@
 // Everything the command line prints: streams, terminal facts, sizes, dates and JSON.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

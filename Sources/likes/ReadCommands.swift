@@ -1,7 +1,7 @@
 // list, show and stats: reading the collection, for people and for scripts.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

@@ -1,7 +1,7 @@
 // unsplash and flickr: search a photo source and like what it finds, as the apps we learn from do.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 import PhotoSources
 
 #if canImport(Darwin)

@@ -2,8 +2,8 @@
 // writing to a descriptor, what kind of file a path names, walking a folder, running the
 // download helper. Each is written once here so that `likes` links no more of Foundation.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -20,12 +20,13 @@ enum System {
     /// Writes all of `bytes` to `descriptor`, going on after short writes and interruptions;
     /// gives up quietly when the descriptor fails (a closed pipe).
     static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
             #else
-                let written = Darwin.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let written = Darwin.write(descriptor, base + offset, bytes.count - offset)
             #endif
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { return }

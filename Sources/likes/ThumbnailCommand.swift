@@ -1,9 +1,9 @@
 // `likes thumbnail`: a small baseline JPEG made from any JPEG file by the project's own codec,
 // the store left alone.
 
-import LikesSupport
 import JPEGCodec
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

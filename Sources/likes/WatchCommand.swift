@@ -1,7 +1,7 @@
 // watch: print each change to the store as it happens, from any process, until interrupted.
 
-import LikesSupport
 import LikeKit
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

@@ -164,7 +164,9 @@ private func markers(_ bytes: [UInt8]) throws -> [JPEGMarker] {
 
     @Test func markersKnowTheirKinds() {
         #expect(JPEGMarker.progressive.isStartOfFrame && JPEGMarker(rawValue: 0xCF).isStartOfFrame)
-        #expect(!JPEGMarker.huffmanTables.isStartOfFrame && !JPEGMarker(rawValue: 0xC8).isStartOfFrame && !JPEGMarker.arithmeticConditioning.isStartOfFrame)
+        #expect(
+            !JPEGMarker.huffmanTables.isStartOfFrame && !JPEGMarker(rawValue: 0xC8).isStartOfFrame
+                && !JPEGMarker.arithmeticConditioning.isStartOfFrame)
         #expect((0..<8).allSatisfy { JPEGMarker.restart($0).isRestart && JPEGMarker.restart($0).standsAlone })
         #expect(JPEGMarker.startOfImage.standsAlone && JPEGMarker.endOfImage.standsAlone && !JPEGMarker.startOfScan.standsAlone)
         #expect(JPEGMarker.restart(9) == .restart(1))

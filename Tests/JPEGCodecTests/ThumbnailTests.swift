@@ -52,7 +52,9 @@ import Testing
             let output = directory.appendingPathComponent("thumbnail-\(index).jpeg")
             try Data(stored.jpeg).write(to: output)
             pairs += [source.path, output.path]
-            sizes[source.lastPathComponent] = try bytes.withUnsafeBytes { raw in let header = try JPEGHeader(reading: raw); return (header.width, header.height) }
+            sizes[source.lastPathComponent] = try bytes.withUnsafeBytes { raw in
+                let header = try JPEGHeader(reading: raw); return (header.width, header.height)
+            }
             let sized = try JPEGThumbnail.make(fromJPEG: bytes)
             let long = min(512, max(sizes[source.lastPathComponent]!.width, sizes[source.lastPathComponent]!.height))
             #expect(max(sized.width, sized.height) == long, "\(source.lastPathComponent): \(sized.width)×\(sized.height)")

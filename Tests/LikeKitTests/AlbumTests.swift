@@ -1,10 +1,11 @@
 // Notes and albums through LikeKit: what the record files, the index and observers say after each.
 
-import LikesSupport
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct NoteTests {
     @Test func settingReplacingAndClearingANoteKeepsTheImagesAndTheDate() throws {

@@ -2,11 +2,12 @@
 // another process holds the lock, cancellation, the heart button's calls, files taken without
 // being read into memory, observers fed by one follower, errors an app can show.
 
-import LikesSupport
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 /// Another process holding the store's exclusive lock: util-linux's `flock` running `sleep`.
 final class LockHolder: Sendable {
@@ -173,9 +174,8 @@ final class LockHolder: Sendable {
         let repository = folder.repository(durability: .relaxed)
         let file = folder.url.appendingPathComponent("photo.jpg")
         try Samples.jpeg(seed: 1).write(to: file)
-        let request = try LikeRequest(
-            id: PhotoID(valid: "p"), image: try LikeRequest.Image(file: file.path, kind: .image), userImage: nil, note: nil, photo: nil,
-            albums: [])
+        let request = StoreRequest(
+            id: "p", image: try StoreRequest.Image(file: file.path, kind: .image), userImage: nil, note: nil, photo: nil, albums: [])
         // Rewritten in place with other bytes of the same length, a moment later.
         Thread.sleep(forTimeInterval: 0.01)
         let handle = try FileHandle(forWritingTo: file)
@@ -184,7 +184,7 @@ final class LockHolder: Sendable {
         #expect {
             try repository.store.withWriteSession { session in try session.like(request) }
         } throws: { error in
-            if case LikeRepositoryError.notJPEG(_, let reason) = error { reason.contains("changed while it was being liked") } else { false }
+            if case StoreError.notJPEG(_, let reason) = error { reason.contains("changed while it was being liked") } else { false }
         }
         #expect(try repository.isLiked(PhotoID(valid: "p")) == false)
         #expect(try repository.verify().orphans.isEmpty)
@@ -240,7 +240,7 @@ final class LockHolder: Sendable {
         // Each as it committed it, though the photo is gone: from the records the latest changes
         // kept (likes.recent).
         #expect(changes[1].record?.note == "changed" && changes[1].fields == [.note])
-        #expect(changes[0].record?.note == "gone soon" && changes[0].record?.albums == [AlbumName(valid: "Sky")])
+        #expect(changes[0].record?.note == "gone soon" && changes[0].record?.albums == ["Sky"])
         #expect(changes[0].fields == [.image, .note, .albums])
     }
 

@@ -1,10 +1,11 @@
 // Many threads and tasks on one store: nothing lost, observers hear every change in order.
 
-import LikesSupport
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct CrashSafetyTests {
     enum Operation: String, CaseIterable, Sendable {
@@ -168,7 +169,7 @@ import Testing
             let folder = TemporaryDirectory("crash\(operation)\(crashPoint)")
             try prepare(folder)
             let before = try visible(folder.repository())
-            let faults = FaultInjector(.crash(after: crashPoint), flushStrategy: flushing)
+            let faults = FaultInjector(.crash(after: crashPoint), flushStrategy: flushing.method)
             var acknowledged = false
             do {
                 try run(operation, on: folder.repository(faults: faults))
@@ -198,7 +199,7 @@ import Testing
         let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
         try prepare(folder)
         let before = try visible(folder.repository())
-        let faults = FaultInjector(.fail(at: failPoint, code: code), flushStrategy: flushing)
+        let faults = FaultInjector(.fail(at: failPoint, code: code), flushStrategy: flushing.method)
         var thrown: (any Error)?
         do {
             try run(operation, on: folder.repository(faults: faults))

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct DamageTests {
     let folder = TemporaryDirectory()

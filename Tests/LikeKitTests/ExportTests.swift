@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct ExportTests {
     let folder = TemporaryDirectory()
@@ -225,7 +226,7 @@ import Testing
         let later = earlier + ["b.jpg", "b.thumbnail.jpg"]
         var stepsSeen = 0
         for crashPoint in 0... {
-            let faults = FaultInjector(.crash(after: crashPoint), withoutExchange: withoutExchange, flushStrategy: flushing)
+            let faults = FaultInjector(.crash(after: crashPoint), withoutExchange: withoutExchange, flushStrategy: flushing.method)
             let crashing = LikeRepository(directory: folder.store, durability: .full, lockTimeout: 10, faults: faults)
             _ = try? crashing.export(to: destination)
             let now = (try? files(destination)) ?? ["(missing)"]
@@ -258,7 +259,7 @@ import Testing
         try repository.like(PhotoID(valid: "b"), image: Samples.coffee)
         let later = (earlier + ["b.jpg", "b.thumbnail.jpg"]).sorted()
         for failPoint in 0... {
-            let faults = FaultInjector(.fail(at: failPoint, code: EIO), withoutExchange: withoutExchange, flushStrategy: flushing)
+            let faults = FaultInjector(.fail(at: failPoint, code: EIO), withoutExchange: withoutExchange, flushStrategy: flushing.method)
             let failing = LikeRepository(directory: folder.store, durability: .full, lockTimeout: 10, faults: faults)
             var thrown: (any Error)?
             do { try failing.export(to: destination) } catch { thrown = error }

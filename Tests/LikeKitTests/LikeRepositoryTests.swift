@@ -1,10 +1,11 @@
 // Every operation of the repository on real files: what lands on disk and what comes back.
 
-import LikesSupport
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct LikeRepositoryTests {
     let folder = TemporaryDirectory()

@@ -9,6 +9,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct PendingCommitTests {
     let folder = TemporaryDirectory()

@@ -6,11 +6,12 @@ import JPEGCodec
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct PhotoCheckTests {
     @Test func reasonsNameTheImageTheyAreAbout() {
-        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the data is empty")) { try PhotoCheck.header(of: Data()) }
-        #expect(throws: LikeRepositoryError.notJPEG(image: .userImage, reason: "it does not start with the JPEG SOI marker (FF D8)")) {
+        #expect(throws: StoreError.notJPEG(image: .image, reason: "the data is empty")) { try PhotoCheck.header(of: Data()) }
+        #expect(throws: StoreError.notJPEG(image: .userImage, reason: "it does not start with the JPEG SOI marker (FF D8)")) {
             try PhotoCheck.header(of: Data("GIF89a..".utf8), kind: .userImage)
         }
     }
@@ -35,7 +36,7 @@ import Testing
             let fromFile = try PhotoCheck.header(ofFile: descriptor, size: data.count, path: url.path)
             #expect(fromFile == (try PhotoCheck.header(of: data)), "\(label)")
             // The same file, its last byte not counted: no EOI at the end.
-            #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")) {
+            #expect(throws: StoreError.notJPEG(image: .image, reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")) {
                 try PhotoCheck.header(ofFile: descriptor, size: data.count - 1, path: url.path)
             }
         }
@@ -49,7 +50,7 @@ import Testing
         let descriptor = open(url.path, O_RDONLY)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the file changed while it was being read")) {
+        #expect(throws: StoreError.notJPEG(image: .image, reason: "the file changed while it was being read")) {
             try PhotoCheck.header(ofFile: descriptor, size: bytes.count + 100, path: url.path)
         }
     }
@@ -59,7 +60,7 @@ import Testing
         let descriptor = open(folder.url.path, O_RDONLY | O_DIRECTORY)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
-        #expect(throws: LikeRepositoryError.io(action: "read the image", path: folder.url.path, code: EISDIR)) {
+        #expect(throws: StoreError.io(action: "read the image", path: folder.url.path, code: EISDIR)) {
             try PhotoCheck.header(ofFile: descriptor, size: 4096, path: folder.url.path)
         }
     }

@@ -4,6 +4,8 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
+@testable import LikesSupport
 
 @Suite struct PhotoIDTests {
     @Test(arguments: [

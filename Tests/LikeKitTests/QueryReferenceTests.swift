@@ -8,6 +8,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct QueryReferenceTests {
     let folder = TemporaryDirectory()

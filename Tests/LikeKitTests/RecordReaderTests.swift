@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct RecordReaderTests {
     static let texts = [
@@ -27,10 +28,11 @@ import Testing
                     license: index % 4 == 0 ? "Attribution License" : nil)
             records.append(
                 StoredRecord(
-                    id: try PhotoID("id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })"),
+                    id: try PhotoID("id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })")
+                        .rawValue,
                     generation: "ba9876543210", likedAt: 1_795_475_742_731 + Int64(index),
-                    image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo,
-                    albums: index % 2 == 0 ? [try AlbumName("Été"), try AlbumName("Cats")] : []))
+                    image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo?.stored,
+                    albums: index % 2 == 0 ? [try AlbumName("Été").rawValue, try AlbumName("Cats").rawValue] : []))
         }
         return records
     }

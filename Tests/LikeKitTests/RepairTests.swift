@@ -4,6 +4,8 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
+@testable import LikesSupport
 
 #if canImport(Glibc)
     import Glibc

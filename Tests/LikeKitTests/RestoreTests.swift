@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct RestoreTests {
     let folder = TemporaryDirectory()
@@ -274,8 +275,9 @@ import Testing
         for index in 0..<3 { try repository.like(PhotoID(valid: "now \(index)"), image: Samples.jpeg(seed: index)) }
         try repository.store.withWriteSession(restoring: true) { session in
             for (index, time) in [Int64(1_000_000_000_000), 1_500_000_000_000, 1_200_000_000_000].enumerated() {
-                let request = try LikeRequest(
-                    id: PhotoID(valid: "old \(index)"), image: Samples.jpeg(seed: 10 + index), userImage: nil, note: nil, photo: nil)
+                let request = StoreRequest(
+                    id: "old \(index)", image: try StoreRequest.Image(Samples.jpeg(seed: 10 + index), kind: .image), userImage: nil, note: nil,
+                    photo: nil, albums: [])
                 _ = try session.restore(request, likedAt: time)
             }
             #expect(session.isUnsorted)

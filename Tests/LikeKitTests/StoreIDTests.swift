@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct StoreIDTests {
     let folder = TemporaryDirectory()

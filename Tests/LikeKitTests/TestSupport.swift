@@ -1,41 +1,20 @@
 // Shared by the LikeKit tests: a temporary folder per test, and real and made-up JPEG bytes.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
-/// A unique folder under the system's temporary directory, removed on deinit.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
+/// A folder of the test's own (``TemporaryFolder``) with a repository on its store.
+final class TemporaryDirectory: TemporaryFolder, @unchecked Sendable {
     init(_ label: String = #function) {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("likekit-\(safe.prefix(40))-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        super.init(prefix: "likekit", label: label)
     }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    /// The store folder inside, not yet created.
-    var store: URL { url.appendingPathComponent("store", isDirectory: true) }
 
     func repository(durability: Durability = .full, faults: FaultInjector? = nil) -> LikeRepository {
         LikeRepository(directory: store, durability: durability, lockTimeout: 10, faults: faults)
-    }
-
-    /// Every regular file below the folder, as paths relative to it, sorted.
-    func files(under relative: String = "") -> [String] {
-        let base = relative.isEmpty ? url : url.appendingPathComponent(relative)
-        guard let walker = FileManager.default.enumerator(atPath: base.path) else { return [] }
-        var result: [String] = []
-        while let path = walker.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: base.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue {
-                result.append(path)
-            }
-        }
-        return result.sorted()
     }
 }
 

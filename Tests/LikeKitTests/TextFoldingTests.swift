@@ -2,11 +2,12 @@
 // does it with ICU's NFKD, for every Unicode scalar and for random mixed text; and the path and
 // number helpers that stand in for Foundation's on Linux.
 
-import LikesSupport
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct TextFoldingTests {
     /// What folding was before the table: Foundation's NFKD, marks removed, case folded, again.

@@ -6,6 +6,7 @@ import JPEGCodec
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct ThumbnailStoreTests {
     let folder = TemporaryDirectory()

@@ -1,10 +1,9 @@
 // Unsplash API responses exactly as recorded: what a favorite keeps of each photo.
 
 import Foundation
-import Testing
-
 import LikeKit
 import PhotoSources
+import Testing
 
 @Suite struct UnsplashPhotoTests {
     /// Tests/Fixtures/unsplash, beside this target's folder.

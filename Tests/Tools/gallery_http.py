@@ -200,8 +200,21 @@ def run_checks(checks, gallery, likes, store, samples):
     status, _, _ = gallery.post("/api/unlike", [("id", "coffee")], auth=False)
     check("a change without the token is refused", status == 403, f"{status}")
     for method in ["GET", "PUT", "DELETE", "PATCH"]:
-        status, _, _ = gallery.request(method, "/api/unlike?id=coffee")
-        check(f"{method} changes nothing", status == 405, f"{status}")
+        status, headers, _ = gallery.request(method, "/api/unlike?id=coffee")
+        check(f"{method} changes nothing: 405, Allow: POST", status == 405 and headers.get("allow") == "POST", f"{status} {headers}")
+    # Without the token a changing request is refused before its path or method is looked at.
+    for method, path in [("PUT", "/"), ("DELETE", "/api/photos"), ("POST", "/search"), ("PATCH", "/no-such-path"), ("POST", "/api/unlike")]:
+        status, _, _ = gallery.request(method, path, auth=False)
+        check(f"{method} {path} without the token: 403", status == 403, f"{status}")
+    # With it, every known path names what it answers to.
+    for method, path, allow in [("POST", "/", "GET, HEAD"), ("PUT", "/photo", "GET, HEAD"), ("POST", "/search", "GET, HEAD"),
+                                ("DELETE", "/api/photos", "GET, HEAD"), ("POST", "/image", "GET, HEAD"), ("POST", "/events", "GET, HEAD"),
+                                ("POST", "/static/gallery.js", "GET, HEAD"), ("GET", "/download", "POST"), ("PUT", "/api/note", "POST"),
+                                ("GET", "/api/source-like", "POST")]:
+        status, headers, _ = gallery.request(method, path)
+        check(f"{method} {path}: 405, Allow: {allow}", status == 405 and headers.get("allow") == allow, f"{status} {headers.get('allow')}")
+    status, _, _ = gallery.request("PUT", "/no-such-path")
+    check("an unknown path is 404 whatever the method", status == 404, f"{status}")
     check("the store is unchanged after every refused change", listing(likes, store) == before, "it changed")
 
     # Nothing outside the store, whatever the path or id says.

@@ -1,10 +1,10 @@
-// Writes Sources/LikeKit/FoldingTable.swift: for every scalar that text folding changes, what it
+// Writes Sources/LikeStore/Catalog/Generated/FoldingTable.swift: for every scalar that text folding changes, what it
 // becomes (its compatibility decomposition, NFKD, with combining marks left out), taken from
 // Foundation's NFKD (ICU on Linux). LikeKit then folds text without ICU, so that the `likes`
 // binary needs only FoundationEssentials. Hangul syllables are left out: they decompose by a
 // formula. Run after a toolchain update:
 //
-//     swift Tests/Tools/generate-folding-table.swift > Sources/LikeKit/FoldingTable.swift
+//     swift Tests/Tools/generate-folding-table.swift > Sources/LikeStore/Catalog/Generated/FoldingTable.swift
 //
 // The test `foldingMatchesFoundationForEveryScalar` compares the two for every scalar.
 

@@ -1,8 +1,8 @@
 // End-to-end: the real `likes` binary on a temporary store, stdout, stderr and exit status.
 
-import LikesSupport
 import Foundation
 import LikeKit
+import LikesSupport
 import Testing
 
 @Suite struct CommandLineTests {

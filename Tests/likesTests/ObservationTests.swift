@@ -1,8 +1,8 @@
 // Observers hear changes made by other processes; `likes watch` prints them line by line.
 
-import LikesSupport
 import Foundation
 import LikeKit
+import LikesSupport
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 // Runs the real `likes` binary against a temporary store and captures what it says.
 
-import LikesSupport
 import Foundation
+import LikesSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -47,28 +48,9 @@ enum Samples {
 }
 
 /// A temporary folder with a store in it, and a way to run `likes` on that store.
-final class Sandbox: Sendable {
-    let url: URL
-
+final class Sandbox: TemporaryFolder, @unchecked Sendable {
     init(_ label: String = #function) {
-        let safe = label.filter { $0.isLetter || $0.isNumber }
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("likes-e2e-\(safe.prefix(40))-\(UUID().uuidString)", isDirectory: true)
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-
-    var store: URL { url.appendingPathComponent("store", isDirectory: true) }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Writes `data` to a file in the sandbox and returns its path.
-    @discardableResult
-    func file(_ name: String, _ data: Data) -> String {
-        let target = url.appendingPathComponent(name)
-        try! FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try! data.write(to: target)
-        return target.path
+        super.init(prefix: "likes-e2e", label: label)
     }
 
     /// Runs `likes --store STORE arguments…` (unless `store` is false) and waits for it.
@@ -106,7 +88,6 @@ final class Sandbox: Sendable {
             stderr: String(decoding: errData, as: UTF8.self))
     }
 }
-
 
 /// A structurally complete baseline JPEG whose scan bytes depend on `seed`.
 func madeUpJPEG(width: Int = 64, height: Int = 48, seed: Int = 0, scanBytes: Int = 256) -> Data {

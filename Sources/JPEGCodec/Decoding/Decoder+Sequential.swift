@@ -16,7 +16,6 @@ extension Decoder {
         let vertical: Int
     }
 
-
     /// A sequential scan: each block decoded, dequantized and transformed into its plane at once.
     func decodeSequentialScan(_ scan: ScanHeader, frame: Frame, tables: [ScanTables], reader: inout BitReader) {
         let members = zip(scan.members, tables).map { member, tables in

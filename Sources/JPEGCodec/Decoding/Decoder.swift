@@ -105,7 +105,8 @@ final class Decoder {
             try startFrame(Frame(payload: payload, progressive: marker == .progressive))
         case 0xC3, 0xC5, 0xC6, 0xC7, 0xCB, 0xCD, 0xCE, 0xCF:
             throw .unsupported(
-                reason: marker.rawValue == 0xC3 ? "a lossless JPEG" : marker.rawValue < 0xC8 ? "a hierarchical JPEG" : "a lossless arithmetic-coded JPEG")
+                reason: marker.rawValue == 0xC3
+                    ? "a lossless JPEG" : marker.rawValue < 0xC8 ? "a hierarchical JPEG" : "a lossless arithmetic-coded JPEG")
         case 0xC9, 0xCA, JPEGMarker.arithmeticConditioning.rawValue:
             throw .unsupported(reason: "arithmetic coding")
         case JPEGMarker.huffmanTables.rawValue:
@@ -220,7 +221,8 @@ final class Decoder {
             // Bands a scaled decode cannot use are stepped over unread: at 1/8, every AC band of
             // the full-resolution components.
             if scan.spectralStart > 0, coefficientsPerBlock[scan.members[0].component] == 1 { return reader.nextMarker() }
-            let tables = try tables(for: scan, frame: frame, needsDC: scan.spectralStart == 0 && scan.successiveHigh == 0, needsAC: scan.spectralStart > 0)
+            let tables = try tables(
+                for: scan, frame: frame, needsDC: scan.spectralStart == 0 && scan.successiveHigh == 0, needsAC: scan.spectralStart > 0)
             decodeProgressiveScan(scan, frame: frame, tables: tables, reader: &reader)
         } else {
             let tables = try tables(for: scan, frame: frame, needsDC: true, needsAC: true)

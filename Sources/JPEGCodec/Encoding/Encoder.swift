@@ -47,7 +47,9 @@ struct JPEGWriter {
         // SOF0: 8-bit, the size, then each component's id, sampling factors and table.
         let components: [(UInt8, UInt8, UInt8)] = gray ? [(1, 0x11, 0)] : [(1, 0x22, 0), (2, 0x11, 1), (3, 0x11, 1)]
         output +=
-            [0xFF, JPEGMarker.baseline.rawValue] + bigEndian(8 + 3 * components.count) + [8] + bigEndian(image.height) + bigEndian(image.width) + [UInt8(components.count)]
+            [0xFF, JPEGMarker.baseline.rawValue] + bigEndian(8 + 3 * components.count) + [8] + bigEndian(image.height) + bigEndian(image.width) + [
+                UInt8(components.count)
+            ]
         for component in components { output += [component.0, component.1, component.2] }
         let luma = StandardTables.luminance
         let chroma = StandardTables.chrominance

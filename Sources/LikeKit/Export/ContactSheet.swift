@@ -1,5 +1,6 @@
 // index.html of an export: a contact sheet that needs nothing but the folder it is in.
 
+import LikeStore
 import LikesSupport
 
 #if canImport(Darwin)
@@ -15,6 +16,20 @@ import LikesSupport
 /// description or note shows as text.
 package struct ContactSheet {
     let index: ExportIndex
+
+    init(index: ExportIndex) {
+        self.index = index
+    }
+
+    /// The sheet of photos that lie beside it as `file`: the gallery's zip of a selection, the
+    /// same page an export writes, its images the JPEGs themselves.
+    package init(photos: [(file: String, record: LikeRecord)]) {
+        index = ExportIndex(
+            photos: photos.map { ExportIndex.Photo($0.record, file: $0.file) }, query: LikeQuery(), format: LikeRepository.exportFormat)
+    }
+
+    /// The page, as the bytes of a file.
+    package var bytes: [UInt8] { Array(html.utf8) }
 
     var html: String {
         let title = index.album.map { "Favorites: \($0)" } ?? "Favorites"

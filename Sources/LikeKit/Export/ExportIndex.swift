@@ -1,5 +1,7 @@
 // index.json of an export: what the folder holds, for scripts and for the contact sheet.
 
+import LikeStore
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -51,20 +53,40 @@ struct ExportIndex: Codable {
         var thumbnail: Image?
 
         /// `files`: the name and SHA-256 of the image's copy, then of the user image's, if any.
-        init(record: StoredRecord, files: [(name: String, sha256: String)]) {
-            id = record.id
-            file = files[0].name
+        /// A photo as the store exported it.
+        init(_ exported: ExportedPhoto) {
+            let record = exported.record
+            let files = exported.files
+            id = PhotoID(stored: record.id)
+            file = files.first?.name ?? ""
             bytes = record.image.bytes
-            sha256 = files[0].sha256
+            sha256 = files.first?.sha256
+            width = record.image.width
+            height = record.image.height
+            likedAt = Timestamp.string(record.likedAt)
+            note = record.note
+            albums = record.albums.map(AlbumName.init(stored:))
+            photo = record.photo.map(PhotoMetadata.init)
+            if let info = record.userImage, files.count > 1 {
+                userImage = Image(file: files[1].name, bytes: info.bytes, sha256: files[1].sha256, width: info.width, height: info.height)
+            }
+            if let thumbnail = exported.thumbnail {
+                let size = record.thumbnailSize
+                self.thumbnail = Image(file: thumbnail.name, bytes: thumbnail.bytes, sha256: thumbnail.sha256, width: size.width, height: size.height)
+            }
+        }
+
+        /// A photo beside the page as `file` (a gallery's zip): its JPEG and nothing else.
+        init(_ record: LikeRecord, file: String) {
+            id = record.id
+            self.file = file
+            bytes = record.image.byteCount
             width = record.image.width
             height = record.image.height
             likedAt = Timestamp.string(record.likedAt)
             note = record.note
             albums = record.albums
             photo = record.photo
-            if let info = record.userImage, files.count > 1 {
-                userImage = Image(file: files[1].name, bytes: info.bytes, sha256: files[1].sha256, width: info.width, height: info.height)
-            }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -105,6 +127,17 @@ struct ExportIndex: Codable {
         try container.encode(count, forKey: .count)
         try container.encode(bytes, forKey: .bytes)
         try container.encode(photos, forKey: .photos)
+    }
+
+    /// The index of what an export of `query` wrote.
+    init(photos: [Photo], query: LikeQuery, format: String) {
+        self.format = format
+        exportedAt = Timestamp.string(Timestamp.now())
+        album = query.album?.rawValue
+        since = query.since.map(Timestamp.string)
+        count = photos.count
+        bytes = photos.reduce(0) { $0 + $1.report.byteCount }
+        self.photos = photos
     }
 
     func encoded() throws -> Data {

@@ -1,5 +1,6 @@
 // What an export wrote, and the size text it and the command line show.
 
+import LikeStore
 import LikesSupport
 
 #if canImport(Darwin)

@@ -1,6 +1,8 @@
 // Restore: an export read back into a store, each photo as it was (id, likedAt, note, albums,
 // metadata, byte-identical images), checked against the sizes and SHA-256 of its index.json.
 
+import LikeStore
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -39,10 +41,8 @@ extension LikeRepository {
     /// Whether `directory` holds an `index.json`: then an import of it is a restore
     /// (``restore(from:progress:)-1yizm``), whatever the index says, rather than a like of its JPEGs.
     public static func isExport(_ directory: URL) -> Bool {
-        guard let folder = try? ExportDirectory.open(path: directory.standardizedFileURL.path, faults: nil),
-            let entry = try? folder.entry("index.json")
-        else { return false }
-        return !entry.isDirectory
+        guard let folder = try? ExportFolder.open(directory.standardizedFileURL.path) else { return false }
+        return folder.holdsFile("index.json")
     }
 
     /// Restores an export (``export(to:query:)-lbdl``) into this store: LikeKit's import of an
@@ -80,8 +80,47 @@ extension LikeRepository {
     @discardableResult
     public func restore(from directory: URL, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> RestoreReport {
         let folder = directory.standardizedFileURL
-        let entries = try Self.readExportIndex(folder)
         var report = RestoreReport(directory: folder, restored: [], alreadyLiked: [], refused: [])
+        let planned = Self.plannedRestores(try Self.readExportIndex(folder), report: &report)
+        var done = 0
+        var withoutThumbnail: [PhotoID] = []
+        var failure: (any Error)?
+        var wroteAny = false  // whether a batch went to the store, which may then be marked unsorted
+        var start = 0
+        while start < planned.count {
+            let batch = planned[start..<min(start + Self.restoreBatchSize, planned.count)]
+            start = batch.endIndex
+            do {
+                wroteAny = try restoreBatch(batch, from: folder, report: &report, withoutThumbnail: &withoutThumbnail) || wroteAny
+            } catch {
+                failure = error
+                break
+            }
+            done += batch.count
+            progress?(done, planned.count)
+        }
+        // Sorted also after a failure, when the store lets it be; else the next change sorts it.
+        // (A restore that stored nothing marked nothing, and leaves a missing store missing; one
+        // that found the store locked by another process for too long does not wait again.)
+        var busy = false
+        if case LikeRepositoryError.storeBusy? = failure { busy = true }
+        if wroteAny, !busy {
+            do {
+                try translating { try store.sortJournalAfterRestore() }
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        // Exports of JPEGs that cannot be scaled have none; the codec says so quickly.
+        _ = try? makeThumbnails(for: withoutThumbnail)
+        return report
+    }
+
+    /// The index's readable photos with their times, oldest first; the rest refused into `report`.
+    private static func plannedRestores(
+        _ entries: [IndexEntry], report: inout RestoreReport
+    ) -> [(entry: ExportIndex.Photo, likedAt: Int64)] {
         var planned: [(entry: ExportIndex.Photo, likedAt: Int64)] = []
         var seen = Set<String>()
         for entry in entries {
@@ -102,69 +141,47 @@ extension LikeRepository {
         }
         // Oldest first: into an empty store, or one whose photos are all older, every line is
         // appended in the listing's order.
-        planned.sort { ListingKey(likedAt: $0.likedAt, key: $0.entry.id.storageKey) < ListingKey(likedAt: $1.likedAt, key: $1.entry.id.storageKey) }
+        planned.sort {
+            ListingKey(likedAt: $0.likedAt, key: $0.entry.id.storageKey) < ListingKey(likedAt: $1.likedAt, key: $1.entry.id.storageKey)
+        }
+        return planned
+    }
 
-        let total = planned.count
-        var done = 0
-        var withoutThumbnail: [PhotoID] = []
-        var failure: (any Error)?
-        var wroteAny = false  // whether a batch went to the store, which may then be marked unsorted
-        var start = 0
-        while start < planned.count {
-            let batch = planned[start..<min(start + Self.restoreBatchSize, planned.count)]
-            start = batch.endIndex
-            do {
-                let present = try likedIDs(among: batch.map(\.entry.id))
-                var prepared: [PreparedRestore] = []
-                for (entry, likedAt) in batch {
-                    if present.contains(entry.id) {
-                        report.alreadyLiked.append(RestoreReport.Photo(id: entry.id, file: entry.file))
-                        continue
-                    }
-                    do {
-                        prepared.append(try PreparedRestore(entry, likedAt: likedAt, folder: folder.path))
-                    } catch let refusal as PreparedRestore.Refused {
-                        report.refused.append(RestoreReport.Refusal(file: refusal.file, id: entry.id.rawValue, reason: refusal.reason))
-                    }
-                }
-                wroteAny = wroteAny || !prepared.isEmpty
-                let committed = try commitRestored(prepared)
-                for (photo, record) in committed {
-                    guard let record else {
-                        report.alreadyLiked.append(RestoreReport.Photo(id: photo.entry.id, file: photo.entry.file))
-                        continue
-                    }
-                    report.restored.append(RestoreReport.Photo(id: record.id, file: photo.entry.file))
-                    if photo.thumbnail == nil { withoutThumbnail.append(record.id) }
-                }
-                try putThumbnails(
-                    committed.compactMap { photo, record in
-                        guard let record, let thumbnail = photo.thumbnail else { return nil }
-                        return (record, thumbnail)
-                    })
-            } catch {
-                failure = error
-                break
+    /// Restores one batch: its photos read and checked, committed together, their thumbnails
+    /// put. Returns whether anything went to the store.
+    private func restoreBatch(
+        _ batch: ArraySlice<(entry: ExportIndex.Photo, likedAt: Int64)>, from folder: URL, report: inout RestoreReport,
+        withoutThumbnail: inout [PhotoID]
+    ) throws -> Bool {
+        let present = try likedIDs(among: batch.map(\.entry.id))
+        var prepared: [PreparedRestore] = []
+        for (entry, likedAt) in batch {
+            if present.contains(entry.id) {
+                report.alreadyLiked.append(RestoreReport.Photo(id: entry.id, file: entry.file))
+                continue
             }
-            done += batch.count
-            progress?(done, total)
-        }
-        // Sorted also after a failure, when the store lets it be; else the next change sorts it.
-        // (A restore that stored nothing marked nothing, and leaves a missing store missing; one
-        // that found the store locked by another process for too long does not wait again.)
-        var busy = false
-        if case LikeRepositoryError.storeBusy? = failure { busy = true }
-        if wroteAny, !busy {
             do {
-                try store.withWriteSession(restoring: true) { session in try session.sortJournal() }
-            } catch {
-                failure = failure ?? error
+                prepared.append(try PreparedRestore(entry, likedAt: likedAt, folder: folder.path))
+            } catch let refusal as PreparedRestore.Refused {
+                report.refused.append(RestoreReport.Refusal(file: refusal.file, id: entry.id.rawValue, reason: refusal.reason))
             }
         }
-        if let failure { throw failure }
-        // Exports of JPEGs that cannot be scaled have none; the codec says so quickly.
-        _ = try? makeThumbnails(for: withoutThumbnail)
-        return report
+        let committed = try commitRestored(prepared)
+        for (photo, record) in committed {
+            guard let record else {
+                report.alreadyLiked.append(RestoreReport.Photo(id: photo.entry.id, file: photo.entry.file))
+                continue
+            }
+            let id = PhotoID(stored: record.id)
+            report.restored.append(RestoreReport.Photo(id: id, file: photo.entry.file))
+            if photo.thumbnail == nil { withoutThumbnail.append(id) }
+        }
+        let thumbnails = committed.compactMap { photo, record -> (record: StoredRecord, jpeg: [UInt8])? in
+            guard let record, let thumbnail = photo.thumbnail else { return nil }
+            return (record, thumbnail)
+        }
+        try translating { try store.putThumbnails(thumbnails) }
+        return !prepared.isEmpty
     }
 
     /// Likes a photo again as it was before an unlike, at its old `likedAt`, so that it comes
@@ -177,13 +194,9 @@ extension LikeRepository {
     package func likeAgain(
         _ id: PhotoID, likedAt: Date, image: Data, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]
     ) throws -> LikeChange? {
-        let request = try LikeRequest(id: id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
-        return try store.withWriteSession(restoring: true) { session in
-            guard let change = try session.restore(request, likedAt: Timestamp.milliseconds(likedAt)) else { return nil }
-            if isDurable { try session.records.directory.sync(commit: true) }
-            try session.sortJournal()
-            return publishing(change)
-        }
+        let request = try storeRequest(id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        let change = try translating { try store.likeAgain(request, likedAt: Timestamp.milliseconds(likedAt), onCommit: observers.changed) }
+        return change.map(publicChange)
     }
 
     /// How many photos a restore commits under one hold of the store's lock.
@@ -192,26 +205,8 @@ extension LikeRepository {
     /// Commits prepared photos in one write session, flushed together at its end; each one's
     /// record as committed, or `nil` when the store had it liked already.
     private func commitRestored(_ photos: [PreparedRestore]) throws -> [(PreparedRestore, StoredRecord?)] {
-        guard !photos.isEmpty else { return [] }
-        return try store.withWriteSession(restoring: true) { session in
-            var results: [(PreparedRestore, StoredRecord?)] = []
-            var failure: (any Error)?
-            for photo in photos {
-                do {
-                    let change = try session.restore(photo.request, likedAt: photo.likedAt)
-                    results.append((photo, change?.record))
-                } catch {
-                    failure = error
-                    break
-                }
-            }
-            let records = results.compactMap(\.1)
-            observers.changed(records)
-            // The batch's commits, flushed together, also when one failed on the way.
-            if isDurable { try session.records.directory.sync(commit: true) }
-            if let failure { throw failure }
-            return results
-        }
+        let records = try translating { try store.restore(photos.map { ($0.request, $0.likedAt) }, onCommit: observers.changed) }
+        return Array(zip(photos, records))
     }
 
     /// Reads an export's `index.json`: each photo's entry, or the refusal of one that cannot be
@@ -242,10 +237,10 @@ extension LikeRepository {
         let path = folder.path
         let data: Data
         do {
-            guard let directory = try ExportDirectory.open(path: path, faults: nil) else {
+            guard let directory = try LikeRepositoryError.translating({ try ExportFolder.open(path) }) else {
                 throw LikeRepositoryError.unusableExport(path: path, reason: "the folder does not exist")
             }
-            guard let read = try directory.read("index.json") else {
+            guard let read = try LikeRepositoryError.translating({ try directory.read("index.json") }) else {
                 throw LikeRepositoryError.unusableExport(path: path, reason: "it has no index.json")
             }
             data = read
@@ -313,7 +308,7 @@ extension LikeRepository {
 struct PreparedRestore {
     var entry: ExportIndex.Photo
     var likedAt: Int64
-    var request: LikeRequest
+    var request: StoreRequest
     /// The thumbnail's bytes as the export has them (the codec's JPEG, untagged).
     var thumbnail: [UInt8]?
 
@@ -324,6 +319,9 @@ struct PreparedRestore {
         } catch let refused as Refused {
             throw refused
         } catch let error as LikeRepositoryError {
+            throw Refused(file: entry.file, reason: error.errorDescription ?? error.description)
+        } catch let error as StoreError {
+            let error = LikeRepositoryError(error)
             throw Refused(file: entry.file, reason: error.errorDescription ?? error.description)
         }
     }
@@ -337,7 +335,8 @@ struct PreparedRestore {
         }
         thumbnail = try entry.thumbnail.map { try Self.checkedThumbnail($0, of: entry, folder: folder) }
         do {
-            request = try LikeRequest(id: entry.id, image: image, userImage: userImage, note: entry.note, photo: entry.photo, albums: entry.albums)
+            request = try LikeRepository.storeRequest(
+                entry.id, image: image, userImage: userImage, note: entry.note, photo: entry.photo, albums: entry.albums)
         } catch LikeRepositoryError.invalidNote(let reason) {
             throw Refused(file: "index.json", reason: "its note cannot be kept: \(reason)")
         }
@@ -362,26 +361,26 @@ struct PreparedRestore {
     /// Checks one of the photo's JPEGs against the index: size, digest (where the index has one),
     /// a JPEG of the given size in pixels.
     private static func checkedImage(
-        _ name: String, bytes size: Int, sha256: String?, width: Int, height: Int, kind: LikeRepositoryError.ImageKind, folder: String
-    ) throws -> LikeRequest.Image {
+        _ name: String, bytes size: Int, sha256: String?, width: Int, height: Int, kind: StoreError.ImageRole, folder: String
+    ) throws -> StoreRequest.Image {
         let path = try path(of: name, in: folder)
-        let image: LikeRequest.Image
+        let image: StoreRequest.Image
         do {
             // Its size and digest first, read a piece at a time from the file the JPEG's check reads.
-            image = try LikeRequest.Image(file: path, kind: kind) { file in
+            image = try StoreRequest.Image(file: path, kind: kind) { file in
                 guard file.size == size else { throw Refused(file: name, reason: "it has \(file.size) bytes where index.json says \(size)") }
                 guard let sha256 else { return }
                 var digest = SHA256()
                 try file.forEachPiece { digest.update($0) }
                 if digest.finalizeHex() != sha256.lowercased() { throw Refused(file: name, reason: "its SHA-256 differs from index.json") }
             }
-        } catch LikeRepositoryError.notJPEG(_, let reason) {
+        } catch StoreError.notJPEG(_, let reason) {
             throw Refused(file: name, reason: "it is not a usable JPEG: \(reason)")
-        } catch LikeRepositoryError.io {
+        } catch StoreError.io {
             throw Refused(file: name, reason: "it is missing or cannot be read")
         }
-        guard image.header.width == width, image.header.height == height else {
-            throw Refused(file: name, reason: "it is \(image.header.width)×\(image.header.height) pixels where index.json says \(width)×\(height)")
+        guard image.size.width == width, image.size.height == height else {
+            throw Refused(file: name, reason: "it is \(image.size.width)×\(image.size.height) pixels where index.json says \(width)×\(height)")
         }
         return image
     }
@@ -400,13 +399,13 @@ struct PreparedRestore {
         if let sha256 = thumbnail.sha256, bytes.withUnsafeBytes({ SHA256.hexDigest(of: $0) }) != sha256.lowercased() {
             throw Refused(file: thumbnail.file, reason: "its SHA-256 differs from index.json")
         }
-        let size = ThumbnailFiles.pixelSize(width: entry.width, height: entry.height)
-        guard let header = try? PhotoCheck.header(of: data), header.width == size.width, header.height == size.height,
+        let size = StoredRecord.thumbnailSize(width: entry.width, height: entry.height)
+        guard let header = try? StoreRequest.Image(data, kind: .image).size, header.width == size.width, header.height == size.height,
             thumbnail.width == size.width, thumbnail.height == size.height
         else {
             throw Refused(file: thumbnail.file, reason: "it is not the photo's thumbnail (a \(size.width)×\(size.height) JPEG)")
         }
         // An export before the tag was taken off shares the store's own, which names another image.
-        return ThumbnailFiles.untagged(bytes)
+        return Store.untaggedThumbnail(bytes)
     }
 }

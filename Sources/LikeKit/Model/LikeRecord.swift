@@ -1,0 +1,122 @@
+// A liked photo as the store keeps it: its id, when it was liked, its images and metadata.
+
+import LikeStore
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// One favorite: a liked photo with its stored images.
+///
+/// Encodes as the JSON shape of the command line's `--json` output:
+///
+/// ```json
+/// {"id": "Dwu85P9SOIk", "likedAt": "2026-11-22T01:23:45.123Z",
+///  "image": {"file": "/…/images/^dwu85^p9^s^o^ik~1a2b3c4d5e6f.jpg", "bytes": 123456, "width": 4000, "height": 3000},
+///  "userImage": null, "thumbnail": {"file": "/…/thumbnails/^dwu85^p9^s^o^ik~1a2b3c4d5e6f.jpg", "bytes": 41234, "width": 512, "height": 384},
+///  "note": null, "photo": null, "albums": ["Lisbon"]}
+/// ```
+public struct LikeRecord: Sendable, Hashable, Codable {
+    /// The photo's id, spelled as it was first liked.
+    public var id: PhotoID
+    /// When the photo was first liked; kept when the like is updated.
+    public var likedAt: Date
+    /// The photo's JPEG.
+    public var image: StoredImage
+    /// The photographer's profile picture, if one was given.
+    public var userImage: StoredImage?
+    /// The photo's thumbnail, a baseline JPEG of at most 512 pixels a side made from ``image``,
+    /// when it has been made: `nil` until then (see ``LikeRepository/thumbnail(for:)-7l7hw``), and for
+    /// JPEG kinds that cannot be scaled (CMYK, 12-bit).
+    public var thumbnail: StoredImage?
+    /// The person's own note on the photo.
+    public var note: String?
+    /// What the photo's source says about it.
+    public var photo: PhotoMetadata?
+    /// The albums the photo is in, sorted by name.
+    public var albums: [AlbumName]
+
+    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums }
+
+    init(
+        id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, thumbnail: StoredImage? = nil, note: String?,
+        photo: PhotoMetadata?, albums: [AlbumName]
+    ) {
+        self.id = id
+        self.likedAt = likedAt
+        self.image = image
+        self.userImage = userImage
+        self.thumbnail = thumbnail
+        self.note = note
+        self.photo = photo
+        self.albums = albums
+    }
+
+    /// Decodes a record in the shape ``encode(to:)`` writes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(PhotoID.self, forKey: .id)
+        let text = try container.decode(String.self, forKey: .likedAt)
+        guard let milliseconds = Timestamp.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .likedAt, in: container, debugDescription: "not an ISO 8601 date: \(text)")
+        }
+        likedAt = Timestamp.date(milliseconds)
+        image = try container.decode(StoredImage.self, forKey: .image)
+        userImage = try container.decodeIfPresent(StoredImage.self, forKey: .userImage)
+        thumbnail = try container.decodeIfPresent(StoredImage.self, forKey: .thumbnail)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
+        photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
+        albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
+    }
+
+    /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with
+    /// milliseconds, `nil` properties as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+
+    /// The number of bytes of the record's images together.
+    public var totalBytes: Int { image.byteCount + (userImage?.byteCount ?? 0) }
+}
+
+/// A JPEG file kept in the store.
+public struct StoredImage: Sendable, Hashable, Codable {
+    /// Where the file is now: the store's directory joined with ``fileName``.
+    public var file: URL
+    /// The file's path inside the store, such as `images/abc~1a2b3c4d5e6f.jpg`.
+    public var fileName: String
+    /// The file's size in bytes.
+    public var byteCount: Int
+    /// The width in pixels, from the JPEG frame header.
+    public var width: Int
+    /// The height in pixels, from the JPEG frame header.
+    public var height: Int
+
+    enum CodingKeys: String, CodingKey { case file, bytes, width, height }
+
+    init(file: URL, fileName: String, byteCount: Int, width: Int, height: Int) {
+        self.file = file
+        self.fileName = fileName
+        self.byteCount = byteCount
+        self.width = width
+        self.height = height
+    }
+
+    /// Decodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let path = try container.decode(String.self, forKey: .file)
+        file = URL(fileURLWithPath: path)
+        fileName = file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
+        byteCount = try container.decode(Int.self, forKey: .bytes)
+        width = try container.decode(Int.self, forKey: .width)
+        height = try container.decode(Int.self, forKey: .height)
+    }
+
+    /// Encodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+}

@@ -1,0 +1,57 @@
+// Owns where LikeKit's blocking work runs for `async` callers (lock waits and file I/O, off
+// Swift's cooperative pool), and hands a cancelled task's wish down to the store's lock wait
+// (LockWaitCancellation). Used by the façade's async overloads.
+
+import Dispatch
+import LikeStore
+
+/// Runs a repository's synchronous operations for its `async` overloads.
+///
+/// Changes go to one serial queue per repository (they are serialized by the store's lock
+/// anyway, so a queue of eight likes waiting on another process occupies one thread, not
+/// eight); each read goes to a queue of its own, so reads run side by side. Serial Dispatch
+/// queues get a thread whenever they have work, and those threads are not Swift's cooperative
+/// pool: a wait for the lock never holds a pool thread.
+final class BlockingWork: Sendable {
+    /// For work that belongs to no repository.
+    static let shared = BlockingWork(label: "LikeKit")
+
+    private let label: String
+    private let changes: DispatchQueue
+
+    init(label: String) {
+        self.label = label
+        changes = DispatchQueue(label: label + ".changes", qos: .userInitiated)
+    }
+
+    /// Runs a change on the serial queue and waits for it without blocking the awaiting task's
+    /// thread; cancelling the task stops a wait for the store's lock with `CancellationError`.
+    func change<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await run(on: changes, work)
+    }
+
+    /// Runs a read on a serial queue of its own; see ``change(_:)``. Not on a concurrent queue:
+    /// Dispatch gives those only as many threads as there are cores (on Linux), so readers
+    /// waiting for the lock would hold up the others.
+    func read<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await run(on: DispatchQueue(label: label + ".read", qos: .userInitiated), work)
+    }
+
+    private func run<Value: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        let cancellation = LockWaitCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                queue.async {
+                    continuation.resume(
+                        with: Result {
+                            // Work that has not started by the time its task is cancelled never starts.
+                            if cancellation.isCancelled { throw CancellationError() }
+                            return try cancellation.whileCurrent(work)
+                        })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+}

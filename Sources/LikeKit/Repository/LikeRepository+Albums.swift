@@ -1,0 +1,109 @@
+// Notes and albums: changes to a liked photo that keep its images.
+
+import LikeStore
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// An album as ``LikeRepository/albums()-81hsa`` lists it: its size and its newest photo.
+public struct AlbumSummary: Sendable, Hashable {
+    /// The album's name.
+    public var name: AlbumName
+    /// How many liked photos are in it.
+    public var count: Int
+    /// The bytes of their images together.
+    public var bytes: Int
+    /// When the album's most recently liked photo was liked.
+    public var newest: Date
+    /// The album's most recently liked photo, its cover; `nil` only when that record could not be
+    /// read (it was unliked a moment ago, or it is damaged).
+    public var cover: LikeRecord?
+}
+
+extension LikeRepository {
+    /// Sets or removes a liked photo's note, keeping everything else.
+    ///
+    /// ```swift
+    /// try repository.setNote("Lisbon, the first evening", for: id)
+    /// try repository.setNote(nil, for: id)  // removes it
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - note: The new note, or `nil` to remove the note.
+    ///   - id: The liked photo.
+    /// - Returns: The ``LikeChange/Kind/updated`` change, or `nil` when the photo had that note
+    ///   already (nothing is written then).
+    /// - Throws: ``LikeRepositoryError``: `notLiked`, `invalidNote` for a blank note, one longer
+    ///   than 10,000 UTF-8 bytes or with control characters other than line breaks and tabs;
+    ///   `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func setNote(_ note: String?, for id: PhotoID) throws -> LikeChange? {
+        if let note { try Note.validate(note) }
+        let edit = note.map(StoreRequest.NoteEdit.set) ?? .clear
+        let changes = try translating {
+            try store.edit([id.rawValue], onCommit: observers.changed) { _, id in StoreRequest(id: id, note: edit) }
+        }
+        return changes.first.map(publicChange)
+    }
+
+    /// Puts liked photos in an album, which exists from then on.
+    ///
+    /// Every photo must be liked; if one is not, nothing changes. Photos in the album already are
+    /// left as they are. Each photo's change is durable and atomic on its own: a crash or a
+    /// failing disk part way leaves some of the photos added, each whole.
+    ///
+    /// - Parameters:
+    ///   - ids: The photos, liked.
+    ///   - album: The album.
+    /// - Returns: One ``LikeChange/Kind/updated`` change for each photo added.
+    /// - Throws: ``LikeRepositoryError``: `notLiked` naming the first photo that is not liked;
+    ///   `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func addPhotos(_ ids: [PhotoID], toAlbum album: AlbumName) throws -> [LikeChange] {
+        try editAlbums(ids) { _, id in StoreRequest(id: id, addAlbums: [album.rawValue]) }
+    }
+
+    /// Takes photos out of an album; an album left with no photo no longer exists.
+    ///
+    /// Every photo must be liked and in the album; if one is not, nothing changes. Unliking a
+    /// photo also takes it out of all its albums.
+    ///
+    /// - Parameters:
+    ///   - ids: The photos, each in the album.
+    ///   - album: The album.
+    /// - Returns: One ``LikeChange/Kind/updated`` change for each photo.
+    /// - Throws: ``LikeRepositoryError``: `notLiked`, `notInAlbum` naming the first photo that is
+    ///   not in it; `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func removePhotos(_ ids: [PhotoID], fromAlbum album: AlbumName) throws -> [LikeChange] {
+        try editAlbums(ids) { existing, id in
+            guard existing.albums.contains(album.rawValue) else { throw LikeRepositoryError.notInAlbum(id: PhotoID(stored: id), album: album) }
+            return StoreRequest(id: id, removeAlbums: [album.rawValue])
+        }
+    }
+
+    /// Reads every photo's record and makes its request first (`request` throws to refuse; a
+    /// photo not liked is refused here), then changes them one by one under one lock, each change
+    /// flushed on its own: a failure then leaves its photo as it was.
+    private func editAlbums(_ ids: [PhotoID], request: (StoredRecord, String) throws -> StoreRequest) throws -> [LikeChange] {
+        try translating { try store.edit(ids.map(\.rawValue), onCommit: observers.changed, request: request) }.map(publicChange)
+    }
+
+    /// The albums, each with its count, bytes and newest photo, sorted by name as people expect:
+    /// ignoring case and accents (`apple`, `Été`, `Zoo`), the same in every locale.
+    ///
+    /// Counted in one read of the catalog: only each album's cover record is decoded.
+    ///
+    /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
+    public func albums() throws -> [AlbumSummary] {
+        let albums = try translating { try store.albums() }.map { album in
+            AlbumSummary(
+                name: AlbumName(stored: album.name), count: album.count, bytes: album.bytes, newest: Timestamp.date(album.newest),
+                cover: album.cover.map { publicRecord($0) })
+        }
+        return albums.sorted { AlbumName.listedBefore($0.name, $1.name) }
+    }
+}

@@ -1,0 +1,149 @@
+// Between the store's values and the public ones: its errors in LikeRepositoryError's words, its
+// records, changes and reports in the façade's types, with each file's place under the store's
+// folder. The one place the façade translates; LikeStore never sees a public type.
+
+import LikeStore
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+extension LikeRepositoryError {
+    /// The store's error, worded for the user.
+    init(_ error: StoreError) {
+        switch error {
+        case .io(let action, let path, let code): self = .io(action: action, path: path, code: code)
+        case .busy(let directory, let waited): self = .storeBusy(directory: directory, waitedSeconds: waited)
+        case .damagedRecord(let file, let reason): self = .damagedRecord(file: file, reason: reason)
+        case .damagedImage(let file, let reason): self = .damagedImage(file: file, reason: reason)
+        case .notJPEG(let image, let reason): self = .notJPEG(image: image == .userImage ? .userImage : .image, reason: reason)
+        case .notLiked(let id): self = .notLiked(id: PhotoID(stored: id))
+        case .imageRequired(let id): self = .imageRequired(id: PhotoID(stored: id))
+        case .idCollision(let id, let existing): self = .idCollision(id: PhotoID(stored: id), existing: PhotoID(stored: existing))
+        case .needsRepair(let directory, let problem): self = .storeNeedsRepair(directory: directory, problem: problem)
+        case .destinationUnusable(let path, let reason): self = .exportDestinationUnusable(path: path, reason: reason)
+        }
+    }
+
+    /// Runs `work` on the store, what it throws as the store says it in the façade's words.
+    static func translating<Value>(_ work: () throws -> Value) throws -> Value {
+        do {
+            return try work()
+        } catch let error as StoreError {
+            throw LikeRepositoryError(error)
+        }
+    }
+}
+
+extension LikeRepositoryError.ImageKind {
+    /// The kind as the store names it.
+    var role: StoreError.ImageRole { self == .userImage ? .userImage : .image }
+}
+
+extension PhotoID {
+    /// An id the store kept: validated when it was liked, and again when its record was read.
+    init(stored rawValue: String) {
+        self.rawValue = rawValue
+    }
+}
+
+extension AlbumName {
+    /// An album name the store kept, in its stored form.
+    init(stored rawValue: String) {
+        self.rawValue = rawValue
+    }
+}
+
+extension LikeRepository {
+    /// Runs `work` on the store, what it throws in the façade's words.
+    func translating<Value>(_ work: () throws -> Value) throws -> Value {
+        try LikeRepositoryError.translating(work)
+    }
+
+    /// A change as the store reported it, for this store.
+    func publicChange(_ change: StoredChange) -> LikeChange {
+        Self.publicChange(change, in: directory)
+    }
+
+    /// A record as stored, with its thumbnail when one was made.
+    func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int? = nil) -> LikeRecord {
+        Self.publicRecord(stored, thumbnailBytes: thumbnailBytes, in: directory)
+    }
+
+    func publicRecord(_ item: StoredItem) -> LikeRecord {
+        publicRecord(item.record, thumbnailBytes: item.thumbnailBytes)
+    }
+
+    /// The thumbnail of `stored` as a record shows it.
+    func thumbnailImage(_ stored: StoredRecord, bytes: Int) -> StoredImage {
+        Self.thumbnailImage(stored, bytes: bytes, in: directory)
+    }
+
+    /// A change as the store reported it, for the store in `directory`.
+    static func publicChange(_ change: StoredChange, in directory: URL) -> LikeChange {
+        LikeChange(
+            kind: LikeChange.Kind(change.kind), id: change.id.map(PhotoID.init(stored:)), date: Timestamp.date(change.at),
+            record: change.record.map { publicRecord($0, thumbnailBytes: nil, in: directory) }, fields: Set(change.fields.map(LikeChange.Field.init)),
+            files: change.files)
+    }
+
+    /// A record as stored, with its images' places in the store in `directory`.
+    static func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int?, in directory: URL) -> LikeRecord {
+        func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
+            file(stored.imagePath(user: user) ?? "", in: directory, bytes: info.bytes, width: info.width, height: info.height)
+        }
+        return LikeRecord(
+            id: PhotoID(stored: stored.id), likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
+            userImage: stored.userImage.map { image($0, user: true) },
+            thumbnail: thumbnailBytes.map { thumbnailImage(stored, bytes: $0, in: directory) },
+            note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
+    }
+
+    static func thumbnailImage(_ stored: StoredRecord, bytes: Int, in directory: URL) -> StoredImage {
+        let size = stored.thumbnailSize
+        return file(stored.thumbnailPath, in: directory, bytes: bytes, width: size.width, height: size.height)
+    }
+
+    /// A file of the store as a record shows it: `relative` is its path inside the store.
+    private static func file(_ relative: String, in directory: URL, bytes: Int, width: Int, height: Int) -> StoredImage {
+        var url = directory
+        for part in relative.split(separator: "/") { url = url.appendingPathComponent(String(part), isDirectory: false) }
+        return StoredImage(file: url, fileName: relative, byteCount: bytes, width: width, height: height)
+    }
+}
+
+extension FlushStrategy {
+    /// The store's flush method under its public name.
+    init(_ method: FlushMethod) {
+        self = FlushStrategy(rawValue: method.rawValue) ?? .eachFile
+    }
+
+    /// The strategy as the store names it.
+    var method: FlushMethod { FlushMethod(rawValue: rawValue) ?? .eachFile }
+}
+
+extension LikeChange.Kind {
+    init(_ kind: StoredChange.Kind) {
+        switch kind {
+        case .liked: self = .liked
+        case .updated: self = .updated
+        case .unliked: self = .unliked
+        case .purged: self = .purged
+        case .unchanged: self = .unchanged
+        }
+    }
+}
+
+extension LikeChange.Field {
+    init(_ field: RecordField) {
+        switch field {
+        case .image: self = .image
+        case .userImage: self = .userImage
+        case .note: self = .note
+        case .albums: self = .albums
+        case .photo: self = .photo
+        }
+    }
+}

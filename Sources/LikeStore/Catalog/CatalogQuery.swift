@@ -1,0 +1,221 @@
+// Owns the questions the catalog answers in one scan: a listing's page (filters, cursor, order,
+// offset), the albums with their counts, and the statistics. Called by the store's reading and
+// albums (Store+Reading); each answer is nil where the catalog cannot give it (no journal, damage, a line
+// without a catalog that a filter needs, lines out of order), and the reading then takes the
+// sure path through the index and the record files.
+
+/// What a listing asks of the catalog, in its terms.
+struct CatalogQuery {
+    var newestFirst = true
+    var limit: Int?
+    var offset = 0
+    /// Only photos past this place in the listing's order.
+    var after: ListingKey?
+    /// Only photos liked at or after this time (milliseconds).
+    var since: Int64?
+    /// Only photos in this album, its name escaped as in journal lines.
+    var album: [UInt8]?
+    var color: ColorFilter?
+    var words: SearchWords?
+
+    /// Whether `photo` passes the album, colour and search filters; `nil` when its newest line
+    /// has no catalog and the colour or search needs one.
+    func admits(_ photo: CatalogScan.Photo) -> Bool? {
+        let newest = photo.newest
+        if let album, !Self.albumField(newest.last, contains: album) { return false }
+        guard color != nil || words != nil else { return true }
+        guard let catalogColor = newest.color, let text = newest.text else { return nil }
+        if let color, !color.matches(catalogColor: catalogColor) { return false }
+        if let words, !words.matches(text) { return false }
+        return true
+    }
+
+    /// Whether an album field (escaped names joined by commas) holds `name`.
+    static func albumField(_ field: UnsafeBufferPointer<UInt8>?, contains name: [UInt8]) -> Bool {
+        guard let field else { return false }
+        var start = 0
+        for end in 0...field.count where end == field.count || field[end] == 0x2C {
+            if end - start == name.count, field[start..<end].elementsEqual(name) { return true }
+            start = end + 1
+        }
+        return false
+    }
+}
+
+extension OpenStore {
+    /// The page `query` asks for, from one scan of the catalog, and whether more photos follow
+    /// it; only the page's records are decoded. `nil` where the catalog cannot answer.
+    ///
+    /// Newest first, the scan stops once the page and one photo more are found; oldest first,
+    /// it reads back to the oldest photo (or to `since`), keeping only keys.
+    func catalogPage(_ query: CatalogQuery) throws -> (records: [StoredRecord], more: Bool)? {
+        guard let records else { return ([], false) }
+        let lock = try sharedLock()
+        defer { _ = lock }
+        if query.album == nil, query.color == nil, query.words == nil, query.after != nil || !query.newestFirst,
+            let page = try jumpingPage(query, records: records, locked: lock != nil)
+        {
+            return page
+        }
+        var found: [ListingKey] = []
+        var skipped = 0
+        var unanswerable = false
+        let end = try scanCatalog(locked: lock != nil) { photo in
+            if let since = query.since, photo.liked.at < since { return false }
+            if let after = query.after {
+                let place = photo.listingKey
+                if query.newestFirst, !(place < after) { return true }
+                if !query.newestFirst, !(after < place) { return false }  // all the rest come before it
+            }
+            guard let admitted = query.admits(photo) else {
+                unanswerable = true
+                return false
+            }
+            guard admitted else { return true }
+            if query.newestFirst, skipped < query.offset {
+                skipped += 1
+                return true
+            }
+            found.append(photo.listingKey)
+            return !query.newestFirst || query.limit.map { found.count <= $0 } ?? true
+        }
+        guard !unanswerable, end == .complete || end == .stopped else { return nil }
+        let matches = query.newestFirst ? found[...] : found.reversed().dropFirst(query.offset)
+        let page = matches.prefix(query.limit ?? matches.count)
+        var result: [StoredRecord] = []
+        for (place, read) in zip(page, records.read(keys: page.map(\.key))) {
+            let stored: StoredRecord?
+            do {
+                stored = try read.get()
+            } catch StoreError.damagedRecord {
+                return nil  // the sure path names it
+            }
+            // A record that does not say what its line says: the sure path tells.
+            guard let stored, stored.likedAt == place.likedAt else { return nil }
+            result.append(stored)
+        }
+        return (result, matches.count > page.count)
+    }
+
+    /// A page without album, colour or search filters, from a jump to its place (see
+    /// ``JournalReader/likedLines(after:newestFirst:_:)``): its cost is the page's, however deep.
+    /// Each like met is confirmed by its record; `nil` where the journal cannot be jumped in.
+    private func jumpingPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
+        guard locked, let reader = try journal.reader(records: records, mapped: true) else { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        var page: [StoredRecord] = []
+        var skipped = 0
+        var more = false
+        var damaged = false
+        let start = query.after ?? ListingKey(likedAt: .min, key: "")
+        let ordered = try reader.likedLines(after: start, newestFirst: query.newestFirst) { line in
+            if let since = query.since, line.at < since { return !query.newestFirst }  // newest first, all the rest are older
+            let stored: StoredRecord?
+            do {
+                stored = try records.read(key: String(decoding: line.key, as: UTF8.self))
+            } catch StoreError.damagedRecord {
+                damaged = true  // the sure path names it
+                return false
+            }
+            // Unliked since, liked again since, or taken back: not this like any more.
+            guard let stored, stored.likedAt == line.at else { return true }
+            if skipped < query.offset {
+                skipped += 1
+                return true
+            }
+            if let limit = query.limit, page.count == limit {
+                more = true
+                return false
+            }
+            page.append(stored)
+            return true
+        }
+        guard ordered == true, !damaged else { return nil }
+        return (page, more)
+    }
+
+    /// Each album's photo count, bytes and newest photo, from one scan of the catalog; `nil`
+    /// where it cannot answer. Names are as escaped in journal lines.
+    func catalogAlbums() throws -> [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)]? {
+        let lock = try sharedLock()
+        defer { _ = lock }
+        var albums: [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)] = []
+        var indexes: [[UInt8]: Int] = [:]
+        let end = try scanCatalog(locked: lock != nil) { photo in
+            guard let field = photo.newest.last else { return true }
+            var start = 0
+            for end in 0...field.count where end == field.count || field[end] == 0x2C {
+                let name = Array(field[start..<end])
+                start = end + 1
+                if let index = indexes[name] {
+                    albums[index].count += 1
+                    albums[index].bytes += photo.newest.bytes
+                } else {
+                    // The scan meets photos newest first: the first of an album is its newest.
+                    indexes[name] = albums.count
+                    albums.append((name, 1, photo.newest.bytes, photo.listingKey))
+                }
+            }
+            return true
+        }
+        return end == .complete ? albums : nil
+    }
+
+    /// How many photos are liked, their bytes, and the oldest and newest `likedAt`, from one
+    /// scan of the catalog; `nil` where it cannot answer.
+    func catalogStatistics() throws -> (count: Int, bytes: Int64, oldest: Int64?, newest: Int64?)? {
+        let lock = try sharedLock()
+        defer { _ = lock }
+        var statistics: (count: Int, bytes: Int64, oldest: Int64?, newest: Int64?) = (0, 0, nil, nil)
+        let end = try scanCatalog(locked: lock != nil) { photo in
+            statistics.count += 1
+            statistics.bytes += photo.newest.bytes
+            statistics.newest = statistics.newest ?? photo.liked.at
+            statistics.oldest = photo.liked.at
+            return true
+        }
+        return end == .complete ? statistics : nil
+    }
+
+    /// What the catalog says of each live photo, as a digest by key (see
+    /// ``CatalogScan/Photo/digest``), and whether its line has a catalog; `nil` where the journal
+    /// is damaged, missing, cut short or out of order (the index then says which). Reads the
+    /// journal in chunks, under a lock the caller holds: memory grows with the keys only.
+    func catalogDigests() throws -> [String: (digest: Int, hasCatalog: Bool)]? {
+        guard let records, let reader = try journal.reader(records: records) else { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        var digests: [String: (digest: Int, hasCatalog: Bool)] = [:]
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+            digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, photo.newest.text != nil)
+            return true
+        }
+        return end == .complete ? digests : nil
+    }
+
+    /// The files of each live photo by the catalog, and the number of lines walked (for purge,
+    /// which needs no more of it); `nil` where the journal is damaged, missing, cut short or out
+    /// of order (the index then says which). Under a lock the caller holds (`locked`: it got one).
+    func catalogFiles(locked: Bool) throws -> (files: [PhotoFiles], lineCount: Int)? {
+        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        var files: [PhotoFiles] = []
+        var lines = 0
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: true, lineCount: &lines) { photo in
+            let user = photo.newest.userImage
+            files.append(
+                PhotoFiles(
+                    key: String(decoding: photo.liked.key, as: UTF8.self), imageGeneration: String(decoding: photo.newest.image, as: UTF8.self),
+                    userImageGeneration: JournalLine.View.isDash(user) ? nil : String(decoding: user, as: UTF8.self)))
+            return true
+        }
+        return end == .complete ? (files, lines + 1) : nil  // the header too, as the index counts
+    }
+
+    /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
+    /// it got one); `damaged` where there is no journal or it is shorter than last noted.
+    private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
+        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return .damaged }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return .damaged }
+        return try CatalogScan.photos(in: reader, body)
+    }
+}

@@ -1,0 +1,187 @@
+// Owns the file likes.journal in a store's root: opening it for reading, the index read from it,
+// and, under the store's exclusive lock, appending, settling a dead writer's end and writing it
+// anew. Called by OpenStore (reading) and WriteSession (writing); no other type opens the file.
+
+/// The journal of one store: its index and its change log (see ``JournalLine``).
+///
+/// After every append the journal's length is noted, so that a reader can tell a journal cut back
+/// by damage from one that is whole: in an extended attribute of the journal file itself where
+/// the file system keeps them (ext4, xfs, btrfs, tmpfs, APFS), else in the lock file. The
+/// attribute lives in the journal's inode, which the append dirties anyway: noting it costs no
+/// other file a flush must write, and it reaches the disk in the same write as the journal's
+/// size, so a power cut cannot keep one without the other.
+struct Journal {
+    static let fileName = StoreLayout.journalFileName
+
+    let root: StoreDirectory
+    /// The descriptor of the store's exclusive lock, where this journal is written; `nil` for
+    /// reading.
+    let lockDescriptor: Int32?
+
+    init(root: StoreDirectory, lockDescriptor: Int32? = nil) {
+        self.root = root
+        self.lockDescriptor = lockDescriptor
+    }
+
+    // MARK: Reading
+
+    /// The journal's length as last noted, if it was: on the journal file `reader` reads where
+    /// it has the note, else in the lock file.
+    func notedLength(_ reader: JournalReader) -> Int? {
+        if let file = reader.source as? StoreDirectory.OpenFile,
+            let text = Platform.attribute(file.descriptor, Platform.journalLengthAttribute, capacity: 24)
+        {
+            return Int(String(decoding: text, as: UTF8.self))
+        }
+        return FileLock.notedJournalLength(in: root)
+    }
+
+    /// Opens the journal for reading; `nil` when there is none. `records` judges whether a last
+    /// line's change committed (see ``JournalReader``); without it every line counts.
+    ///
+    /// `mapped`: a walk back reads the file mapped into memory rather than copied, chunk by
+    /// chunk. Only under a lock of the store: a writer cuts the journal's torn end, and reading a
+    /// mapped page that a cut removed would stop the process (SIGBUS).
+    func reader(records: RecordFiles?, mapped: Bool = false) throws -> JournalReader? {
+        guard let file = try root.openForReading(Self.fileName) else { return nil }
+        file.mayMap = mapped
+        return JournalReader(source: file, isCommitted: { line in try records?.hasCommitted(line) ?? true })
+    }
+
+    /// Reads the whole journal into an index, settled by `records`. A journal that is missing
+    /// while records exist, empty, cut short or without a header counts as damaged.
+    func index(records: RecordFiles?, skippingDamage: Bool = false) throws -> JournalIndex {
+        guard let reader = try reader(records: records), try reader.source.currentSize() > 0 else {
+            var index = JournalIndex()
+            if try records?.hasAny() == true { index.damage = "the index \(Self.fileName) is missing" }
+            return index
+        }
+        var index = try JournalIndex(reading: reader, skippingDamage: skippingDamage)
+        let size = try reader.source.currentSize()
+        if index.damage == nil, let noted = notedLength(reader), size < noted {
+            index.damage = "the index \(Self.fileName) was cut short (\(size) of \(noted) bytes)"
+        }
+        if index.damage == nil, index.lineCount == 0 {
+            index.damage = "the index \(Self.fileName) has no header line"
+        }
+        return index
+    }
+
+    /// The journal's current file, by inode: a compaction or a rebuild puts a new one in place.
+    func currentInode() throws -> UInt64? {
+        try root.entry(Self.fileName)?.inode
+    }
+
+    // MARK: Writing, under the exclusive lock
+
+    /// Appends lines; if the append fails, cuts the journal back so no partial line remains.
+    func append(_ lines: [JournalLine], durable: Bool) throws {
+        guard !lines.isEmpty else { return }
+        let sizeBefore = try root.entry(Self.fileName)?.size
+        do {
+            let appended = try root.append(
+                Self.fileName, bytes: lines.flatMap(\.encoded), durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+            if !appended.noted { noteLength(appended.length) }
+        } catch let error as StoreError {
+            if let sizeBefore { try? root.truncate(Self.fileName, to: sizeBefore, durable: durable, notingLengthAs: Platform.journalLengthAttribute) }
+            throw error
+        }
+    }
+
+    /// Makes the journal's end sound before a change: cuts a torn last line, and has `finishing`
+    /// finish the changes of the last two lines (see ``settle(_:records:finishing:)``), taking
+    /// the last line back when its change cannot be finished. Returns the time of the last line
+    /// and the format its header names (``JournalLine/formatName`` unless it is to be written
+    /// anew), or `nil` when the journal is missing, cut short or its last line unreadable: then
+    /// it must be rebuilt.
+    func recoverEnd(
+        records: RecordFiles, durable: Bool, finishing: (JournalLine) throws -> Bool
+    ) throws -> (lastTime: Int64, format: String?)? {
+        // Unjudged: `settle` judges the last lines by their records.
+        guard let reader = try reader(records: nil) else { return nil }
+        let size = try reader.source.currentSize()
+        guard size > 0, size >= notedLength(reader) ?? 0 else { return nil }
+        let end = try reader.end()
+        if end.tornTailBytes > 0 {
+            // An append cut short by a crash: its change never committed.
+            try root.truncate(Self.fileName, to: size - end.tornTailBytes, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+        }
+        guard let last = end.lastLine else { return nil }
+        if let unfinished = try settle(reader, records: records, finishing: finishing), unfinished.at == last.at, unfinished.key == last.key {
+            try append([.aborting(last)], durable: durable)
+        }
+        let header = last.operation == .header ? last : try reader.firstLine()
+        return (last.at, header?.key)
+    }
+
+    /// Finishes, with `finishing`, the changes of the journal's last two photo lines that the
+    /// record files do not show, the older first; returns the newest change left unfinished.
+    ///
+    /// Where a change is flushed by one `syncfs` after its line, a power cut may leave its rename
+    /// undone; and the next change, cut before its own flush, may have had its line written back
+    /// already. So the last line may be a change never flushed (finished if all it needs reached
+    /// the disk, else taken back), and the one before it a flushed change whose rename was lost
+    /// (always finished). Every change settles these before its own line, and flushes what it
+    /// finishes, so nothing further back can be waiting.
+    func settle(_ reader: JournalReader, records: RecordFiles, finishing: (JournalLine) throws -> Bool) throws -> JournalLine? {
+        var unfinished: JournalLine?
+        for line in try reader.lastChanges().reversed() where try !records.hasCommitted(line) {
+            unfinished = try finishing(line) ? nil : line
+        }
+        return unfinished
+    }
+
+    /// Marks the journal unsorted (``JournalLine/unsortedFormatName``) in place: the format name
+    /// in its header is written over with the other name, of the same length, and flushed (when
+    /// `durable`) before any line out of order can follow it. The file stays the same, so an
+    /// observer that has it open reads on through the lines a restore appends, even once a sorted
+    /// journal has taken its name. False, changing nothing, where the header is not the usual
+    /// one as this version writes it.
+    func markUnsorted(durable: Bool) throws -> Bool {
+        guard let reader = try reader(records: nil), let header = try reader.firstLine(), header.operation == .header,
+            header.key == JournalLine.formatName
+        else { return false }
+        let encoded = header.encoded
+        guard try reader.source.read(0..<encoded.count) == encoded else { return false }
+        let offset = encoded.count - 1 - JournalLine.formatName.utf8.count
+        try root.overwrite(Self.fileName, at: offset, bytes: Array(JournalLine.unsortedFormatName.utf8), durable: durable)
+        return true
+    }
+
+    /// Writes a new journal of `entries` (a header, then one `L` line per entry in listing
+    /// order) and puts it in place atomically. An entry without its catalog (read from a journal
+    /// of the format before) gets it from its record, read with `records`. `format`: the header's,
+    /// ``JournalLine/unsortedFormatName`` for a restore about to append likes out of order.
+    /// Returns the newest time in it.
+    @discardableResult
+    func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
+        let sorted = entries.sorted { $0.listingKey < $1.listingKey }
+        let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0)
+        var bytes = JournalLine.header(at: now, snapshotLines: sorted.count, format: format).encoded
+        bytes.reserveCapacity(sorted.count * 128)
+        for var entry in sorted {
+            if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
+            bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded
+        }
+        try? root.remove(StoreLayout.journalTemporaryFileName)
+        // Where changes are flushed by one syncfs, the last one's rename may not be durable yet
+        // (see WriteSession), and this journal will not name it as the last change: flush first.
+        if durable, root.flushStrategy == .wholeFileSystem { try root.syncFileSystem() }
+        _ = try bytes.withUnsafeBytes {
+            try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+        }
+        // Also in the lock file, whether or not the journal has the note (a version before the
+        // attribute reads the lock file's), and before the new journal takes its name: the note
+        // must never claim more than the journal has, and this one may be shorter than the one
+        // it replaces. Flushed, so that no power cut brings back the longer note beside it.
+        noteLength(bytes.count, durable: durable)
+        try root.rename(StoreLayout.journalTemporaryFileName, to: Self.fileName)
+        if durable { try root.sync(commit: true) }
+        return now
+    }
+
+    private func noteLength(_ length: Int, durable: Bool = false) {
+        guard let lockDescriptor else { preconditionFailure("the journal is written only under the exclusive lock") }
+        FileLock.noteJournalLength(length, lockDescriptor: lockDescriptor, durable: durable)
+    }
+}

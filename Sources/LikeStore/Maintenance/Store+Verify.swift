@@ -1,0 +1,188 @@
+// verify: proving every invariant of the store, one record at a time, so that its memory does
+// not grow with the collection beyond a few words per photo.
+
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+extension Store {
+    /// Checks every invariant of the store under the shared lock, one record at a time: sentences
+    /// naming each problem, and the orphan files.
+    package func verify() throws -> StoreVerification {
+        guard let opened = try open() else { return StoreVerification(problems: [], orphans: []) }
+        let lock = try opened.sharedLock()
+        defer { _ = lock }
+        var check = StoreCheck()
+        if let records = opened.records {
+            try check.readIndex(opened, locked: lock != nil)
+            try check.readRecords(records, images: opened.images)
+        }
+        if let images = opened.images {
+            // Images a journal set aside by an earlier repair still names: a photo to rebuild.
+            if try opened.root.subdirectoryIfFolder(StoreLayout.damagedDirectory) != nil {
+                check.namedBySetAsideJournals = try JournalEvidence(root: opened.root).namedBySetAsideJournals
+            }
+            try check.readImages(images)
+        }
+        try check.readThumbnails(opened.thumbnails(), root: opened.root)
+        try check.readRoot(opened.root)
+        return StoreVerification(
+            problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
+            orphans: check.orphans.sorted { $0.path < $1.path }.map(\.path))
+    }
+}
+
+/// What one `verify` has found so far.
+private struct StoreCheck {
+    /// What the index says of each live photo; `seen` once its record was read.
+    var indexed: [String: (digest: Int, hasCatalog: Bool, seen: Bool)] = [:]
+    /// The generations of each recorded photo's images, to tell its image files from orphans.
+    var imageGenerations: [String: (image: String, user: String?)] = [:]
+    /// Each recorded photo's id, for the sentences about its thumbnail.
+    var ids: [String: String] = [:]
+    var damagedKeys: Set<String> = []
+    var damage: [String] = []
+    var imageProblems: [String] = []
+    var thumbnailProblems: [String] = []
+    var indexDamage: String?
+    var missingFromIndex = 0
+    var staleInIndex = 0
+    var orphans: [(path: String, size: Int)] = []
+    /// Image files that a journal set aside by a repair names as a photo's, and no record does.
+    var namedBySetAsideJournals: Set<String> = []
+
+    /// A sentence when the index is damaged or disagrees with the records.
+    var indexProblem: String? {
+        if let indexDamage {
+            return "\(indexDamage.prefix(1).uppercased() + indexDamage.dropFirst()). Repairing the store rebuilds it."
+        }
+        let stale = staleInIndex + indexed.filter { key, entry in !entry.seen && !damagedKeys.contains(key) }.count
+        guard missingFromIndex + stale > 0 else { return nil }
+        return
+            "The index \(Journal.fileName) disagrees with the record files (\(missingFromIndex) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
+    }
+
+    /// The index, by one scan of the catalog; where that cannot be read, the whole index is read
+    /// the sure way (which names the damage).
+    mutating func readIndex(_ opened: OpenStore, locked: Bool) throws {
+        if let digests = try opened.catalogDigests() {
+            indexed = digests.mapValues { ($0.digest, $0.hasCatalog, false) }
+            return
+        }
+        let index = try opened.index(locked: locked)
+        indexDamage = index.damage
+        for (key, entry) in index.live {
+            indexed[key] = (CatalogScan.Photo.digest(of: entry, withCatalog: entry.catalog != nil), entry.catalog != nil, false)
+        }
+    }
+
+    /// Decodes each record file in turn: its damage, its images, and what the index says of it.
+    mutating func readRecords(_ records: RecordFiles, images: ImageFiles?) throws {
+        try records.directory.forEachName { name in
+            guard let key = StoreLayout.key(ofRecordFile: name), try records.directory.entry(name)?.isRegularFile == true else {
+                try consider(records.directory, name, prefix: RecordFiles.directoryName, key: StoreLayout.key(ofRecordFile: name))
+                return
+            }
+            let record: StoredRecord
+            do {
+                guard let read = try records.read(key: key) else { return }  // gone since listed
+                record = read
+            } catch StoreError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                damagedKeys.insert(key)
+                return
+            }
+            imageGenerations[key] = (record.image.generation, record.userImage?.generation)
+            ids[key] = record.id
+            try checkImages(of: record, images: images)
+            if let entry = indexed[key] {
+                indexed[key]?.seen = true
+                if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: entry.hasCatalog) { staleInIndex += 1 }
+            } else if indexDamage == nil {
+                missingFromIndex += 1
+            }
+        }
+        if indexDamage != nil { indexed = [:] }  // a damaged index is reported as such, not entry by entry
+    }
+
+    /// A sentence for each image of `record` that is not whole.
+    mutating func checkImages(of record: StoredRecord, images: ImageFiles?) throws {
+        let who = MessageText.quoted(record.id)
+        for (info, user) in [(record.image, false)] + (record.userImage.map { [($0, true)] } ?? []) {
+            let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
+            if let problem = try images.map({ try $0.problem(name, info) }) ?? "is missing" {
+                imageProblems.append("The \(user ? "user image" : "image") \(ImageFiles.directoryName)/\(name) of photo \(who) \(problem).")
+            }
+        }
+    }
+
+    /// The files of images/ that belong to no record (nor to a damaged record's photo).
+    mutating func readImages(_ images: ImageFiles) throws {
+        try images.directory.forEachName { name in
+            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+                name == StoreLayout.imageFileName(key, generations.image, user: false)
+                    || generations.user.map({ name == StoreLayout.imageFileName(key, $0, user: true) }) == true
+            {
+                return
+            }
+            if namedBySetAsideJournals.contains(name) {
+                imageProblems.append(
+                    "The image \(ImageFiles.directoryName)/\(name) has no record, but a journal set aside by an earlier repair names it as a photo's; repairing the store rebuilds the photo."
+                )
+                return
+            }
+            try consider(images.directory, name, prefix: ImageFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+        }
+    }
+
+    /// Each thumbnail of a recorded photo's image checked against the checksum it carries (a
+    /// missing one is no problem: it is made on first need); any other file is an orphan.
+    mutating func readThumbnails(_ thumbnails: ThumbnailFiles, root: StoreDirectory) throws {
+        guard let directory = thumbnails.directory else {
+            if let entry = try root.entry(ThumbnailFiles.directoryName), !entry.isDirectory {
+                thumbnailProblems.append("\(ThumbnailFiles.directoryName) should be a folder and is not; repairing the store sets it aside.")
+            }
+            return
+        }
+        try directory.forEachName { name in
+            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+                name == StoreLayout.thumbnailFileName(key, generations.image)
+            {
+                if case .damaged(let problem) = try thumbnails.state(key: key, generation: generations.image) {
+                    let who = MessageText.quoted(ids[key] ?? key)
+                    thumbnailProblems.append(
+                        "The thumbnail \(ThumbnailFiles.directoryName)/\(name) of photo \(who) \(problem); repairing the store makes it anew.")
+                }
+                return
+            }
+            try consider(directory, name, prefix: ThumbnailFiles.directoryName, key: StoreLayout.key(ofImageFile: name))
+        }
+    }
+
+    /// Files at the store's top level that are none of its own; a link or file where one of
+    /// its folders should be.
+    mutating func readRoot(_ root: StoreDirectory) throws {
+        for folder in [RecordFiles.directoryName, ImageFiles.directoryName] {
+            if let entry = try root.entry(folder), !entry.isDirectory {
+                damage.append("\(folder) should be a folder and is not (a link is never followed); repairing the store sets it aside.")
+            }
+        }
+        try root.forEachName { name in
+            guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName,
+                name != ThumbnailFiles.directoryName
+            else { return }
+            try consider(root, name, prefix: "", key: nil)
+        }
+    }
+
+    /// Counts a file that belongs to no record as an orphan; a folder, and the files of a photo
+    /// whose record is damaged, are not.
+    private mutating func consider(_ directory: StoreDirectory, _ name: String, prefix: String, key: String?) throws {
+        guard !(key.map(damagedKeys.contains) ?? false), let entry = try directory.entry(name), !entry.isDirectory else { return }
+        orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
+    }
+}

@@ -1,0 +1,249 @@
+// The store's read side as the façade asks it: one record, which ids are liked, a page of a
+// listing, the albums, the statistics, and where each file of a record lives. Answered from the
+// catalog where it can, else by the sure path through the index and the record files.
+
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// A record as the store reads it, with the size of its thumbnail when one was made.
+package struct StoredItem: Sendable, Hashable {
+    package var record: StoredRecord
+    /// The thumbnail file's size in bytes, when a file of its name is there (not read).
+    package var thumbnailBytes: Int?
+}
+
+/// What a listing asks for: the store's filters, cursor, order and page.
+package struct StoreQuery: Sendable {
+    package var newestFirst = true
+    package var limit: Int?
+    package var offset = 0
+    /// Only photos past this place in the listing's order.
+    package var after: ListingKey?
+    /// Only photos liked at or after this time (milliseconds).
+    package var since: Int64?
+    /// Only photos in this album (stored form).
+    package var album: String?
+    package var color: ColorFilter?
+    package var words: SearchWords?
+
+    package init(
+        newestFirst: Bool, limit: Int?, offset: Int, after: ListingKey?, since: Int64?, album: String?, color: ColorFilter?,
+        words: SearchWords?
+    ) {
+        self.newestFirst = newestFirst
+        self.limit = limit
+        self.offset = offset
+        self.after = after
+        self.since = since
+        self.album = album
+        self.color = color
+        self.words = words
+    }
+
+    var hasRecordFilters: Bool { color != nil || words != nil }
+
+    /// The query in the catalog's terms: the album name escaped as journal lines write it.
+    var catalogQuery: CatalogQuery {
+        var escapedAlbum: [UInt8]?
+        if let album {
+            var escaped: [UInt8] = []
+            PercentEscaping.albumName.escape(album.utf8, into: &escaped)
+            escapedAlbum = escaped
+        }
+        return CatalogQuery(
+            newestFirst: newestFirst, limit: limit, offset: offset, after: after, since: since, album: escapedAlbum, color: color, words: words)
+    }
+
+    /// Whether an index entry passes the album, date and cursor filters.
+    func matches(_ entry: LiveEntry) -> Bool {
+        if let album, !entry.albums.contains(album) { return false }
+        if let since, entry.likedAt < since { return false }
+        if let after {
+            return newestFirst ? entry.listingKey < after : after < entry.listingKey
+        }
+        return true
+    }
+
+    /// Whether a decoded record passes the colour and search filters.
+    func matches(_ record: StoredRecord) -> Bool {
+        if let color {
+            guard let digits = ColorFilter.catalogColor(record.photo?.color),
+                Array(digits.utf8).withUnsafeBufferPointer({ color.matches(catalogColor: $0) })
+            else { return false }
+        }
+        if let words {
+            return Array(SearchWords.searchableText(of: record).utf8).withUnsafeBufferPointer { words.matches($0) }
+        }
+        return true
+    }
+}
+
+/// A page of a listing: its records, whether more follow, and sentences naming the damage met.
+package struct StorePage: Sendable {
+    package var items: [StoredItem]
+    package var more: Bool
+    package var damage: [String]
+}
+
+extension Store {
+    /// The record stored under `id`'s key, or `nil` when the photo is not liked.
+    package func item(for id: String) throws -> StoredItem? {
+        guard let opened = try open(), let stored = try opened.records?.read(key: StorageKey.make(for: id)) else { return nil }
+        return StoredItem(record: stored, thumbnailBytes: try? opened.thumbnails().size(key: stored.key, generation: stored.image.generation))
+    }
+
+    /// Whether `id` is liked.
+    package func isLiked(_ id: String) throws -> Bool {
+        try open()?.records?.exists(key: StorageKey.make(for: id)) ?? false
+    }
+
+    /// For each of `ids`, whether it is liked: one look at a file name each.
+    package func liked(_ ids: [String]) throws -> [Bool] {
+        guard let records = try open()?.records else { return ids.map { _ in false } }
+        return try ids.map { try records.exists(key: StorageKey.make(for: $0)) }
+    }
+
+    /// The page `query` asks for.
+    package func page(_ query: StoreQuery) throws -> StorePage {
+        guard let opened = try open(), let records = opened.records else { return StorePage(items: [], more: false, damage: []) }
+        let found: (records: [StoredRecord], more: Bool, damage: [String])
+        if let page = try opened.catalogPage(query.catalogQuery) {
+            found = (page.records, page.more, [])
+        } else {
+            // The sure path, where the catalog cannot answer: the whole index read, and with a
+            // colour or search every record decoded.
+            var damage: [String] = []
+            let entries = try opened.liveEntries(damage: &damage).filter(query.matches)
+            let ordered = entries.sorted { query.newestFirst ? $0.listingKey > $1.listingKey : $0.listingKey < $1.listingKey }
+            let page = try readPage(of: ordered, query: query, records: records, damage: &damage)
+            found = (page.records, page.more, damage)
+        }
+        let thumbnails = found.records.isEmpty ? ThumbnailFiles(directory: nil) : try opened.thumbnails()
+        let items = found.records.map { record in
+            StoredItem(record: record, thumbnailBytes: try? thumbnails.size(key: record.key, generation: record.image.generation))
+        }
+        return StorePage(items: items, more: found.more, damage: found.damage)
+    }
+
+    /// The records of `ordered` that pass the record filters, from the query's offset to its limit.
+    private func readPage(
+        of ordered: [LiveEntry], query: StoreQuery, records: RecordFiles, damage: inout [String]
+    ) throws -> (records: [StoredRecord], more: Bool) {
+        var result: [StoredRecord] = []
+        var skipped = 0
+        for entry in ordered.dropFirst(query.hasRecordFilters ? 0 : query.offset) {
+            let stored: StoredRecord
+            do {
+                // Missing means it was unliked since the index was read.
+                guard let found = try records.read(key: entry.key) else { continue }
+                stored = found
+            } catch StoreError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                continue
+            }
+            if query.hasRecordFilters {
+                guard query.matches(stored) else { continue }
+                if skipped < query.offset {
+                    skipped += 1
+                    continue
+                }
+            }
+            if let limit = query.limit, result.count >= limit { return (result, true) }
+            result.append(stored)
+        }
+        return (result, false)
+    }
+
+    /// How many photos, how many bytes, the first and last likes, and how changes are flushed.
+    package func statistics() throws -> StoreStatistics {
+        let (fileSystem, flush) = try fileSystemAndStrategy()
+        guard let opened = try open() else {
+            return StoreStatistics(count: 0, bytes: 0, oldest: nil, newest: nil, fileSystem: fileSystem, flush: flush)
+        }
+        if let counted = try opened.catalogStatistics() {
+            return StoreStatistics(
+                count: counted.count, bytes: Int(counted.bytes), oldest: counted.oldest, newest: counted.newest, fileSystem: fileSystem, flush: flush)
+        }
+        var damage: [String] = []
+        let entries = try opened.liveEntries(damage: &damage)
+        return StoreStatistics(
+            count: entries.count, bytes: Int(entries.reduce(0) { $0 + $1.bytes }), oldest: entries.map(\.likedAt).min(),
+            newest: entries.map(\.likedAt).max(), fileSystem: fileSystem, flush: flush)
+    }
+
+    /// Every album with its count, bytes and newest photo (whose record is its cover), in no
+    /// particular order.
+    package func albums() throws -> [StoreAlbum] {
+        guard let opened = try open(), let records = opened.records else { return [] }
+        var groups: [String: (count: Int, bytes: Int64, newest: ListingKey)] = [:]
+        if let counted = try opened.catalogAlbums() {
+            for album in counted {
+                guard let bytes = PercentEscaping.albumName.unescape(album.name.withUnsafeBufferPointer { $0 }),
+                    let name = Names.album(String(decoding: bytes, as: UTF8.self))
+                else { continue }
+                groups[name] = (album.count, album.bytes, album.newest)
+            }
+        } else {
+            var damage: [String] = []
+            for entry in try opened.liveEntries(damage: &damage) {
+                for album in entry.albums {
+                    var group = groups[album] ?? (0, 0, entry.listingKey)
+                    group.count += 1
+                    group.bytes += entry.bytes
+                    group.newest = max(group.newest, entry.listingKey)
+                    groups[album] = group
+                }
+            }
+        }
+        return groups.map { name, group in
+            StoreAlbum(
+                name: name, count: group.count, bytes: Int(group.bytes), newest: group.newest.likedAt,
+                cover: (try? records.read(key: group.newest.key)) ?? nil)
+        }
+    }
+
+    /// The bytes of one of a record's images as liked, checked against the record: a link, a
+    /// folder or changed bytes are damage, never followed or served.
+    package func imageBytes(of record: StoredRecord, user: Bool) throws -> ImageRead {
+        guard let info = user ? record.userImage : record.image else { return .damaged("is missing") }
+        guard let opened = try open() else { return .damaged("is missing") }
+        let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
+        switch try opened.images?.read(name, as: info) ?? .damaged("is missing") {
+        case .whole(let data): return .whole(data)
+        case .damaged(let problem): return .damaged(problem)
+        }
+    }
+
+    /// The file name of the store's folder this is: what messages name.
+    package var displayPath: String { path }
+}
+
+/// An image read through the store: its bytes, or what is wrong with its file.
+package enum ImageRead: Sendable {
+    case whole(Data)
+    /// A sentence fragment: "is missing", "has changed since it was liked".
+    case damaged(String)
+}
+
+extension StoredRecord {
+    /// Where one of the record's images lives, as a path inside the store: `images/KEY~GEN.jpg`.
+    package func imagePath(user: Bool) -> String? {
+        guard let info = user ? userImage : image else { return nil }
+        return StoreLayout.imagesDirectory + "/" + StoreLayout.imageFileName(key, info.generation, user: user)
+    }
+
+    /// Where the record's thumbnail lives, as a path inside the store, whether or not it was made.
+    package var thumbnailPath: String {
+        StoreLayout.thumbnailsDirectory + "/" + StoreLayout.thumbnailFileName(key, image.generation)
+    }
+
+    /// The pixel size of the record's thumbnail.
+    package var thumbnailSize: (width: Int, height: Int) {
+        ThumbnailFiles.pixelSize(width: image.width, height: image.height)
+    }
+}

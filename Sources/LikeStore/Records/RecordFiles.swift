@@ -1,0 +1,190 @@
+// Owns records/: reading and decoding record files, judging a journal line by its record file,
+// and writing a record in place (temporary name, flushed, renamed). Called by OpenStore,
+// WriteSession, Journal (through the commit check) and repair (RepairPlan).
+
+import Dispatch
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The record files of a store, one per liked photo: the truth the journal indexes.
+struct RecordFiles {
+    static let directoryName = StoreLayout.recordsDirectory
+
+    let directory: StoreDirectory
+
+    /// Every record file, decoded: the slow, sure path used where the index cannot be trusted.
+    struct Decoded {
+        var entries: [LiveEntry] = []
+        var records: [StoredRecord] = []
+        /// A sentence per damaged record file.
+        var damage: [String] = []
+        var damagedKeys: Set<String> = []
+    }
+
+    /// The record of the photo with `key`, or `nil` when it has none.
+    ///
+    /// - Throws: ``StoreError/damagedRecord(file:reason:)`` when the file is no record
+    ///   of that photo (malformed, another photo's, a folder or FIFO in its place); `io`.
+    func read(key: String) throws -> StoredRecord? {
+        let name = StoreLayout.recordFileName(key)
+        let data: Data
+        do {
+            guard let read = try directory.read(name) else { return nil }
+            data = read
+        } catch StoreError.io(_, _, let code) where code == EISDIR || code == ELOOP {
+            // A folder, a FIFO or a link where the record should be: damage, not an I/O failure.
+            // (No read or write goes through a link; repair sets it aside, a new like replaces it.)
+            throw StoreError.damagedRecord(
+                file: directory.path(name), reason: code == ELOOP ? "it is a symbolic link, not a file of the store" : "it is not a regular file")
+        }
+        do {
+            let stored = try StoredRecord.decode(data)
+            guard stored.key == key else {
+                throw StoreError.damagedRecord(
+                    file: directory.path(name), reason: "it holds the record of \(MessageText.quoted(stored.id))")
+            }
+            return stored
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.damagedRecord(file: directory.path(name), reason: Self.describe(error))
+        }
+    }
+
+    /// The records of `keys`, in their order, each as ``read(key:)`` gives it.
+    ///
+    /// A page's records lie scattered over the disk. Read one after the other from a cold cache,
+    /// each waits for its own read (about half a millisecond each here); so when the first takes
+    /// longer than a read from memory would, the rest are read by up to eight threads at once,
+    /// whose reads the disk serves together. From memory they are read in turn.
+    func read(keys: [String]) -> [Result<StoredRecord?, any Error>] {
+        guard let first = keys.first else { return [] }
+        let started = DispatchTime.now().uptimeNanoseconds
+        var results: [Result<StoredRecord?, any Error>] = [Result { try read(key: first) }]
+        let rest = keys.dropFirst()
+        let fromDisk = DispatchTime.now().uptimeNanoseconds - started > 150_000
+        guard fromDisk, rest.count >= 2 else {
+            results += rest.map { key in Result { try read(key: key) } }
+            return results
+        }
+        let shared = Locked((next: rest.startIndex, results: [Result<StoredRecord?, any Error>?](repeating: nil, count: keys.count)))
+        let done = DispatchSemaphore(value: 0)
+        let workers = min(8, rest.count)
+        let records = self
+        for _ in 0..<workers {
+            startThread(named: "LikeKit.read") {
+                while true {
+                    let index: Int? = shared.withLock { state in
+                        guard state.next < keys.endIndex else { return nil }
+                        defer { state.next += 1 }
+                        return state.next
+                    }
+                    guard let index else { break }
+                    let result = Result { try records.read(key: keys[index]) }
+                    shared.withLock { $0.results[index] = result }
+                }
+                done.signal()
+            }
+        }
+        for _ in 0..<workers { done.wait() }
+        let gathered = shared.withLock { $0.results }
+        // Every index was read by a worker; one that was not is read here.
+        return results + rest.indices.map { index in gathered[index] ?? Result { try read(key: keys[index]) } }
+    }
+
+    /// Whether the photo with `key` has a record file (of any kind), without reading it.
+    func exists(key: String) throws -> Bool {
+        try directory.entry(StoreLayout.recordFileName(key)) != nil
+    }
+
+    /// Whether any record file is present.
+    func hasAny() throws -> Bool {
+        try directory.names().contains { StoreLayout.key(ofRecordFile: $0) != nil }
+    }
+
+    /// Whether the change a journal line describes took effect, judged by the record file.
+    func hasCommitted(_ line: JournalLine) throws -> Bool {
+        let stored: StoredRecord?
+        do {
+            stored = try read(key: line.key)
+        } catch StoreError.damagedRecord {
+            return true  // damage is for verify to report, not a reason to drop the line
+        }
+        switch line.operation {
+        case .liked, .updated: return stored?.generation == line.generation
+        case .unliked: return stored?.generation != line.generation
+        default: return true
+        }
+    }
+
+    /// Decodes every record file.
+    func decodeAll() throws -> Decoded {
+        var decoded = Decoded()
+        for name in try directory.names() {
+            // A link or directory with a record's name is no record; purge removes it.
+            guard let key = StoreLayout.key(ofRecordFile: name), try directory.entry(name)?.isRegularFile == true else { continue }
+            do {
+                guard let record = try read(key: key) else { continue }
+                decoded.entries.append(record.liveEntry)
+                decoded.records.append(record)
+            } catch StoreError.damagedRecord(let file, let reason) {
+                decoded.damage.append("The record file \(file) is damaged (\(reason)).")
+                decoded.damagedKeys.insert(key)
+            }
+        }
+        return decoded
+    }
+
+    /// Writes `record` under a temporary name (by its generation, or `token`); returns that
+    /// name. `durable`: flushed.
+    func writeTemporary(_ record: StoredRecord, token: String? = nil, encoded: Data? = nil, durable: Bool) throws -> String {
+        let temporary = StoreLayout.temporaryRecordFileName(record.key, token ?? record.generation)
+        try directory.createFile(temporary, data: try encoded ?? record.encoded(), durable: durable)
+        return temporary
+    }
+
+    /// Renames a temporary record into place: the commit of its change. `durable`: the rename is
+    /// flushed fully before this returns.
+    func commit(_ temporary: String, of record: StoredRecord, durable: Bool) throws {
+        try directory.rename(temporary, to: StoreLayout.recordFileName(record.key))
+        if durable { try directory.sync(commit: true) }
+    }
+
+    /// Writes `record` back as its photo's current record file, unchanged (its generation is the
+    /// one the journal names): a temporary file of a fresh name, flushed, renamed into place.
+    func replace(with record: StoredRecord, durable: Bool) throws {
+        try commit(try writeTemporary(record, token: Generation.make(), durable: durable), of: record, durable: durable)
+    }
+
+    /// Removes the photo's record file: the commit of an unlike.
+    func remove(key: String) throws {
+        try directory.remove(StoreLayout.recordFileName(key))
+    }
+
+    /// Why a record file did not decode, as the end of a sentence.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription.isEmpty ? "its JSON is malformed" : "its JSON is malformed: \(context.debugDescription)"
+        case DecodingError.keyNotFound(let key, _):
+            return "it has no \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        default:
+            return "\(error)"
+        }
+    }
+}

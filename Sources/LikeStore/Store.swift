@@ -1,0 +1,130 @@
+// Owns a store below the public façade: where it is, how it is flushed, and its locks. Every read
+// and write of the façade goes through it: reads through an OpenStore, changes through a
+// WriteSession under the exclusive lock. Nothing in LikeStore can call up into the façade.
+
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// One store directory, as the storage layer sees it.
+///
+/// ```
+/// the façade (+ extensions)          public requests in, public values out
+///   └─ Store                         locks; opens OpenStore (read) and WriteSession (write)
+///        ├─ Journal ─ JournalReader  likes.journal: the index and change log
+///        ├─ RecordFiles              records/: the truth
+///        ├─ ImageFiles               images/
+///        └─ StoreDirectory           every system call on a store file
+/// ```
+package final class Store: Sendable {
+    package let path: String
+    /// Whether changes are flushed to stable storage before they return.
+    package let durable: Bool
+    /// Seconds to wait for another process's lock.
+    package let lockTimeout: Double
+    package let faults: FaultInjector?
+    /// Serializes this process's changes to the store; the file lock serializes them with other
+    /// processes.
+    private let writer = Locked(())
+
+    package init(path: String, durable: Bool, lockTimeout: Double, faults: FaultInjector?) {
+        self.path = path
+        self.durable = durable
+        self.lockTimeout = lockTimeout
+        self.faults = faults
+    }
+
+    /// The store's directory, or `nil` when there is no store yet.
+    func openRoot() throws -> StoreDirectory? {
+        try StoreDirectory.open(path: path, faults: faults)
+    }
+
+    /// The store opened for reading, or `nil` when there is no store yet. Takes no lock; see
+    /// ``OpenStore/sharedLock()``.
+    func open() throws -> OpenStore? {
+        guard let root = try openRoot() else { return nil }
+        finishPendingChange(root)
+        return try OpenStore(root: root, lockTimeout: lockTimeout)
+    }
+
+    /// Finishes the journal's last changes where a power cut left them on disk but not yet shown
+    /// by records/ (see ``WriteSession``), so that a reader coming first after the cut sees what
+    /// a writer would. Costs a look at the journal's last lines and a name or two in records/;
+    /// the finishing itself, only then, takes the exclusive lock if it is free at once (a writer
+    /// holding it settles the lines itself). Where the store cannot be written, nothing is
+    /// finished and readers see such a change as not made, until a writer comes.
+    private func finishPendingChange(_ root: StoreDirectory) {
+        let journal = Journal(root: root)
+        guard let reader = try? journal.reader(records: nil), let changes = try? reader.lastChanges(), !changes.isEmpty,
+            let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName)
+        else { return }
+        // Without reading records: whether a change may be waiting, by one name each.
+        let waiting = changes.indices.contains { index in
+            let line = changes[index]
+            let name: String
+            switch line.operation {
+            case .liked, .updated: name = StoreLayout.temporaryRecordFileName(line.key, line.generation)
+            default:
+                // An unlike's record is gone, unless a newer like of the photo made it anew: then
+                // the record it removed is there only if it is waiting.
+                if changes[..<index].contains(where: { $0.key == line.key }) {
+                    let record = try? RecordFiles(directory: recordsDirectory).read(key: line.key)
+                    return record?.generation == line.generation
+                }
+                name = StoreLayout.recordFileName(line.key)
+            }
+            return (try? recordsDirectory.entry(name)) != nil
+        }
+        guard waiting else { return }
+        // The file lock alone: it also excludes this process's writers (flock belongs to the
+        // open file), and this may run on a thread that holds `writer`.
+        guard let lock = try? FileLock(in: root, timeout: 0), let imagesDirectory = try? root.subdirectory(ImageFiles.directoryName),
+            let locked = try? journal.reader(records: nil)
+        else { return }
+        let (records, images) = (RecordFiles(directory: recordsDirectory), ImageFiles(directory: imagesDirectory))
+        _ = try? journal.settle(locked, records: records) { line in
+            try WriteSession.finish(line, records: records, images: images, root: root, durable: durable)
+        }
+        _ = consume lock
+    }
+
+    /// Runs `body` holding this process's writer lock and the store's exclusive file lock, with
+    /// nothing recovered first (repair looks at the journal before a session would settle it).
+    func withExclusiveLock<Result>(_ body: (StoreDirectory, borrowing FileLock) throws -> Result) throws -> Result {
+        try writer.withLock { _ in
+            let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
+            let lock = try FileLock(in: root, timeout: lockTimeout)
+            let result = try body(root, lock)
+            _ = consume lock
+            return result
+        }
+    }
+
+    /// Runs `body` with a write session: under the exclusive lock, after recovering from whatever
+    /// a crashed writer left at the end of the journal. `restoring`: a restore's session (see
+    /// ``WriteSession/restore(_:likedAt:)``).
+    func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
+        try withExclusiveLock { root, lock in
+            var session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: durable, keepingUnsorted: restoring)
+            return try body(&session)
+        }
+    }
+
+    /// The file system of the store's directory, or of the nearest folder above it that exists,
+    /// and how changes are flushed there.
+    func fileSystemAndStrategy() throws -> (name: String, strategy: FlushMethod) {
+        var candidate = path
+        while true {
+            if let directory = try StoreDirectory.open(path: candidate, faults: faults) {
+                return (directory.fileSystem.name, durable ? directory.flushStrategy : .none)
+            }
+            let parent = PathText.parent(candidate)
+            if parent.isEmpty || parent == candidate { return ("unknown", durable ? .eachFile : .none) }
+            candidate = parent
+        }
+    }
+}

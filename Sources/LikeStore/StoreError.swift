@@ -1,0 +1,34 @@
+// The one error type the store throws: what went wrong with its files, in values the façade
+// words for the user (StoreError). Nothing here is a sentence yet.
+
+/// Why a store operation failed; the store is left as it was.
+package enum StoreError: Error, Sendable, Hashable {
+    /// Which of a photo's images a problem is about.
+    package enum ImageRole: String, Sendable, Hashable {
+        case image
+        case userImage
+    }
+
+    /// A system call failed: `action` is what was being done ("read the record"), `code` the
+    /// `errno`.
+    case io(action: String, path: String, code: Int32)
+    /// Another process held the store's lock for all of `waitedSeconds`.
+    case busy(directory: String, waitedSeconds: Double)
+    /// A record file that cannot be decoded, and why.
+    case damagedRecord(file: String, reason: String)
+    /// An image file whose bytes are not the ones its record names, or that is no file.
+    case damagedImage(file: String, reason: String)
+    /// Data given as an image that is not a complete JPEG.
+    case notJPEG(image: ImageRole, reason: String)
+    /// The photo is not liked.
+    case notLiked(id: String)
+    /// A first like without an image.
+    case imageRequired(id: String)
+    /// Two ids that map to one storage key.
+    case idCollision(id: String, existing: String)
+    /// An operation that deletes refused, since the store cannot tell orphans from a photo's only
+    /// copy until it is repaired.
+    case needsRepair(directory: String, problem: String)
+    /// An export's destination that cannot be written as asked.
+    case destinationUnusable(path: String, reason: String)
+}

@@ -1,0 +1,119 @@
+// What a like or an edit asks of the store: the images, checked before the lock is taken, and
+// the note, metadata and albums it sets.
+
+import JPEGCodec
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// A like's images, checked before the store is locked, and what it changes besides: the ids,
+/// names and note in it are the façade's to have checked.
+package struct StoreRequest: Sendable {
+    /// What a change does to the photo's note.
+    package enum NoteEdit: Sendable {
+        case keep
+        case set(String)
+        case clear
+    }
+
+    /// A JPEG to store: its bytes in memory, checked and checksummed, or a file to copy, checked
+    /// (and checksummed as it is copied, so that it is read once).
+    package struct Image: Sendable {
+        enum Source: Sendable {
+            case bytes(Data, checksum: UInt32)
+            /// Copied into the store a piece at a time, never read whole into memory; the copy
+            /// fails unless the file is still the version that was checked.
+            case file(path: String, version: ImageFileReader.Version)
+        }
+
+        var source: Source
+        var byteCount: Int
+        var header: JPEGHeader
+
+        /// A JPEG in memory, checked as a whole file.
+        ///
+        /// - Throws: ``StoreError/notJPEG(image:reason:)`` naming `kind`.
+        package init(_ data: Data, kind: StoreError.ImageRole) throws(StoreError) {
+            source = .bytes(data, checksum: data.withUnsafeBytes { CRC32.checksum($0) })
+            byteCount = data.count
+            header = try PhotoCheck.header(of: data, kind: kind)
+        }
+
+        /// Checks the JPEG in the file at `path`, reading only the few bytes of each marker
+        /// segment the check passes; `checking` first looks at the open file as it likes (a
+        /// restore's digest reads it a piece at a time). Memory stays a few pieces, whatever the
+        /// file.
+        package init(file path: String, kind: StoreError.ImageRole, checking: ((ImageFileReader) throws -> Void)? = nil) throws {
+            let file = try ImageFileReader(path: path)
+            defer { file.close() }
+            source = .file(path: path, version: file.version)
+            byteCount = file.size
+            try checking?(file)
+            header = try PhotoCheck.header(ofFile: file.descriptor, size: file.size, path: path, kind: kind)
+        }
+
+        /// The JPEG's size in pixels, as its frame header gives it.
+        package var size: (width: Int, height: Int) { (header.width, header.height) }
+
+        /// A checksum as a record keeps it: eight hex digits.
+        static func text(_ checksum: UInt32) -> String {
+            let text = String(checksum, radix: 16)
+            return String(repeating: "0", count: 8 - text.count) + text
+        }
+    }
+
+    /// The photo's id (see ``Names/id(_:)``).
+    package var id: String
+    package var image: Image?
+    package var userImage: Image?
+    package var note: NoteEdit
+    package var photo: StoredPhoto?
+    /// Album names in stored form (see ``Names/album(_:)``).
+    package var addAlbums: [String]
+    package var removeAlbums: [String] = []
+
+    /// A like, or an update of what is given.
+    package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {
+        self.id = id
+        self.image = image
+        self.userImage = userImage
+        self.note = note.map(NoteEdit.set) ?? .keep
+        self.photo = photo
+        self.addAlbums = albums
+    }
+
+    /// A change to a liked photo's note or albums alone.
+    package init(id: String, note: NoteEdit = .keep, addAlbums: [String] = [], removeAlbums: [String] = []) {
+        self.id = id
+        self.note = note
+        self.photo = nil
+        self.addAlbums = addAlbums
+        self.removeAlbums = removeAlbums
+    }
+
+    /// The note a record has after this change.
+    func note(after existing: String?) -> String? {
+        switch note {
+        case .keep: existing
+        case .set(let text): text
+        case .clear: nil
+        }
+    }
+
+    /// The albums a record is in after this change.
+    func albums(after existing: [String]) -> [String] {
+        Names.canonicalAlbums(Set(existing).union(addAlbums).subtracting(removeAlbums))
+    }
+
+    /// The metadata a record has after this change: the fields given replace theirs.
+    func photo(after existing: StoredPhoto?) -> StoredPhoto? {
+        switch (existing, photo) {
+        case (let old?, let new?): old.merging(new)
+        case (let old, let new): new ?? old
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// Owns the storage layer's account of one change: what a write session made or an observer read
+// from the journal, with the record as stored. The façade turns it into a public LikeChange.
+
+/// A change to the store as the storage layer knows it.
+package struct StoredChange: Sendable {
+    /// What kind of change it was.
+    package enum Kind: String, Sendable, Hashable {
+        case liked
+        case updated
+        case unliked
+        case purged
+        /// A like that found the photo as asked, and wrote nothing.
+        case unchanged
+    }
+
+    package var kind: Kind
+    /// The photo's id, when the change was to one photo and its id is known.
+    package var id: String?
+    /// When it happened, in milliseconds since 1970.
+    package var at: Int64
+    /// The record after a like or update, when known.
+    package var record: StoredRecord?
+    /// The store files removed, as paths inside the store.
+    package var files: [String] = []
+    /// The record is a later one than the change committed, so what the change touched is not
+    /// known from it.
+    var fieldsUnknown = false
+
+    /// What the change touched: everything a like set; what an update's record says it changed
+    /// (all of it, when that is not known); nothing for the rest.
+    package var fields: Set<RecordField> {
+        guard let record, kind != .unchanged else { return [] }
+        if kind == .liked { return record.likedFields }
+        guard !fieldsUnknown, let changed = record.changed else { return Set(RecordField.allCases) }
+        return Set(changed)
+    }
+}

@@ -1,0 +1,175 @@
+// Owns the content of a record file as written to disk: no absolute paths, only generations and
+// checksums. Read and written by RecordFiles; the façade turns it into a public LikeRecord.
+
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// The content of `records/KEY.json`.
+///
+/// Image files are named by the record's key and each image's generation, so the file holds no
+/// path at all: a store moved as a whole keeps working, and a tampered record cannot point
+/// outside the store.
+package struct StoredRecord: Codable, Hashable, Sendable {
+    /// One of the photo's images: its file is `images/KEY~GENERATION.jpg` (`.user.jpg` for the
+    /// photographer's picture).
+    package struct Image: Codable, Hashable, Sendable {
+        package var generation: String
+        package var bytes: Int
+        package var width: Int
+        package var height: Int
+        /// CRC-32 of the bytes as liked, as 8 hex digits: lets `verify` prove them unchanged.
+        package var crc32: String
+    }
+
+    var format = 1
+    /// The photo's id as it was liked (see ``Names/id(_:)``).
+    package var id: String
+    /// A fresh token per write of the record.
+    package var generation: String
+    /// When the photo was first liked, in milliseconds since 1970.
+    package var likedAt: Int64
+    package var image: Image
+    package var userImage: Image?
+    package var note: String?
+    package var photo: StoredPhoto?
+    /// The albums the photo is in, in NFC, byte order and without duplicates; left out of the
+    /// file when none.
+    package var albums: [String]
+    /// What the update that wrote this record changed, so that observers in other processes can
+    /// say it; `nil` (left out of the file) after a first like, a repair or an older version.
+    package var changed: [RecordField]?
+
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, changed }
+
+    init(
+        id: String, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: StoredPhoto?,
+        albums: [String] = []
+    ) {
+        self.id = id
+        self.generation = generation
+        self.likedAt = likedAt
+        self.image = image
+        self.userImage = userImage
+        self.note = note
+        self.photo = photo
+        self.albums = Names.canonicalAlbums(albums)
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decode(Int.self, forKey: .format)
+        guard format == 1 else {
+            throw DecodingError.dataCorruptedError(forKey: .format, in: container, debugDescription: "unknown record format \(format)")
+        }
+        let id = try container.decode(String.self, forKey: .id)
+        if let problem = Names.problem(with: id, maximumByteCount: Names.maximumIDByteCount) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .id, in: container, debugDescription: "Invalid photo id \(MessageText.quoted(id)): \(problem).")
+        }
+        self.id = id
+        generation = try container.decode(String.self, forKey: .generation)
+        let text = try container.decode(String.self, forKey: .likedAt)
+        guard let likedAt = Timestamp.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .likedAt, in: container, debugDescription: "not an ISO 8601 date: \(text)")
+        }
+        self.likedAt = likedAt
+        image = try container.decode(Image.self, forKey: .image)
+        userImage = try container.decodeIfPresent(Image.self, forKey: .userImage)
+        note = try container.decodeIfPresent(String.self, forKey: .note)
+        photo = try container.decodeIfPresent(StoredPhoto.self, forKey: .photo)
+        var albums: [String] = []
+        for name in try container.decodeIfPresent([String].self, forKey: .albums) ?? [] {
+            guard let album = Names.album(name) else {
+                let problem = Names.problem(with: Names.albumForm(name), maximumByteCount: Names.maximumAlbumByteCount) ?? ""
+                throw DecodingError.dataCorruptedError(
+                    forKey: .albums, in: container, debugDescription: "Invalid album name \(MessageText.quoted(name)): \(problem).")
+            }
+            albums.append(album)
+        }
+        self.albums = Names.canonicalAlbums(albums)
+        // Names a later version may add are passed over.
+        changed = try container.decodeIfPresent([String].self, forKey: .changed).map { $0.compactMap(RecordField.init(rawValue:)) }
+        for value in [generation, image.generation, userImage?.generation].compactMap({ $0 }) where !Generation.isValid(value) {
+            throw DecodingError.dataCorruptedError(forKey: .generation, in: container, debugDescription: "malformed generation \(value)")
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(format, forKey: .format)
+        try container.encode(id, forKey: .id)
+        try container.encode(generation, forKey: .generation)
+        try container.encode(Timestamp.string(likedAt), forKey: .likedAt)
+        try container.encode(image, forKey: .image)
+        try container.encode(userImage, forKey: .userImage)
+        try container.encode(note, forKey: .note)
+        try container.encode(photo, forKey: .photo)
+        if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
+        if let changed, !changed.isEmpty { try container.encode(changed, forKey: .changed) }
+    }
+
+    /// The parts of the photo that differ between `earlier` and this record.
+    func fields(changedSince earlier: StoredRecord) -> [RecordField] {
+        var fields: [RecordField] = []
+        if image != earlier.image { fields.append(.image) }
+        if userImage != earlier.userImage { fields.append(.userImage) }
+        if note != earlier.note { fields.append(.note) }
+        if albums != earlier.albums { fields.append(.albums) }
+        if photo != earlier.photo { fields.append(.photo) }
+        return fields
+    }
+
+    /// The parts a first like of this record sets.
+    var likedFields: Set<RecordField> {
+        var fields: Set<RecordField> = [.image]
+        if userImage != nil { fields.insert(.userImage) }
+        if note != nil { fields.insert(.note) }
+        if !albums.isEmpty { fields.insert(.albums) }
+        if photo != nil { fields.insert(.photo) }
+        return fields
+    }
+
+    package var key: String { StorageKey.make(for: id) }
+    package var listingKey: ListingKey { ListingKey(likedAt: likedAt, key: key) }
+    package var totalBytes: Int { image.bytes + (userImage?.bytes ?? 0) }
+
+    var imageFileNames: [String] {
+        var names = [StoreLayout.imageFileName(key, image.generation, user: false)]
+        if let userImage { names.append(StoreLayout.imageFileName(key, userImage.generation, user: true)) }
+        return names
+    }
+
+    var liveEntry: LiveEntry {
+        LiveEntry(
+            key: key, generation: generation, likedAt: likedAt, bytes: Int64(totalBytes),
+            imageGeneration: image.generation, userImageGeneration: userImage?.generation, albums: albums,
+            catalog: CatalogFields(record: self))
+    }
+
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Reads a record file: the form this version writes by ``RecordReader``, anything else
+    /// (and damage, which it names) by JSONDecoder.
+    static func decode(_ data: Data) throws -> StoredRecord {
+        if let record = RecordReader.record(in: data) { return record }
+        return try JSONDecoder().decode(StoredRecord.self, from: data)
+    }
+}
+
+/// A part of a photo a change can touch.
+package enum RecordField: String, Sendable, Hashable, Codable, CaseIterable {
+    case image
+    case userImage
+    case note
+    case albums
+    case photo
+}
