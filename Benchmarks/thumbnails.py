@@ -13,6 +13,8 @@ import subprocess
 import sys
 import time
 
+from PIL import Image
+
 LIKES, WORK = sys.argv[1], sys.argv[2]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 photos = os.path.join(WORK, "thumbnail-photos")
@@ -29,10 +31,14 @@ def timed(command):
 results = {}
 for name in ("12mp-420", "12mp-progressive", "24mp-420", "24mp-progressive"):
     source = os.path.join(photos, name + ".jpg")
-    ours_command = [LIKES, "thumbnail", source, "--output", os.path.join(WORK, "ours.jpg")]
     peer_command = ["/bin/sh", "-c", f"djpeg -scale 1/8 '{source}' | cjpeg > '{os.path.join(WORK, 'peer.jpg')}'"]
-    timed(ours_command)
     timed(peer_command)
+    # The same size as the peer's (its 1/8 decode): `--size N` gives a long side of exactly N,
+    # and a default of 512 would make ours decode at 1/4 and shrink where the peer stops at 1/8.
+    with Image.open(os.path.join(WORK, "peer.jpg")) as made:
+        long_side = max(made.size)
+    ours_command = [LIKES, "thumbnail", source, "--output", os.path.join(WORK, "ours.jpg"), "--size", str(long_side)]
+    timed(ours_command)
     ours, peer = [], []
     for _ in range(15):
         ours.append(timed(ours_command))

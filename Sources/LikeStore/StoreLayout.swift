@@ -12,6 +12,8 @@
 /// images/KEY~GEN.jpg                 the main image of generation GEN
 /// images/KEY~GEN.user.jpg            the user image of generation GEN
 /// damaged/STAMP/…                    what a repair set aside, under its path in the store
+/// owed/KEY~GEN                       a request a photo source owes for a like (see Store+Owed)
+/// sources/NAME.json                  a photo source's note of where an import stopped
 /// ```
 ///
 /// KEY is ``PhotoID/storageKey``; GEN is a fresh random token for every write, so no write ever

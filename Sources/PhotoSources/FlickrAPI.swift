@@ -52,6 +52,26 @@ public enum FlickrAPI {
         call("flickr.photos.licenses.getInfo", apiKey: apiKey, base: base, [])
     }
 
+    /// `flickr.people.findByUsername`: a user name's NSID.
+    public static func findUser(_ username: String, apiKey: String, base: String = defaultBase) -> APIRequest {
+        call("flickr.people.findByUsername", apiKey: apiKey, base: base, [("username", username)])
+    }
+
+    /// `flickr.favorites.getPublicList`: a page of the photos a person starred, newest first,
+    /// with the owner's name.
+    public static func favorites(ofUser nsid: String, page: Int, perPage: Int = 500, apiKey: String, base: String = defaultBase) -> APIRequest {
+        call(
+            "flickr.favorites.getPublicList", apiKey: apiKey, base: base,
+            [("user_id", nsid), ("page", String(page)), ("per_page", String(perPage)), ("extras", "owner_name")])
+    }
+
+    /// Whether `text` is an NSID (`12345678@N01`) rather than a user name.
+    public static func isNSID(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[0].allSatisfy(\.isNumber) && parts[1].hasPrefix("N")
+            && parts[1].count > 1 && parts[1].dropFirst().allSatisfy(\.isNumber)
+    }
+
     private static func call(_ method: String, apiKey: String, base: String, _ fields: [(String, String)]) -> APIRequest {
         APIRequest.make(base, "", [("method", method), ("api_key", apiKey)] + fields + [("format", "json"), ("nojsoncallback", "1")])
     }
@@ -188,13 +208,59 @@ public enum FlickrAPI {
             license: licenseName)
     }
 
-    /// What a non-2xx answer means.
+    /// A favorite: the photo and when it was starred.
+    public struct Favorite: Sendable, Hashable {
+        /// The photo's id.
+        public var id: String
+        /// `date_faved`: when the person starred it.
+        public var favedAt: Date?
+    }
+
+    /// A page of favorites.
+    public struct Favorites: Sendable {
+        /// Favorites in all.
+        public var total: Int
+        /// Pages in all.
+        public var totalPages: Int
+        /// This page's favorites, newest first.
+        public var favorites: [Favorite]
+    }
+
+    /// Reads a `flickr.people.findByUsername` answer: the user's NSID.
+    ///
+    /// - Throws: ``PhotoSourceError``: `notFound` for no such user, `key`, `malformed`.
+    public static func userID(from data: Data) throws -> String {
+        let object = try answer(data, missing: "user")
+        guard let user = object["user"]?.object, let id = text(user["nsid"]) ?? text(user["id"]) else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a user.")
+        }
+        return id
+    }
+
+    /// Reads a `flickr.favorites.getPublicList` answer.
+    ///
+    /// - Throws: ``PhotoSourceError``: `notFound` for no such user, `key`, `malformed`.
+    public static func favorites(from data: Data) throws -> Favorites {
+        let object = try answer(data, missing: "user")
+        guard let photos = object["photos"]?.object, let list = photos["photo"]?.objects else {
+            throw PhotoSourceError(.malformed, "Flickr's answer is not a list of favorites.")
+        }
+        let favorites = list.compactMap { item -> Favorite? in
+            guard let id = text(item["id"]) else { return nil }
+            return Favorite(id: id, favedAt: number(item["date_faved"]).map { Date(timeIntervalSince1970: Double($0)) })
+        }
+        return Favorites(total: number(photos["total"]) ?? favorites.count, totalPages: number(photos["pages"]) ?? 1, favorites: favorites)
+    }
+
+    /// What a non-2xx answer means: 429 the limit of requests, else the status.
     public static func failure(status: Int) -> PhotoSourceError {
-        PhotoSourceError(.failed, "Flickr answered HTTP \(status).")
+        status == 429
+            ? PhotoSourceError(.rateLimited, "Flickr answered HTTP 429: too many requests for this key; try again within the hour.")
+            : PhotoSourceError(.failed, "Flickr answered HTTP \(status).")
     }
 
     /// The answer's object; an answer with `"stat": "fail"` throws what it says.
-    private static func answer(_ data: Data) throws -> [String: JSONValue] {
+    private static func answer(_ data: Data, missing: String = "photo") throws -> [String: JSONValue] {
         guard let object = (try? JSONDecoder().decode(JSONValue.self, from: data))?.object else {
             throw PhotoSourceError(.malformed, "Flickr's answer is not JSON.")
         }
@@ -203,7 +269,9 @@ public enum FlickrAPI {
             let message = text(object["message"]) ?? "no reason given"
             switch code {
             case 100: throw PhotoSourceError(.key, "Flickr refused the API key (\(message)); check FLICKR_API_KEY.")
-            case 1: throw PhotoSourceError(.notFound, "Flickr has no such photo (\(message)).")
+            case 1: throw PhotoSourceError(.notFound, "Flickr has no such \(missing) (\(message)).")
+            case _ where message.lowercased().contains("too many") || message.lowercased().contains("rate limit"):
+                throw PhotoSourceError(.rateLimited, "Flickr refused more requests for now (\(message)); try again within the hour.")
             default: throw PhotoSourceError(.failed, "Flickr answered error \(code): \(message).")
             }
         }

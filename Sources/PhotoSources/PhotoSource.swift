@@ -18,12 +18,15 @@ public struct APIAnswer: Sendable {
     public var rateLimitRemaining: String?
     /// The answer's body.
     public var body: Data
+    /// `X-Total`, where the answer had it: how many items a listing holds in all.
+    public var total: Int?
 
     /// An answer of `status` with its body.
-    public init(status: Int, rateLimitRemaining: String?, body: Data) {
+    public init(status: Int, rateLimitRemaining: String?, body: Data, total: Int? = nil) {
         self.status = status
         self.rateLimitRemaining = rateLimitRemaining
         self.body = body
+        self.total = total
     }
 }
 

@@ -38,6 +38,23 @@ public enum UnsplashAPI {
         return APIRequest.make(base, "/search/photos", fields, headers: headers(accessKey))
     }
 
+    /// `GET /users/USERNAME/likes`: a page of the photos a person liked, newest first.
+    public static func userLikes(_ username: String, page: Int, perPage: Int = 30, accessKey: String, base: String = defaultBase) -> APIRequest {
+        APIRequest.make(
+            base, "/users/" + APIRequest.escape(username) + "/likes", [("page", String(page)), ("per_page", String(perPage))],
+            headers: headers(accessKey))
+    }
+
+    /// Reads a page of `GET /users/USERNAME/likes`: a JSON array of photos.
+    ///
+    /// - Throws: ``PhotoSourceError`` (`malformed`).
+    public static func likedPhotos(from data: Data) throws -> [UnsplashPhoto] {
+        guard data.first(where: { !$0.isSpace }) == UInt8(ascii: "[") else {
+            throw PhotoSourceError(.malformed, "Unsplash's answer is not a list of photos.")
+        }
+        return try UnsplashPhoto.photos(fromJSON: data)
+    }
+
     /// `GET /photos/ID`.
     public static func photo(_ id: String, accessKey: String, base: String = defaultBase) -> APIRequest {
         APIRequest.make(base, "/photos/" + APIRequest.escape(id), [], headers: headers(accessKey))
@@ -47,7 +64,13 @@ public enum UnsplashAPI {
     /// for once a photo is downloaded to be kept; `nil` when the photo has none. An address on
     /// Unsplash's API is asked of `base` instead, so that a stand-in server gets it.
     public static func downloadTracking(_ photo: UnsplashPhoto, accessKey: String, base: String = defaultBase) -> APIRequest? {
-        guard var location = photo.downloadLocation, location.hasPrefix("https://") || location.hasPrefix("http://") else { return nil }
+        photo.downloadLocation.flatMap { downloadTracking(location: $0, accessKey: accessKey, base: base) }
+    }
+
+    /// The request of a `download_location` kept in the store while it was owed.
+    public static func downloadTracking(location: String, accessKey: String, base: String = defaultBase) -> APIRequest? {
+        var location = location
+        guard location.hasPrefix("https://") || location.hasPrefix("http://") else { return nil }
         if base != defaultBase, location.hasPrefix(defaultBase) {
             location = (base.hasSuffix("/") ? String(base.dropLast()) : base) + location.dropFirst(defaultBase.count)
         }
@@ -114,6 +137,7 @@ public enum UnsplashAPI {
         case 403 where rateLimitRemaining?.filter({ !$0.isWhitespace }) == "0":
             return PhotoSourceError(
                 .rateLimited, "Unsplash answered HTTP 403: the hourly limit of requests for this key is reached; try again within the hour.")
+        case 429: return PhotoSourceError(.rateLimited, "Unsplash answered HTTP 429: too many requests; try again within the hour.")
         case 404: return PhotoSourceError(.notFound, "Unsplash answered HTTP 404: it has no such photo\(said).")
         default: return PhotoSourceError(.failed, "Unsplash answered HTTP \(status)\(said).")
         }
@@ -127,4 +151,9 @@ public enum UnsplashAPI {
         }
         return "it is not the JSON expected"
     }
+}
+
+extension UInt8 {
+    /// A JSON space: space, tab, line feed or carriage return.
+    var isSpace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
 }

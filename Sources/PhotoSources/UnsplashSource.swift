@@ -78,16 +78,141 @@ public struct UnsplashSource: PhotoSource {
         guard let imageURL = photo.imageURL else { throw PhotoSourceError(.malformed, "Unsplash gave no urls.regular for \(id.rawValue).") }
         let image = try client.download(imageURL.absoluteString, "image")
         let userImage = try photo.userImageURL.map { try client.download($0.absoluteString, "user image") }
-        let change = try repository.like(id, image: image, userImage: userImage, note: note, photo: photo.metadata, albums: albums)
+        // The download count is owed in the like's own commit, then requested: a request that
+        // cannot be made now is made by the next `unsplash` command that can.
+        let change = try repository.like(
+            id, image: image, userImage: userImage, note: note, photo: photo.metadata, albums: albums, owing: photo.downloadLocation)
         var failure: String?
-        if let tracking = UnsplashAPI.downloadTracking(photo, accessKey: accessKey, base: base) {
-            do {
-                let answer = try client.send(tracking)
-                if !(200...299).contains(answer.status) { failure = "HTTP \(answer.status)" }
-            } catch {
-                failure = "\(error)"
+        do {
+            let paid = try payOwedTracking(for: repository)
+            if try repository.owedRequests().contains(where: { $0.id == id }) {
+                failure = (paid.failure ?? "it was not sent") + "; it stays owed, and the next unsplash command makes it"
             }
+        } catch {
+            failure = "\(error); it stays owed"
         }
         return SourceLike(change: change, trackingFailure: failure)
+    }
+}
+
+// MARK: Bringing a person's likes home
+
+extension UnsplashSource {
+    /// Likes every photo `username` liked on Unsplash, page by page (`GET /users/USERNAME/likes`,
+    /// 30 a page), as ``like(_:into:note:albums:)`` does but from the listing's own photo objects:
+    /// no per-photo API request, the images from Unsplash's image host, and the download count
+    /// owed in each like's commit and requested after (``payOwedTracking(for:)``). Photos liked
+    /// already cost nothing. The first listed gets the newest time, the rest one millisecond less
+    /// each, across runs.
+    ///
+    /// Stops cleanly at the hourly limit of requests (``FavoritesImportReport/stoppedByRateLimit``):
+    /// calling it again goes on where it stopped, asking for no photo twice.
+    ///
+    /// - Parameters:
+    ///   - dryRun: Only the listing's pages are asked, and the new photos counted.
+    ///   - progress: Called after each page.
+    /// - Throws: ``PhotoSourceError`` (`notFound` for no such user, `key`), `LikeRepositoryError`
+    ///   when the store fails (what was liked stays liked), or the client's error.
+    public func importLikes(
+        of username: String, into repository: LikeRepository, albums: [AlbumName] = [], dryRun: Bool = false,
+        progress: @escaping (FavoritesImportProgress) -> Void = { _ in }
+    ) throws -> FavoritesImportReport {
+        var report = FavoritesImportReport(source: name, user: username)
+        let budget = RequestBudget()
+        if !dryRun {
+            let paid = try payOwedTracking(for: repository, budget: budget)
+            report.owedRequestsMade += paid.made
+        }
+        let walk = FavoritesWalk(
+            repository: repository, stateName: "unsplash-likes-" + username.lowercased(), perPage: 30, albums: albums, dryRun: dryRun,
+            list: { page in
+                let answer = try budget.send(UnsplashAPI.userLikes(username, page: page, accessKey: accessKey, base: base), client: client)
+                guard (200...299).contains(answer.status) else {
+                    if answer.status == 404 { throw PhotoSourceError(.notFound, "Unsplash has no user \"\(username)\".") }
+                    throw UnsplashAPI.failure(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body)
+                }
+                let photos = try UnsplashAPI.likedPhotos(from: answer.body)
+                let total = answer.total
+                return FavoritesPage(
+                    photos: photos.map { photo in
+                        FavoritesPage.Photo(id: photo.id, likedAt: nil) {
+                            guard let imageURL = photo.imageURL else { throw PhotoSourceError(.malformed, "Unsplash gave no urls.regular for it.") }
+                            let image = try client.download(imageURL.absoluteString, "image")
+                            let userImage = try photo.userImageURL.map { try client.download($0.absoluteString, "user image") }
+                            let id = try PhotoID(photo.id)
+                            return (LikeItem(id: id, image: image, userImage: userImage, photo: photo.metadata), photo.downloadLocation)
+                        }
+                    }, total: total, isLast: photos.count < 30 || total.map { page * 30 >= $0 } ?? false)
+            },
+            payOwed: {
+                let paid = try payOwedTracking(for: repository, budget: budget)
+                return (paid.made, paid.limited)
+            }, progress: progress)
+        try walk.run(into: &report)
+        report.requests = budget.sent
+        report.owedRequestsLeft = (try? repository.owedRequests().count) ?? 0
+        return report
+    }
+
+    /// Makes the download-tracking requests owed for liked photos, each once: settled in the
+    /// store as soon as Unsplash took it. One that Unsplash answers with an error stays owed;
+    /// the hourly limit, or a request that gets no answer, stops the rest (they stay owed for the
+    /// next command).
+    ///
+    /// - Returns: How many were made, whether the limit stopped the rest, and why the last one
+    ///   that was not made was not.
+    @discardableResult
+    public func payOwedTracking(for repository: LikeRepository) throws -> (made: Int, limited: Bool, failure: String?) {
+        try payOwedTracking(for: repository, budget: RequestBudget())
+    }
+
+    func payOwedTracking(for repository: LikeRepository, budget: RequestBudget) throws -> (made: Int, limited: Bool, failure: String?) {
+        var made = 0
+        var failure: String?
+        for owed in try repository.owedRequests() {
+            guard let request = UnsplashAPI.downloadTracking(location: owed.url, accessKey: accessKey, base: base) else {
+                try repository.settle(owed)  // no address Unsplash would take: nothing to count
+                continue
+            }
+            let answer: APIAnswer
+            do {
+                answer = try budget.send(request, client: client)
+            } catch let error as PhotoSourceError where error.kind == .rateLimited {
+                return (made, true, "the hourly limit is reached")
+            } catch {
+                return (made, false, "\(error)")
+            }
+            switch answer.status {
+            case 200...299, 404:
+                // Counted (or the photo is gone from Unsplash: there is nothing to count).
+                try repository.settle(owed)
+                made += 1
+            case _
+            where UnsplashAPI.failure(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body).kind
+                == .rateLimited:
+                return (made, true, "the hourly limit is reached")
+            default:
+                // This one stays owed; the others are asked still (a server's error is about one).
+                failure = "HTTP \(answer.status)"
+            }
+        }
+        return (made, budget.exhausted, failure)
+    }
+}
+
+/// The requests a run has left before the source's limit, as its answers say
+/// (`X-Ratelimit-Remaining`): once they say none, no request is sent.
+final class RequestBudget: @unchecked Sendable {  // used by one run, on its thread
+    private(set) var sent = 0
+    private(set) var exhausted = false
+
+    /// Sends `request`, unless the last answer said none is left (then throws `rateLimited`).
+    func send(_ request: APIRequest, client: SourceClient) throws -> APIAnswer {
+        guard !exhausted else { throw PhotoSourceError(.rateLimited, "The hourly limit of requests is reached.") }
+        let answer = try client.send(request)
+        sent += 1
+        if answer.rateLimitRemaining?.filter({ !$0.isWhitespace }) == "0" { exhausted = true }
+        if answer.status == 429 { exhausted = true }
+        return answer
     }
 }

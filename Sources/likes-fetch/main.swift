@@ -6,8 +6,8 @@
 // Usage: likes-fetch URL [TIMEOUT_SECONDS] [--api] [--header "Name: value"]...
 // Exit 0 with the body on stdout; else 1 with one line on stderr saying what went wrong.
 // With --api (a photo source's API): any HTTP answer is exit 0, and stdout starts with the
-// status line `HTTP STATUS`, then `x-ratelimit-remaining: N` if the answer had it, then an empty
-// line, then the body.
+// status line `HTTP STATUS`, then `x-ratelimit-remaining: N` and `x-total: N` if the answer had them,
+// then an empty line, then the body.
 
 import Foundation
 
@@ -100,6 +100,7 @@ guard let response = download.response else { fail("the server sent no HTTP answ
 if api {
     var head = "HTTP \(response.statusCode)\n"
     if let remaining = response.value(forHTTPHeaderField: "X-Ratelimit-Remaining") { head += "x-ratelimit-remaining: \(remaining)\n" }
+    if let total = response.value(forHTTPHeaderField: "X-Total") { head += "x-total: \(total)\n" }
     FileHandle.standardOutput.write(Data((head + "\n").utf8) + download.body)
     exit(0)
 }

@@ -20,9 +20,11 @@ enum ExitStatus: Int32 {
 }
 
 /// A failure that ends a command: one line for stderr, and its exit status.
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var status: ExitStatus
+
+    var description: String { message }
 
     init(_ message: String, status: ExitStatus) {
         self.message = message

@@ -170,7 +170,8 @@ struct ShowCommand: Command {
 }
 
 struct StatsCommand: Command {
-    static let json = Option.json("Print {\"count\", \"bytes\", \"oldest\", \"newest\", \"fileSystem\", \"flush\"} as JSON.")
+    static let json = Option.json(
+        "Print {\"count\", \"bytes\", \"oldest\", \"newest\", \"fileSystem\", \"flush\", \"owedTracking\"} as JSON.")
     static let spec = CommandSpec(
         name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
         usage: "stats [--json]", example: "likes stats --json",
@@ -190,7 +191,7 @@ struct StatsCommand: Command {
                 .object([
                     ("count", .int(statistics.count)), ("bytes", .int(statistics.bytes)), ("oldest", .date(statistics.oldest)),
                     ("newest", .date(statistics.newest)), ("fileSystem", .string(statistics.fileSystem)),
-                    ("flush", .string(statistics.flushStrategy.rawValue)),
+                    ("flush", .string(statistics.flushStrategy.rawValue)), ("owedTracking", .int(statistics.owedRequests)),
                 ]))
             return
         }
@@ -203,5 +204,10 @@ struct StatsCommand: Command {
             statistics.flushStrategy == .none
                 ? "Stored on \(statistics.fileSystem); changes are not flushed (relaxed durability)."
                 : "Stored on \(statistics.fileSystem); changes are flushed with \(statistics.flushStrategy).")
+        if statistics.owedRequests > 0 {
+            context.output.print(
+                "\(statistics.owedRequests) Unsplash download count\(statistics.owedRequests == 1 ? " is" : "s are") owed; the next `likes unsplash` command makes \(statistics.owedRequests == 1 ? "it" : "them")."
+            )
+        }
     }
 }

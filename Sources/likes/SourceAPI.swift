@@ -14,6 +14,7 @@ enum SourceAPI {
         var status: Int
         var rateLimitRemaining: String?
         var body: Data
+        var total: Int?
     }
 
     /// The key in `variable`; exit 78 naming it when it is missing.
@@ -35,7 +36,7 @@ enum SourceAPI {
         SourceClient(
             send: { request in
                 let answer = try send(request, environment: environment, source: source)
-                return APIAnswer(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body)
+                return APIAnswer(status: answer.status, rateLimitRemaining: answer.rateLimitRemaining, body: answer.body, total: answer.total)
             },
             download: { url, what in try Download.jpeg(from: url, what: what, environment: environment) })
     }
@@ -68,6 +69,7 @@ enum SourceAPI {
         let head = String(decoding: output[..<end.lowerBound], as: UTF8.self).split(separator: "\n")
         let status = head.first.flatMap { Int($0.dropFirst(5)) } ?? 0
         let remaining = head.dropFirst().first { $0.hasPrefix("x-ratelimit-remaining:") }.map { String($0.dropFirst(22)).trimmingSpace() }
-        return Answer(status: status, rateLimitRemaining: remaining, body: Data(output[end.upperBound...]))
+        let total = head.dropFirst().first { $0.hasPrefix("x-total:") }.flatMap { Int(String($0.dropFirst(8)).trimmingSpace()) }
+        return Answer(status: status, rateLimitRemaining: remaining, body: Data(output[end.upperBound...]), total: total)
     }
 }

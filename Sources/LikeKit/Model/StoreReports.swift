@@ -72,6 +72,9 @@ public struct LikeStatistics: Sendable, Hashable {
     public var fileSystem: String
     /// How changes to the store are made durable on that file system.
     public var flushStrategy: FlushStrategy
+    /// Requests photo sources still owe for liked photos (Unsplash's download count of a photo
+    /// imported while its hourly limit was reached): the next `unsplash` command makes them.
+    public var owedRequests: Int = 0
 }
 
 /// Whether each change is flushed to stable storage before the call returns.

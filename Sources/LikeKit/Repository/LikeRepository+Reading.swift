@@ -47,6 +47,7 @@ extension LikeRepository {
         let counted = try translating { try store.statistics() }
         return LikeStatistics(
             count: counted.count, bytes: counted.bytes, oldest: counted.oldest.map(Timestamp.date), newest: counted.newest.map(Timestamp.date),
-            fileSystem: counted.fileSystem, flushStrategy: FlushStrategy(counted.flush))
+            fileSystem: counted.fileSystem, flushStrategy: FlushStrategy(counted.flush),
+            owedRequests: try translating { try store.owedRequests().count })
     }
 }

@@ -85,7 +85,8 @@ struct RepairPlan {
         let expected: [String: Bool] = [
             StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
             StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
-            RecentRecords.fileName: false, RecentRecords.previousFileName: false,
+            RecentRecords.fileName: false, RecentRecords.previousFileName: false, StoreLayout.owedDirectory: true,
+            StoreLayout.sourcesDirectory: true,
         ]
         for name in try root.names().sorted() {
             guard let entry = try root.entry(name) else { continue }

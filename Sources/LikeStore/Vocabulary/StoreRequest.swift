@@ -75,6 +75,9 @@ package struct StoreRequest: Sendable {
     /// Album names in stored form (see ``Names/album(_:)``).
     package var addAlbums: [String]
     package var removeAlbums: [String] = []
+    /// A request a photo source owes once this like is stored (Unsplash's download count):
+    /// written in the like's own commit, so that it is owed exactly when the photo is liked.
+    package var owedRequest: String?
 
     /// A like, or an update of what is given.
     package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {

@@ -35,3 +35,10 @@ package struct StoredChange: Sendable {
         return Set(changed)
     }
 }
+
+extension StoredChange {
+    /// A like of `record`, as a batch of likes at their own times reports it.
+    package static func liked(_ record: StoredRecord) -> StoredChange {
+        StoredChange(kind: .liked, id: record.id, at: record.likedAt, record: record)
+    }
+}

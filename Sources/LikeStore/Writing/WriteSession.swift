@@ -292,6 +292,15 @@ struct WriteSession {
         let newImage = try store(request.image, user: false)
         let newUserImage = try store(request.userImage, user: true)
         if flushEach, !progress.created.isEmpty { try images.directory.sync() }
+        if let url = request.owedRequest, newImage != nil {
+            // Owed for this image's generation: it owes nothing once the photo is unliked or
+            // liked with another image (see Store.owedRequests).
+            let owed = try root.subdirectoryCreatingIfNeeded(StoreLayout.owedDirectory, durable: flushEach)
+            let name = StoreLayout.owedFileName(key, generation)
+            try owed.createFile(name, data: Data(url.utf8), durable: flushEach)
+            if flushEach { try owed.sync() }
+            progress.created.append((owed, name))
+        }
 
         let photo = request.photo(after: existing?.photo)
         guard let mainImage = newImage ?? existing?.image else { throw StoreError.imageRequired(id: request.id) }
