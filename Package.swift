@@ -37,7 +37,11 @@ let package = Package(
         // the API the pages call, the zip of a selection.
         .target(
             name: "Gallery", dependencies: ["LikesSupport", "LikeKit", "HTTPServer", "PhotoSources"],
-            resources: [.embedInCode("Resources/gallery.js"), .embedInCode("Resources/gallery.css"), .embedInCode("Resources/favicon.svg")]),
+            resources: [
+                .embedInCode("Resources/page.html"), .embedInCode("Resources/favorites.html"), .embedInCode("Resources/photo.html"),
+                .embedInCode("Resources/albums.html"), .embedInCode("Resources/search.html"), .embedInCode("Resources/gallery.js"),
+                .embedInCode("Resources/gallery.css"), .embedInCode("Resources/favicon.svg"),
+            ]),
         // Unsplash's and Flickr's APIs: requests built and answers read, for the command line and
         // for apps on LikeKit; sending them is the caller's.
         .target(name: "PhotoSources", dependencies: ["LikesSupport", "LikeKit"]),

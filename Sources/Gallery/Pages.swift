@@ -1,91 +1,36 @@
-// The gallery's pages: plain HTML shells here; one style sheet and one script in Resources/. Store
-// text reaches a page only through the script, as text nodes (`textContent`), never as markup.
+// The gallery's pages, all files in Resources/: the HTML shells, one style sheet and one script.
+// Store text reaches a page only through the script, as text nodes (`textContent`), never as
+// markup.
 
 import HTTPServer
 import LikeKit
 
 enum Pages {
-    enum Page {
+    enum Page: String {
         case favorites, photo, albums, search
 
-        /// The page's name (the script's `data-page`), title and the markup of its `<main>`.
-        var content: (name: String, title: String, body: String) {
+        /// The page's title.
+        var title: String { rawValue == "favorites" ? "Favorites" : rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
+
+        /// The markup of its `<main>`: `Resources/NAME.html`.
+        var main: [UInt8] {
             switch self {
-            case .favorites:
-                (
-                    "favorites", "Favorites",
-                    """
-                    <h1 id="title">Favorites</h1>
-                    <div class="tools">
-                      <input type="search" id="search" name="search" placeholder="Search notes, photographers, albums…" aria-label="Search">
-                      <div class="chips" role="group" aria-label="Colour"></div>
-                      <button type="button" name="download" id="download" disabled>Download selected</button>
-                    </div>
-                    <div id="grid" class="grid"></div>
-                    <p id="empty" hidden>No photos here yet.</p>
-                    <div id="more" aria-hidden="true"></div>
-                    """
-                )
-            case .photo:
-                (
-                    "photo", "Photo",
-                    """
-                    <article id="detail" aria-busy="true"></article>
-                    """
-                )
-            case .search:
-                (
-                    "search", "Search",
-                    """
-                    <h1 id="title">Search</h1>
-                    <form class="tools" id="search-form" role="search">
-                      <input type="search" name="q" id="query" placeholder="Search photos…" aria-label="Search photos" required>
-                      <span id="filters"></span>
-                      <button type="submit">Search</button>
-                    </form>
-                    <div id="grid" class="grid"></div>
-                    <p id="empty" hidden>Nothing found.</p>
-                    <div id="more" aria-hidden="true"></div>
-                    """
-                )
-            case .albums:
-                (
-                    "albums", "Albums",
-                    """
-                    <h1>Albums</h1>
-                    <div id="albums" class="grid"></div>
-                    <p id="empty" hidden>No albums yet: add a photo to one from its page.</p>
-                    """
-                )
+            case .favorites: PackageResources.favorites_html
+            case .photo: PackageResources.photo_html
+            case .albums: PackageResources.albums_html
+            case .search: PackageResources.search_html
             }
         }
     }
 
-    /// A page: the shell every page shares around its own content.
+    /// A page: `Resources/page.html`, the shell every page shares, around its own content. The
+    /// shell's `{{title}}`, `{{page}}` and `{{main}}` are the only text put in, and none of it
+    /// comes from the store.
     static func page(_ page: Page) -> HTTPResponse {
-        let (name, title, body) = page.content
-        let html = """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(title) · likes</title>
-            <link rel="stylesheet" href="/static/gallery.css">
-            <link rel="icon" href="/favicon.svg" type="image/svg+xml">
-            <script src="/static/gallery.js" defer></script>
-            </head>
-            <body data-page="\(name)">
-            <header><nav aria-label="Gallery"><a href="/">Favorites</a><a href="/albums">Albums</a></nav></header>
-            <main>
-            \(body)
-            </main>
-            <p id="status" role="status" aria-live="polite"></p>
-            </body>
-            </html>
-
-            """
+        let html = String(decoding: PackageResources.page_html, as: UTF8.self)
+            .replacing("{{title}}", with: page.title)
+            .replacing("{{page}}", with: page.rawValue)
+            .replacing("{{main}}", with: String(decoding: page.main, as: UTF8.self).trimmingSuffixNewlines())
         return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", text: html)
     }
 
@@ -100,4 +45,13 @@ enum Pages {
     static let icon = PackageResources.favicon_svg
     static let css = PackageResources.gallery_css
     static let script = PackageResources.gallery_js
+}
+
+extension String {
+    /// The text without the newlines at its end.
+    func trimmingSuffixNewlines() -> String {
+        var text = Substring(self)
+        while text.last == "\n" { text = text.dropLast() }
+        return String(text)
+    }
 }

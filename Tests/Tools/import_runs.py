@@ -55,7 +55,9 @@ while True:
     summary = json.loads(result.stdout) if result.stdout.strip() else {}
     runs.append({"status": result.returncode, "liked": summary.get("liked"), "left": summary.get("left"),
                  "seconds": round(time.perf_counter() - run_start, 2)})
-    if result.returncode != 75 or len(runs) > 1000:
+    owed = json.loads(subprocess.run([options.likes, "--store", store, "stats", "--json"], capture_output=True, text=True).stdout)
+    # Done when the walk ended and no download count is owed (the next hour's run makes those).
+    if (result.returncode != 75 and not owed.get("owedTracking")) or len(runs) > 1000:
         break
 elapsed = time.perf_counter() - started
 server.stdin.close()
