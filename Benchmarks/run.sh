@@ -11,6 +11,6 @@ swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --produc
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes-bench
 work="${1:-$(mktemp -d)}"
 python3 Benchmarks/bench.py .build/release "$work"
-python3 Benchmarks/thumbnails.py .build/release/likes "$work"
+/usr/bin/python3 Benchmarks/thumbnails.py .build/release/likes "$work"
 python3 Benchmarks/serve.py .build/release/likes "$work/big/store" "$work" Samples/photos/coffee.jpg
 python3 Benchmarks/restore.py .build/release/likes "$work"

@@ -44,7 +44,12 @@ public final class Gallery: Sendable {
         self.sources = sources
         let target = Locked<Gallery?>(nil)
         handlerTarget = target
-        server = try HTTPServer(port: port) { request in
+        // A few seconds for a request to arrive and for an idle connection to stay: a client that
+        // stalls or leaves a connection open holds one of the server's slots no longer.
+        var timeouts = HTTPServer.Timeouts()
+        timeouts.request = 4
+        timeouts.idle = 5
+        server = try HTTPServer(port: port, timeouts: timeouts) { request in
             guard let gallery = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
             return gallery.respond(request)
         }

@@ -24,10 +24,14 @@ struct PhotoJSON: Encodable {
     var cursor: String
     /// The full JPEG's address, versioned so that it may be cached for good.
     var image: String
+    /// The thumbnail's address, versioned by the image it is made from (a thumbnail of
+    /// `images/KEY~GEN.jpg` is `thumbnails/KEY~GEN.jpg`), so that it too may be cached for good.
     var thumbnail: String
-    var fileName: String
+    /// What the photo is called on a page: its title, else its description, else its id; never
+    /// the store's file name.
+    var name: String
     var bytes: Int
-    /// The size for people: `2.31 MB`.
+    /// The size as `likes show` prints it: `109.89 KB`.
     var size: String
     var width: Int
     var height: Int
@@ -48,8 +52,8 @@ struct PhotoJSON: Encodable {
         likedAt = ISOTime.string(record.likedAt)
         cursor = LikeCursor(record: record).description
         image = "/image?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
-        thumbnail = "/thumbnail?id=\(id)" + (record.thumbnail.map { "&v=" + Access.escapeQuery($0.file.lastPathComponent) } ?? "")
-        fileName = record.image.file.lastPathComponent
+        thumbnail = "/thumbnail?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
+        name = [record.photo?.title, record.photo?.description].compactMap { $0?.trimmedSpaces() }.first { !$0.isEmpty } ?? record.id.rawValue
         bytes = record.image.byteCount
         size = Self.size(record.image.byteCount)
         width = record.image.width
@@ -66,16 +70,9 @@ struct PhotoJSON: Encodable {
         if origin == .unsplash { sourceURL = record.photo?.sourceURL.map(PhotoOrigin.referral) }
     }
 
-    /// Bytes for people, in powers of 1000 as file managers show them: `2.31 MB`, `845 KB`.
+    /// Bytes as `likes show` prints them, in units of 1024 with two decimals: `109.89 KB`.
     static func size(_ bytes: Int) -> String {
-        switch bytes {
-        case ..<1000: return "\(bytes) bytes"
-        case ..<1_000_000: return "\(Int((Double(bytes) / 1000).rounded())) KB"
-        default:
-            let hundredths = Int((Double(bytes) / 10_000).rounded())
-            let fraction = hundredths % 100
-            return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) MB"
-        }
+        ByteCount.formatted(bytes)
     }
 }
 

@@ -27,12 +27,20 @@ enum Pages {
     /// shell's `{{title}}`, `{{page}}` and `{{main}}` are the only text put in, and none of it
     /// comes from the store.
     static func page(_ page: Page) -> HTTPResponse {
-        let html = String(decoding: PackageResources.page_html, as: UTF8.self)
-            .replacing("{{title}}", with: page.title)
-            .replacing("{{page}}", with: page.rawValue)
-            .replacing("{{main}}", with: String(decoding: page.main, as: UTF8.self).trimmingSuffixNewlines())
-        return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", text: html)
+        var response = HTTPResponse(status: 200, body: .bytes(pages[page] ?? []))
+        response.headers.set("Content-Type", "text/html; charset=utf-8")
+        return response
     }
+
+    /// Every page's bytes, put together once.
+    private static let pages: [Page: [UInt8]] = Dictionary(
+        uniqueKeysWithValues: [Page.favorites, .photo, .albums, .search].map { page in
+            let html = String(decoding: PackageResources.page_html, as: UTF8.self)
+                .replacing("{{title}}", with: page.title)
+                .replacing("{{page}}", with: page.rawValue)
+                .replacing("{{main}}", with: String(decoding: page.main, as: UTF8.self).trimmingSuffixNewlines())
+            return (page, Array(html.utf8))
+        })
 
     static func asset(_ bytes: [UInt8], type: String) -> HTTPResponse {
         var response = HTTPResponse(status: 200, body: .bytes(bytes))

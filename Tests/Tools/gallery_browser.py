@@ -239,8 +239,12 @@ def main():
         check("a photo's page shows it", wait(lambda: driver.find_elements(By.CSS_SELECTOR, "img.full")))
         text = driver.find_element(By.ID, "detail").text
         retina_bytes = os.path.getsize(os.path.join(samples, "retina.jpg"))
-        size = f"{round(retina_bytes / 1000)} KB" if retina_bytes < 1_000_000 else f"{retina_bytes / 1e6:.2f} MB"
-        check("file name, size, pixels and liked date", re.search(r"lake~[0-9a-f]{12}\.jpg", text) and size in text and "×" in text,
+        # As `likes show` prints it: units of 1024, two decimals.
+        size = f"{retina_bytes / 1024:.2f} KB" if retina_bytes < 1024 * 1024 else f"{retina_bytes / 1024 / 1024:.2f} MB"
+        liked_times = driver.find_elements(By.CSS_SELECTOR, "#detail time[datetime]")
+        check("the liked date is a <time datetime>", len(liked_times) == 1 and liked_times[0].get_attribute("datetime").endswith("Z"),
+              f"{[t.get_attribute('datetime') for t in liked_times]}")
+        check("name, size, pixels and liked date, never the store's file name", "~" not in text and size in text and "×" in text,
               text[:300])
         credit = driver.find_elements(By.CSS_SELECTOR, "#detail dd a")
         links = [(a.text, a.get_attribute("href")) for a in credit]

@@ -32,7 +32,9 @@ enum GalleryTools {
             "a strict content security policy on every page", "Host evil.example is refused", "a change with a foreign Origin is refused",
             "the store is unchanged after every refused change", "a thousand random requests are all answered",
             "a like by another process arrives on the event stream within 1 s", "a zip of the checked photos",
-            "a request that does not arrive in 10 s gets 408", "SIGTERM stops it with exit 0", "SIGINT stops it with exit 0",
+            "a request that does not arrive gets 408", "an idle and a half-sent connection are closed within a few seconds",
+            "an album's cover is cached for good", "a photo's size as `likes show` prints it", "SIGTERM stops it with exit 0",
+            "SIGINT stops it with exit 0",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }

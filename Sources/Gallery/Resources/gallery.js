@@ -176,7 +176,7 @@ async function photoPage() {
   const facts = el("dl");
   function render(current) {
     photo = current;
-    document.title = (photo.description || photo.id) + " · likes";
+    document.title = photo.name + " · likes";
     const credit = el("dd");
     if (photo.photographer) {
       credit.append("Photo by ", photo.photographerURL ? el("a", { href: photo.photographerURL, text: photo.photographer, rel: "noreferrer" }) : photo.photographer);
@@ -185,10 +185,10 @@ async function photoPage() {
       credit.textContent = "—";
     }
     facts.replaceChildren(
-      el("dt", { text: "File" }), el("dd", { text: photo.fileName, className: "file-name" }),
+      el("dt", { text: "Name" }), el("dd", { text: photo.name, className: "name" }),
       el("dt", { text: "Size" }), el("dd", { text: photo.size, className: "size" }),
       el("dt", { text: "Pixels" }), el("dd", { text: photo.width + " × " + photo.height, className: "pixels" }),
-      el("dt", { text: "Liked" }), el("dd", { text: new Date(photo.likedAt).toLocaleString(), className: "liked" }),
+      el("dt", { text: "Liked" }), el("dd", { className: "liked" }, el("time", { dateTime: photo.likedAt, text: new Date(photo.likedAt).toLocaleString() })),
       el("dt", { text: "Credit" }), credit);
     albums.replaceChildren(...photo.albums.map((name) => {
       const remove = el("button", { type: "button", text: "×", title: "Take out of " + name, "aria-label": "Take out of " + name });

@@ -54,21 +54,27 @@ extension LikeRepository {
     ///   link, cut short or changed since it was liked; `damagedRecord`, `io`.
     public func file(_ kind: PhotoFile.Kind, of id: PhotoID) throws -> PhotoFile? {
         try translating {
-            guard let stored = try store.item(for: id.rawValue)?.record, stored.id == id.rawValue else {
-                throw StoreError.notLiked(id: id.rawValue)
-            }
-            let record = publicRecord(stored)
+            let wanted: Store.FileKind =
+                switch kind {
+                case .image: .image
+                case .userImage: .userImage
+                case .thumbnail: .thumbnail
+                }
+            // One open of the store for the record and the file: the gallery asks this per request.
+            guard let (stored, read) = try store.file(wanted, of: id.rawValue) else { throw StoreError.notLiked(id: id.rawValue) }
+            guard let read else { return nil }
             let image: StoredImage
             switch kind {
             case .thumbnail:
-                guard let bytes = try store.thumbnailFile(for: stored) else { return nil }
-                return PhotoFile(image: thumbnailImage(stored, bytes: bytes.count), data: Data(bytes), damage: Store.thumbnailDamage(in: bytes))
-            case .image: image = record.image
+                guard case .whole(let data) = read else { return nil }
+                let bytes = [UInt8](data)
+                return PhotoFile(image: thumbnailImage(stored, bytes: bytes.count), data: data, damage: Store.thumbnailDamage(in: bytes))
+            case .image: image = publicRecord(stored).image
             case .userImage:
-                guard let user = record.userImage else { return nil }
+                guard let user = publicRecord(stored).userImage else { return nil }
                 image = user
             }
-            switch try store.imageBytes(of: stored, user: kind == .userImage) {
+            switch read {
             case .whole(let data): return PhotoFile(image: image, data: data)
             case .damaged(let problem): throw StoreError.damagedImage(file: image.file.path, reason: problem)
             }

@@ -210,12 +210,40 @@ extension Store {
     /// The bytes of one of a record's images as liked, checked against the record: a link, a
     /// folder or changed bytes are damage, never followed or served.
     package func imageBytes(of record: StoredRecord, user: Bool) throws -> ImageRead {
-        guard let info = user ? record.userImage : record.image else { return .damaged("is missing") }
         guard let opened = try open() else { return .damaged("is missing") }
+        return try Self.imageBytes(of: record, user: user, opened)
+    }
+
+    private static func imageBytes(of record: StoredRecord, user: Bool, _ opened: OpenStore) throws -> ImageRead {
+        guard let info = user ? record.userImage : record.image else { return .damaged("is missing") }
         let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
         switch try opened.images?.read(name, as: info) ?? .damaged("is missing") {
         case .whole(let data): return .whole(data)
         case .damaged(let problem): return .damaged(problem)
+        }
+    }
+
+    /// Which of a photo's files ``file(_:of:)`` reads.
+    package enum FileKind: Sendable {
+        case image, userImage, thumbnail
+    }
+
+    /// A liked photo's record and one of its files, the store opened once (what a gallery
+    /// serves per request): the image's bytes checked against the record, or the thumbnail's
+    /// (made now when missing; `nil` for a JPEG that cannot be scaled); `nil` for the user image
+    /// of a photo that has none. `nil` when `id` is not liked.
+    package func file(_ kind: FileKind, of id: String) throws -> (record: StoredRecord, read: ImageRead?)? {
+        guard let opened = try open(), let stored = try opened.records?.read(key: StorageKey.make(for: id)), stored.id == id else {
+            return nil
+        }
+        switch kind {
+        case .thumbnail:
+            if let data = try opened.thumbnails().bytesIfWhole(key: stored.key, generation: stored.image.generation) {
+                return (stored, .whole(data))
+            }
+            return (stored, try makeThumbnail(of: stored, opened).map { .whole(Data($0)) })
+        case .image: return (stored, try Self.imageBytes(of: stored, user: false, opened))
+        case .userImage: return (stored, stored.userImage == nil ? nil : try Self.imageBytes(of: stored, user: true, opened))
         }
     }
 
