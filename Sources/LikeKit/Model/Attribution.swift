@@ -11,8 +11,7 @@ package enum PhotoOrigin: String, Sendable, CaseIterable {
 
     /// The source of `photo`, when its page is on Unsplash or Flickr.
     package init?(_ photo: PhotoMetadata?) {
-        guard let page = photo?.sourceURL?.lowercased() else { return nil }
-        let host = page.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? ""
+        guard let host = photo?.sourceURL.flatMap(Self.host) else { return nil }
         if host == "unsplash.com" || host.hasSuffix(".unsplash.com") {
             self = .unsplash
         } else if host == "flickr.com" || host.hasSuffix(".flickr.com") || host == "flic.kr" {
@@ -30,10 +29,18 @@ package enum PhotoOrigin: String, Sendable, CaseIterable {
 
     /// `link` as it is to be given: with Unsplash's referral parameters when it leads there.
     package static func referral(_ link: String) -> String {
-        guard let host = link.lowercased().split(separator: "/").dropFirst().first, host == "unsplash.com" || host.hasSuffix(".unsplash.com"),
-            !link.contains("utm_source=")
-        else { return link }
+        guard let host = host(of: link), host == "unsplash.com" || host.hasSuffix(".unsplash.com"), !link.contains("utm_source=") else {
+            return link
+        }
         return link + (link.contains("?") ? "&" : "?") + unsplashReferral
+    }
+
+    /// The host of an address (`scheme://host/…`), in lower case; `nil` without a scheme. Read
+    /// by hand: the gallery asks it of every photo of every page it serves.
+    static func host(of link: String) -> String? {
+        guard let start = link.utf8.firstRange(of: "://".utf8)?.upperBound else { return nil }
+        let host = link.utf8[start...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        return String(decoding: host, as: UTF8.self).lowercased()
     }
 
     /// The photographer's page: on Unsplash by their username, on Flickr as the photo keeps it.
