@@ -90,6 +90,12 @@ public struct FlickrSource: PhotoSource {
     /// Stops cleanly when Flickr refuses more requests for now
     /// (``FavoritesImportReport/stoppedByRateLimit``): calling it again goes on where it stopped.
     ///
+    /// - Parameters:
+    ///   - user: The Flickr user (an NSID, or a user name) whose favorites to bring home.
+    ///   - repository: The store to like them in.
+    ///   - albums: Albums to put every photo liked in.
+    ///   - dryRun: Only the listing's pages are asked, and the new photos counted.
+    ///   - progress: Called after each page.
     /// - Throws: ``PhotoSourceError`` (`notFound` for no such user, `key`), `LikeRepositoryError`
     ///   when the store fails (what was liked stays liked), or the client's error.
     public func importFavorites(

@@ -109,6 +109,9 @@ extension UnsplashSource {
     /// calling it again goes on where it stopped, asking for no photo twice.
     ///
     /// - Parameters:
+    ///   - username: The Unsplash user whose likes to bring home.
+    ///   - repository: The store to like them in.
+    ///   - albums: Albums to put every photo liked in.
     ///   - dryRun: Only the listing's pages are asked, and the new photos counted.
     ///   - progress: Called after each page.
     /// - Throws: ``PhotoSourceError`` (`notFound` for no such user, `key`), `LikeRepositoryError`
@@ -159,6 +162,7 @@ extension UnsplashSource {
     /// the hourly limit, or a request that gets no answer, stops the rest (they stay owed for the
     /// next command).
     ///
+    /// - Parameter repository: The store whose owed requests to make.
     /// - Returns: How many were made, whether the limit stopped the rest, and why the last one
     ///   that was not made was not.
     @discardableResult
