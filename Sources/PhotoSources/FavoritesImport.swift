@@ -101,7 +101,10 @@ struct FavoritesWalk {
 
     func run(into report: inout FavoritesImportReport) throws {
         report.dryRun = dryRun
-        var state = try loadState()
+        // Saved before the first like of a new walk (its base time then holds for every run),
+        // and never by a walk that likes nothing: a dry run, an unknown user or an empty list
+        // leave the store as it was.
+        var (state, saved) = try loadState()
         var page = state.page
         while true {
             let listed: FavoritesPage
@@ -112,10 +115,7 @@ struct FavoritesWalk {
                 report.left = max(0, (state.total ?? 0) - (page - 1) * perPage)
                 return
             }
-            if let total = listed.total, !dryRun, state.total != total {
-                state.total = total
-                try saveState(state)
-            }
+            state.total = listed.total ?? state.total
             let firstIndex = (page - 1) * perPage
             var dealtWith = 0
             var batch: [TimedLike] = []
@@ -146,7 +146,11 @@ struct FavoritesWalk {
                 }
                 dealtWith += 1
             }
-            for (photo, result) in zip(batch, try repository.like(at: batch)) {
+            if !batch.isEmpty, !saved {
+                try saveState(state)
+                saved = true
+            }
+            for (photo, result) in zip(batch, batch.isEmpty ? [] : try repository.like(at: batch)) {
                 switch result {
                 case .success(.some): report.liked.append(photo.item.id)
                 case .success(.none): report.alreadyLiked += 1
@@ -170,7 +174,10 @@ struct FavoritesWalk {
                 report.owedRequestsMade += paid.made
                 state.page = page + 1
                 // A walk that reached the end starts anew next time, for photos liked since.
-                try saveState(finished ? nil : state)
+                if saved || !finished {
+                    try saveState(finished ? nil : state)
+                    saved = !finished
+                }
                 if paid.limited, !finished {
                     report.stoppedByRateLimit = true
                     return
@@ -191,17 +198,14 @@ struct FavoritesWalk {
         return "\(error)"
     }
 
-    private func loadState() throws -> FavoritesImportState {
+    /// Where the last run stopped, or a new walk (not saved yet).
+    private func loadState() throws -> (FavoritesImportState, saved: Bool) {
         if !dryRun, let data = try repository.sourceState(stateName),
             let state = try? JSONDecoder().decode(FavoritesImportState.self, from: data), state.page >= 1
         {
-            return state
+            return (state, true)
         }
-        // Kept before anything is liked, so that every photo of the walk gets its time from
-        // the same base, whichever run likes it.
-        let state = FavoritesImportState(page: 1, base: Int64((Date().timeIntervalSince1970 * 1000).rounded()), total: nil)
-        if !dryRun { try saveState(state) }
-        return state
+        return (FavoritesImportState(page: 1, base: Int64((Date().timeIntervalSince1970 * 1000).rounded()), total: nil), false)
     }
 
     private func saveState(_ state: FavoritesImportState?) throws {

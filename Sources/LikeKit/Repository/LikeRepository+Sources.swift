@@ -41,6 +41,7 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy` or `io` when the store itself fails; the
     ///   photos committed before stay liked.
     package func like(at photos: [TimedLike]) throws -> [Result<LikeChange?, LikeRepositoryError>] {
+        guard !photos.isEmpty else { return [] }
         var results: [Result<LikeChange?, LikeRepositoryError>?] = Array(repeating: nil, count: photos.count)
         var prepared: [(index: Int, request: StoreRequest, likedAt: Int64)] = []
         for (index, photo) in photos.enumerated() {
@@ -55,7 +56,7 @@ extension LikeRepository {
             }
         }
         let records = try translating { try store.restore(prepared.map { ($0.request, $0.likedAt) }, onCommit: observers.changed) }
-        try translating { try store.sortJournalAfterRestore() }
+        if !prepared.isEmpty { try translating { try store.sortJournalAfterRestore() } }
         for (photo, record) in zip(prepared, records) {
             results[photo.index] = .success(record.map { publicChange(StoredChange.liked($0)) })
         }

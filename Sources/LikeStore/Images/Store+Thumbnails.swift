@@ -27,14 +27,6 @@ extension Store {
         return (stored, made.count)
     }
 
-    /// The thumbnail of `id`'s photo as its file holds it (tagged), made now if it is missing or
-    /// damaged; `nil` when its JPEG cannot be scaled.
-    package func thumbnailFile(for record: StoredRecord) throws -> [UInt8]? {
-        guard let opened = try open() else { return nil }
-        if let data = try opened.thumbnails().bytesIfWhole(key: record.key, generation: record.image.generation) { return [UInt8](data) }
-        return try makeThumbnail(of: record, opened)
-    }
-
     /// What is wrong with the JPEG a thumbnail was made from, as its tag says; `nil` for a sound one.
     package static func thumbnailDamage(in bytes: [UInt8]) -> String? { ThumbnailFiles.damage(in: bytes) }
 

@@ -209,11 +209,6 @@ extension Store {
 
     /// The bytes of one of a record's images as liked, checked against the record: a link, a
     /// folder or changed bytes are damage, never followed or served.
-    package func imageBytes(of record: StoredRecord, user: Bool) throws -> ImageRead {
-        guard let opened = try open() else { return .damaged("is missing") }
-        return try Self.imageBytes(of: record, user: user, opened)
-    }
-
     private static func imageBytes(of record: StoredRecord, user: Bool, _ opened: OpenStore) throws -> ImageRead {
         guard let info = user ? record.userImage : record.image else { return .damaged("is missing") }
         let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
