@@ -15,10 +15,22 @@ import LikeKit
 extension Gallery {
     // MARK: Reading
 
-    /// A page of favorites, newest first: `after` (a cursor), `limit`, `search`, `color`, `album`.
+    /// A page of favorites, newest first (`order=oldest`: oldest first, what a photo's viewer asks
+    /// for the photo before it): `after` (a cursor), `limit`, `search`, `color`, `album`.
     func photos(_ request: HTTPRequest) -> HTTPResponse {
+        // The mark is read before the listing: a change made meanwhile leaves a page kept
+        // under a mark that is already old, never an old page under the new mark.
+        guard let mark = repository.changeMark() else { return listPhotos(request) }
+        if let kept = pageCache.withLock({ $0.mark == mark ? $0.pages[request.target] : nil }) { return kept }
+        let response = listPhotos(request)
+        if response.status == 200 { pageCache.withLock { $0.keep(response, for: request.target, at: mark) } }
+        return response
+    }
+
+    private func listPhotos(_ request: HTTPRequest) -> HTTPResponse {
         return Self.answering {
             var query = LikeQuery(limit: min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200))
+            if request.queryValue("order") == "oldest" { query.order = .oldestFirst }
             if let after = request.queryValue("after"), !after.isEmpty {
                 guard let cursor = LikeCursor(after) else { return Self.text(400, "The cursor is not one this gallery gave.") }
                 query.after = cursor
@@ -153,6 +165,27 @@ extension Gallery {
         }
     }
 
+    /// Renames the album `name` to `to`: its photos stay liked, each now in `to`.
+    func renameAlbum(_ request: HTTPRequest) -> HTTPResponse {
+        let form = request.form
+        return Self.answering {
+            let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
+            let to = try AlbumName(form.first { $0.name == "to" }?.value ?? "")
+            let changes = try repository.renameAlbum(album, to: to)
+            return Self.json(["renamed": changes.count])
+        }
+    }
+
+    /// Deletes the album `name`: its photos stay liked, in no album of that name.
+    func deleteAlbum(_ request: HTTPRequest) -> HTTPResponse {
+        let form = request.form
+        return Self.answering {
+            let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
+            let changes = try repository.deleteAlbum(album)
+            return Self.json(["deleted": changes.count])
+        }
+    }
+
     /// The photos checked on a page (`id` fields), as one `.zip` of their JPEGs, byte for byte,
     /// and a contact sheet.
     func download(_ request: HTTPRequest) -> HTTPResponse {
@@ -223,5 +256,19 @@ extension Gallery {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
+
+/// Pages of photos answered under one change mark of the store.
+struct PageCache: Sendable {
+    /// The most pages kept; past it the cache starts again.
+    static let capacity = 256
+
+    var mark: LikeChangeMark?
+    var pages: [String: HTTPResponse] = [:]
+
+    mutating func keep(_ response: HTTPResponse, for target: String, at mark: LikeChangeMark) {
+        if self.mark != mark || pages.count >= Self.capacity { self = PageCache(mark: mark) }
+        pages[target] = response
     }
 }

@@ -30,6 +30,10 @@ public final class Gallery: Sendable {
     let undo = Locked(UndoShelf())
     /// The open event streams, for the heartbeat.
     let streams = Locked([ObjectIdentifier: HTTPEventStream]())
+    /// Pages of photos answered, by request target, while the store's change mark stays the
+    /// same: a page asked again (every open gallery asks the first page on each load) costs one
+    /// look at the journal instead of a listing.
+    let pageCache = Locked(PageCache())
     /// The photo sources whose keys are set: each has a Search page.
     let sources: [any PhotoSource]
     /// The small images of search results shown, by `source/id`: the pages get them from here
@@ -144,6 +148,8 @@ public final class Gallery: Sendable {
             "/api/undo": ["POST": { $0.undoUnlike }],
             "/api/note": ["POST": { $0.setNote }],
             "/api/album": ["POST": { $0.changeAlbum }],
+            "/api/album/rename": ["POST": { $0.renameAlbum }],
+            "/api/album/delete": ["POST": { $0.deleteAlbum }],
             "/download": ["POST": { $0.download }],
         ]
     }()

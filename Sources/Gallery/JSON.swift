@@ -27,6 +27,10 @@ struct PhotoJSON: Encodable {
     /// The thumbnail's address, versioned by the image it is made from (a thumbnail of
     /// `images/KEY~GEN.jpg` is `thumbnails/KEY~GEN.jpg`), so that it too may be cached for good.
     var thumbnail: String
+    /// The thumbnail's pixels, made or not: a page draws the thumbnail where they cover the
+    /// cell and the full image where they fall short.
+    var thumbnailWidth: Int
+    var thumbnailHeight: Int
     /// What the photo is called on a page: its title, else its description, else its id; never
     /// the store's file name.
     var name: String
@@ -53,6 +57,7 @@ struct PhotoJSON: Encodable {
         cursor = LikeCursor(record: record).description
         image = "/image?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
         thumbnail = "/thumbnail?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
+        (thumbnailWidth, thumbnailHeight) = record.thumbnailPixelSize
         name = [record.photo?.title, record.photo?.description].compactMap { $0?.trimmedSpaces() }.first { !$0.isEmpty } ?? record.id.rawValue
         bytes = record.image.byteCount
         size = Self.size(record.image.byteCount)

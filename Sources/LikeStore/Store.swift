@@ -43,6 +43,15 @@ package final class Store: Sendable {
         try StoreDirectory.open(path: path, faults: faults)
     }
 
+    /// A mark that changes whenever the store's content may have changed: the journal's inode,
+    /// size and time of change (every change appends a line; purge, repair and a restore's
+    /// sorting write it anew or over). One look at a file name; `nil` when there is no store or
+    /// no journal.
+    package func changeMark() -> [Int64]? {
+        guard let root = try? openRoot(), let journal = try? root.entry(StoreLayout.journalFileName), journal.isRegularFile else { return nil }
+        return [Int64(bitPattern: journal.inode), Int64(journal.size), journal.modified]
+    }
+
     /// The store opened for reading, or `nil` when there is no store yet. Takes no lock; see
     /// ``OpenStore/sharedLock()``.
     func open() throws -> OpenStore? {

@@ -50,35 +50,81 @@ struct NoteCommand: Command {
 }
 
 struct AlbumCommand: Command {
-    static let json = Option.json("Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON.")
+    static let json = Option.json(
+        "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON (rename and delete: {\"album\", \"to\", \"photos\": [ids]})."
+    )
     static let spec = CommandSpec(
-        name: "album", summary: "Put liked photos in an album, or take them out of it.",
-        usage: "album (add | remove) NAME ID... [--json]",
+        name: "album", summary: "Put liked photos in an album or take them out of it; rename or delete an album.",
+        usage: "album (add | remove) NAME ID... | album rename NAME NEW | album delete NAME [--json]",
         details: """
             An album exists while a photo is in it. Names are any text of at most 256 UTF-8 bytes
-            without control characters. Every ID must be liked (and, to remove, in the album);
-            if one is not, nothing changes. Unliking a photo takes it out of all its albums.
+            without control characters, matched without regard to case. Every ID must be liked
+            (and, to remove, in the album); if one is not, nothing changes. Unliking a photo
+            takes it out of all its albums. Renaming or deleting an album keeps its photos liked;
+            renaming to an album that exists joins the two.
             """,
         example: "likes album add \"Trip to Lisbon\" Dwu85P9SOIk rocket",
-        options: [json], minimumPositionals: 3, maximumPositionals: nil, positionalName: "add or remove, an album NAME and at least one photo ID")
+        options: [json], minimumPositionals: 2, maximumPositionals: nil,
+        positionalName: "add or remove, an album NAME and at least one photo ID; rename NAME NEW; or delete NAME")
 
-    let adding: Bool
+    enum Action: String { case add, remove, rename, delete }
+
+    let action: Action
     let album: AlbumName
     let ids: [PhotoID]
+    let newName: AlbumName?
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        let action = arguments[positional: 0]
-        guard action == "add" || action == "remove" else {
-            throw UsageError(message: "`likes album` takes add or remove, not \"\(Format.oneLine(action))\"", command: "album")
+        let word = arguments[positional: 0]
+        guard let action = Action(rawValue: word) else {
+            throw UsageError(message: "`likes album` takes add, remove, rename or delete, not \"\(Format.oneLine(word))\"", command: "album")
         }
-        adding = action == "add"
+        let count = arguments.positionals.count
+        switch action {
+        case .add, .remove:
+            guard count >= 3 else {
+                throw UsageError(message: "`likes album \(word)` takes an album NAME and at least one photo ID", command: "album")
+            }
+        case .rename:
+            guard count == 3 else {
+                throw UsageError(message: "`likes album rename` takes the album's NAME and its NEW name, nothing more", command: "album")
+            }
+        case .delete:
+            guard count == 2 else { throw UsageError(message: "`likes album delete` takes the album's NAME and nothing more", command: "album") }
+        }
+        self.action = action
         album = try Input.albumName(arguments[positional: 1])
-        ids = try arguments.positionals.dropFirst(2).map(Input.photoID)
+        newName = action == .rename ? try Input.albumName(arguments[positional: 2]) : nil
+        ids = action == .add || action == .remove ? try arguments.positionals.dropFirst(2).map(Input.photoID) : []
         printsJSON = arguments.has(Self.json)
     }
 
     func run(_ context: Context) throws {
+        switch action {
+        case .add, .remove: try changeMembers(context)
+        case .rename, .delete: try renameOrDelete(context)
+        }
+    }
+
+    private func renameOrDelete(_ context: Context) throws {
+        let changes = try newName.map { try context.repository.renameAlbum(album, to: $0) } ?? context.repository.deleteAlbum(album)
+        let moved = changes.compactMap(\.id?.rawValue)
+        if printsJSON {
+            context.output.printJSON(
+                .object([("album", .string(album.rawValue)), ("to", newName.map { .string($0.rawValue) } ?? .null), ("photos", .strings(moved))]))
+            return
+        }
+        let name = LikeRepositoryError.quoted(album.rawValue)
+        if let newName {
+            context.output.print("Renamed \(name) to \(LikeRepositoryError.quoted(newName.rawValue)): \(Self.photos(moved.count)).")
+        } else {
+            context.output.print("Deleted the album \(name): \(Self.photos(moved.count)) taken out of it, still liked.")
+        }
+    }
+
+    private func changeMembers(_ context: Context) throws {
+        let adding = action == .add
         let changes = adding ? try context.repository.addPhotos(ids, toAlbum: album) : try context.repository.removePhotos(ids, fromAlbum: album)
         let changed = Set(changes.compactMap(\.id))
         var seen: Set<PhotoID> = []
@@ -144,6 +190,8 @@ struct AlbumsCommand: Command {
     /// `list --album NAME` of an album that does not exist: an error, not an empty listing, so
     /// that a misspelt name does not pass for an empty album.
     static func checkAlbumExists(_ album: AlbumName, repository: LikeRepository) throws {
-        guard try repository.albums().contains(where: { $0.name == album }) else { throw CommandFailure(LikeRepositoryError.noSuchAlbum(album)) }
+        guard try repository.albums().contains(where: { $0.name.sameAlbum(as: album) }) else {
+            throw CommandFailure(LikeRepositoryError.noSuchAlbum(album))
+        }
     }
 }

@@ -44,16 +44,18 @@ struct Output {
     /// Prints aligned columns, the last one cut to the terminal's width.
     func printTable(header: [String], rows: [[String]], rightAligned: Set<Int>) {
         let last = header.count - 1
-        var widths = header.map(\.count)
-        for row in rows { for column in 0..<last { widths[column] = max(widths[column], row[column].count) } }
+        var widths = header.map(Format.columns)
+        for row in rows { for column in 0..<last { widths[column] = max(widths[column], Format.columns(row[column])) } }
         func line(_ row: [String]) -> String {
             var text = ""
+            var used = 0
             for column in 0..<last {
                 let cell = row[column]
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                let padding = String(repeating: " ", count: widths[column] - Format.columns(cell))
                 text += (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
+                used += widths[column] + 2
             }
-            if let width = terminalWidth { return text + Format.cut(row[last], to: width - text.count) }
+            if let width = terminalWidth { return text + Format.cut(row[last], to: width - used) }
             return text + row[last]
         }
         print(line(header))
@@ -102,6 +104,35 @@ enum Format {
     /// Cuts `text` to `width` characters, ending with `…` when cut.
     static func cut(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
-        return text.count <= width ? text : String(text.prefix(max(0, width - 1))) + "…"
+        guard columns(text) > width else { return text }
+        var kept = ""
+        var used = 0
+        for character in text {
+            let next = columns(of: character)
+            if used + next > width - 1 { break }
+            kept.append(character)
+            used += next
+        }
+        return kept + "…"
+    }
+
+    /// The columns `text` takes on a terminal: two for each wide character (CJK ideographs,
+    /// Hangul, kana, full-width forms, emoji), none for a character of combining marks alone,
+    /// one for the rest.
+    static func columns(_ text: String) -> Int {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.reduce(0) { $0 + columns(of: $1) }
+    }
+
+    static func columns(of character: Character) -> Int {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first else { return 0 }
+        if scalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F }) { return 2 }
+        switch first.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF, 0xAC00...0xD7A3,
+            0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            return 2
+        default:
+            return first.properties.generalCategory == .nonspacingMark || first.properties.generalCategory == .enclosingMark ? 0 : 1
+        }
     }
 }

@@ -99,6 +99,36 @@ import Testing
         #expect(try repository.record(for: PhotoID(valid: "p0"))?.albums.map(\.rawValue) == ["Zoo", "apple"])
     }
 
+    /// Issue 35: an album is found by its name in any case, through the catalog's escaped names
+    /// (`%C3%89t%C3%A9`) as through the index; renamed and deleted, its photos stay liked.
+    @Test func albumsMatchWithoutRegardToCaseAndAreRenamedAndDeleted() throws {
+        let repository = folder.repository(durability: .relaxed)
+        try like(repository, ["p0", "p1", "p2", "p3"])
+        let (p0, p1, p2, p3) = (PhotoID(valid: "p0"), PhotoID(valid: "p1"), PhotoID(valid: "p2"), PhotoID(valid: "p3"))
+        try repository.addPhotos([p0, p1], toAlbum: AlbumName("Été à Lisbonne"))
+        try repository.addPhotos([p2], toAlbum: AlbumName("Apple, Pie"))
+        let ids = { (name: String) in try repository.list(LikeQuery(album: AlbumName(name))).records.map(\.id.rawValue) }
+        #expect(try ids("été À LISBONNE") == ["p1", "p0"])
+        #expect(try ids("apple, pie") == ["p2"])
+        #expect(try ids("APPLE, PIE") == ["p2"])
+        #expect(try ids("Ete a Lisbonne").isEmpty)  // case, not accents
+        #expect(try repository.list(LikeQuery(search: "pie", album: AlbumName("apple, PIE"))).records.map(\.id.rawValue) == ["p2"])
+        #expect(try AlbumName("Été").sameAlbum(as: AlbumName("éTÉ")) && !(try AlbumName("Été").sameAlbum(as: AlbumName("Ete"))))
+
+        let renamed = try repository.renameAlbum(AlbumName("ÉTÉ À LISBONNE"), to: AlbumName("Summer"))
+        #expect(renamed.map(\.kind) == [.updated, .updated])
+        #expect(try repository.albums().map(\.name.rawValue) == ["Apple, Pie", "Summer"])
+        try repository.addPhotos([p3], toAlbum: AlbumName("Summer"))
+        try repository.renameAlbum(AlbumName("apple, pie"), to: AlbumName("Summer"))
+        #expect(try repository.albums().map { "\($0.name.rawValue) \($0.count)" } == ["Summer 4"])
+        let deleted = try repository.deleteAlbum(AlbumName("summer"))
+        #expect(deleted.count == 4)
+        #expect(try repository.albums().isEmpty)
+        #expect(try repository.list().records.count == 4)
+        #expect(throws: LikeRepositoryError.noSuchAlbum(try AlbumName("Summer"))) { try repository.deleteAlbum(AlbumName("Summer")) }
+        #expect(try repository.verify().isOK)
+    }
+
     @Test func namesAreValidatedLikeIdsAndKeptInNFC() throws {
         #expect(throws: LikeRepositoryError.self) { try AlbumName("") }
         #expect(throws: LikeRepositoryError.self) { try AlbumName("tab\there") }

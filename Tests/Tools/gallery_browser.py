@@ -3,9 +3,15 @@ chromium-driver, python3-selenium, python3-pil).
 
     gallery_browser.py --likes BIN --samples DIR [--screenshots DIR]
 
-On a store of the sample photos and 140 made-up ones, with a stand-in for Unsplash's and Flickr's
-APIs (source_server.py): the favorites load 60 at a time and more on
-scroll; search and a colour chip filter; the heart unlikes and, pressed again, undoes; a hostile id
+On a store of the sample photos and 140 made-up ones (of several shapes), with a stand-in for
+Unsplash's and Flickr's APIs (source_server.py), at 1280×800 on a 2× screen and at 390×844 as a
+phone: the favorites load 60 at a time and more on scroll, in justified rows that keep each
+photo's shape, never drawn larger than their pixels; the heart and the check box show on hover,
+focus and in selection mode; captions only where there are words; Back from a photo returns to
+the same place with the pages loaded; the photo's viewer goes to the previous and next photo by
+button, arrow key and swipe, and Escape goes back; albums are renamed and deleted on their page;
+empty states say what is true; on a phone three columns a row, the tools folded, nothing fixed over
+the photos; search and a colour chip filter; the heart unlikes and, pressed again, undoes; a hostile id
 shows as text; the keyboard reaches and presses a heart; a photo's page shows its file name, size,
 pixels and credit, saves its note and adds it to an album; the albums page shows the album with
 its count and cover; two checked photos download as one zip, byte for byte; a like made by another
@@ -80,9 +86,10 @@ def main():
     made = os.path.join(top, "made")
     os.mkdir(made)
     generator = random.Random(7)
+    shapes = [(1200, 800), (800, 1200), (1000, 1000), (1280, 720), (900, 1200)]
     for index in range(140):
         colour = tuple(generator.randrange(256) for _ in range(3))
-        Image.new("RGB", (96, 64), colour).save(os.path.join(made, f"made-{index:03d}.jpg"), quality=80)
+        Image.new("RGB", shapes[index % len(shapes)], colour).save(os.path.join(made, f"made-{index:03d}.jpg"), quality=80)
     run("import", made)
     run("import", samples)
     meta = os.path.join(top, "unsplash.json")
@@ -117,6 +124,13 @@ def main():
         print(f"gallery-browser: the browser did not start: {error}", file=sys.stderr)
         sys.exit(2)
     driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads, "eventsEnabled": False})
+
+    def screen(width, height, scale, mobile):
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile, "maxTouchPoints": 5 if mobile else 1})
+
+    screen(1280, 800, 2, False)
 
     def wait(condition, seconds=5.0):
         deadline = time.time() + seconds
@@ -156,8 +170,10 @@ def main():
         # A hostile id is text.
         check("a hostile id is shown as text, never as markup",
               driver.execute_script("return document.querySelectorAll('img[src=\"x\"]').length") == 0 and driver.title != "1"
-              and figure(HOSTILE_ID) is not None and figure(HOSTILE_ID).find_element(By.TAG_NAME, "figcaption").text == HOSTILE_ID,
+              and figure(HOSTILE_ID) is not None
+              and figure(HOSTILE_ID).find_element(By.TAG_NAME, "figcaption").get_attribute("textContent") == "<b>not bold</b>",
               driver.title)
+        layout_checks(driver, check, wait, figures, records)
 
         # Search and colour.
         search = driver.find_element(By.CSS_SELECTOR, "input[type=search]")
@@ -168,12 +184,14 @@ def main():
         search.send_keys(" ")
         search.send_keys(Keys.BACKSPACE)
         wait(lambda: len(figures()) == 60)
+        driver.find_element(By.CSS_SELECTOR, "#colours summary").click()
         driver.find_element(By.CSS_SELECTOR, ".chip[data-color=blue]").click()
         expected_blue = json.loads(run("list", "--color", "blue", "--json").stdout)
         check("a colour chip shows that family, as `likes list --color` does",
               wait(lambda: [n.get_attribute("data-id") for n in figures()] == [r["id"] for r in expected_blue][:60]) and len(expected_blue) > 0,
               f"{len(figures())} shown, {len(expected_blue)} expected")
         driver.save_screenshot(os.path.join(shots, "favorites-blue.png"))
+        driver.find_element(By.CSS_SELECTOR, "#colours summary").click()
         driver.find_element(By.CSS_SELECTOR, ".chip[data-color=blue]").click()
         wait(lambda: len(figures()) == 60)
 
@@ -236,7 +254,7 @@ def main():
 
         # A photo's page.
         driver.get(origin + "/photo?id=lake")
-        check("a photo's page shows it", wait(lambda: driver.find_elements(By.CSS_SELECTOR, "img.full")))
+        check("a photo's page shows it", wait(lambda: driver.execute_script("return document.getElementById('full').complete && document.getElementById('full').naturalWidth > 0")))
         text = driver.find_element(By.ID, "detail").text
         retina_bytes = os.path.getsize(os.path.join(samples, "retina.jpg"))
         # As `likes show` prints it: units of 1024, two decimals.
@@ -280,10 +298,14 @@ def main():
         driver.save_screenshot(os.path.join(shots, "albums.png"))
         card.click()
         check("an album opens its photos", wait(lambda: [n.get_attribute("data-id") for n in figures()] == ["lake"]))
+        album_checks(driver, check, wait, figures, records, run)
 
         # Searching Unsplash: a result liked already shows it; a heart likes one, downloaded on
         # the server, its download counted once, and it is in Favorites at once.
         run("like", "oXV3bzR7jxI", "--image", os.path.join(samples, "chelsea.jpg"))
+        driver.get(origin + "/")
+        viewer_checks(driver, check, wait, origin, records, run)
+        back_checks(driver, check, wait, origin, figures)
         driver.get(origin + "/")
         check("the Search pages are linked from every page",
               wait(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a[data-source]")] == ["Unsplash", "Flickr"]))
@@ -326,6 +348,13 @@ def main():
         channels = [int(x) for x in re.findall(r"\d+", background)[:3]]
         check("the dark scheme is dark", channels and max(channels) < 60, background)
         driver.save_screenshot(os.path.join(shots, "favorites-dark.png"))
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "light"}]})
+
+        # A phone.
+        screen(390, 844, 3, True)
+        phone_checks(driver, check, wait, origin, figures, records, shots)
+        screen(1280, 800, 2, False)
+        keyless_checks(driver, check, wait, likes, store, shots)
     finally:
         driver.quit()
         server.terminate()
@@ -335,6 +364,308 @@ def main():
         shutil.rmtree(top, ignore_errors=True)
     print(f"gallery-browser: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+# The checks below take the page as main() left it and say what they found through `check`.
+
+SHARPNESS = """
+return [...document.querySelectorAll('#grid figure img')].filter((image) => {
+  const box = image.getBoundingClientRect();
+  return box.bottom > 0 && box.top < innerHeight && image.complete && image.naturalWidth > 0;
+}).map((image) => {
+  const box = image.getBoundingClientRect();
+  return [image.closest('figure').dataset.id, box.width * devicePixelRatio, box.height * devicePixelRatio,
+          image.currentSrc.includes('/image?') ? 'image' : 'thumbnail'];
+});
+"""
+
+ROWS = """
+const boxes = [...document.querySelectorAll('#grid figure')].slice(0, 40).map((figure) => {
+  const box = figure.getBoundingClientRect();
+  return {id: figure.dataset.id, top: Math.round(box.top), left: box.left, right: box.right, width: box.width, height: box.height,
+          capped: figure.style.maxWidth !== '' && box.width >= parseFloat(figure.style.maxWidth) - 0.5};
+});
+const grid = document.getElementById('grid').getBoundingClientRect();
+return {boxes, left: grid.left, right: grid.right};
+"""
+
+
+def sharp(driver, wait, records, allow_small_originals=False):
+    """Whether every photo in view is drawn at no more than one image pixel a device pixel: the
+    pixels of the file it shows (the record's image or thumbnail; an <img> with a srcset reports
+    sizes corrected for density, not its file's) against the device pixels of its box, which
+    crops it to cover (a phone's square tiles). With `allow_small_originals`, a photo whose full
+    image is shown may be drawn larger: a square tile three to a phone's row is wider than some
+    photos are."""
+    kept = records()
+
+    def drawn():
+        found = []
+        for photo_id, width, height, kind in driver.execute_script(SHARPNESS):
+            pixels = kept[photo_id]["image"] if kind == "image" else (kept[photo_id]["thumbnail"] or kept[photo_id]["image"])
+            found.append((photo_id, max(width / pixels["width"], height / pixels["height"]), kind))
+        return found
+
+    def settled():
+        found = drawn()
+        return found if found and all(ratio <= 1.02 or allow_small_originals and kind == "image" for _, ratio, kind in found) else None
+    found = wait(settled, 8)
+    return found, drawn()
+
+
+def layout_checks(driver, check, wait, figures, records):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    kept = records()
+    layout = driver.execute_script(ROWS)
+    rows = {}
+    for box in layout["boxes"]:
+        rows.setdefault(box["top"], []).append(box)
+    shapes_kept = all(abs(box["width"] / box["height"] - kept[box["id"]]["image"]["width"] / kept[box["id"]]["image"]["height"])
+                      < 0.02 * kept[box["id"]]["image"]["width"] / kept[box["id"]]["image"]["height"] for box in layout["boxes"])
+    full_rows = [row for top, row in sorted(rows.items())][:-1]
+    justified = all(abs(max(b["height"] for b in row) - min(b["height"] for b in row)) < 1.5 for row in full_rows if not any(b["capped"] for b in row))
+    edge_to_edge = all(abs(row[-1]["right"] - layout["right"]) < 2 and abs(row[0]["left"] - layout["left"]) < 2
+                       for row in full_rows if not any(b["capped"] for b in row))
+    check("the favorites have no album's actions and no heading repeating the navigation",
+          not driver.find_element(By.ID, "album-actions").is_displayed() and driver.find_element(By.ID, "title").size["width"] <= 1)
+    check("the grid is justified rows that keep each photo's shape, edge to edge",
+          len(full_rows) >= 2 and shapes_kept and justified and edge_to_edge,
+          f"{len(full_rows)} rows, shapes {shapes_kept}, heights {justified}, edges {edge_to_edge}")
+    found, drawn = sharp(driver, wait, records)
+    check("on a 2× screen no photo is drawn larger than its pixels (the full image where the thumbnail falls short)",
+          found is not None and len(found) >= 8, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
+    words = {photo_id: (record["note"] or (record["photo"] or {}).get("description") or "") for photo_id, record in kept.items()}
+    captions = driver.execute_script(
+        "return [...document.querySelectorAll('#grid figure')].map((f) => [f.dataset.id, f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : null])")
+    check("captions only where there are words (the note, else the description), never an id",
+          all((caption or "") == words[photo_id].strip() for photo_id, caption in captions) and any(c for _, c in captions)
+          and any(c is None for _, c in captions), f"{[c for c in captions if (c[1] or '') != words[c[0]].strip()][:3]}")
+
+    # The heart and the check box: out of the way until the pointer or the focus is on the photo.
+    target = figures()[3]
+    heart = target.find_element(By.CSS_SELECTOR, "button.heart")
+    select = target.find_element(By.CSS_SELECTOR, "input[name=select]")
+    opacity = lambda node: float(node.value_of_css_property("opacity"))  # noqa: E731
+    ActionChains(driver).move_to_element_with_offset(driver.find_element(By.TAG_NAME, "header"), 0, 0).perform()
+    hidden = wait(lambda: opacity(heart) == 0 and opacity(select) == 0, 2)
+    ActionChains(driver).move_to_element(target).perform()
+    hovered = wait(lambda: opacity(heart) == 1 and opacity(select) == 1, 2)
+    ActionChains(driver).move_to_element_with_offset(driver.find_element(By.TAG_NAME, "header"), 0, 0).perform()
+    driver.execute_script("arguments[0].querySelector('a').focus()", target)
+    focused = wait(lambda: opacity(heart) == 1, 2)
+    driver.execute_script("document.activeElement.blur()")
+    check("the heart and the check box show on hover and on focus, not before", bool(hidden and hovered and focused),
+          f"hidden {hidden}, hover {hovered}, focus {focused}")
+
+    # Selection mode: the boxes show, a click checks a photo instead of opening it.
+    driver.find_element(By.ID, "select-mode").click()
+    shown = wait(lambda: all(opacity(n) == 1 for n in driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]")[:10]), 2)
+    address = driver.current_url
+    figures()[1].find_element(By.TAG_NAME, "a").click()
+    figures()[2].find_element(By.TAG_NAME, "a").click()
+    download = driver.find_element(By.CSS_SELECTOR, "button[name=download]")
+    chosen = wait(lambda: driver.current_url == address and download.is_displayed() and download.text == "Download 2"
+                  and len(driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]:checked")) == 2, 2)
+    driver.find_element(By.ID, "select-mode").click()
+    left = wait(lambda: not download.is_displayed() and not driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]:checked"), 2)
+    check("selection mode: boxes shown, a click checks a photo, Download counts them, Done clears them",
+          bool(shown and chosen and left), f"shown {shown}, chosen {chosen}, left {left}")
+
+    # A search that finds nothing says so.
+    search = driver.find_element(By.CSS_SELECTOR, "input[type=search]")
+    search.send_keys("zzqqxx")
+    empty = wait(lambda: driver.find_element(By.ID, "empty").is_displayed() and driver.find_element(By.ID, "empty").text)
+    check("a search with no results says No photos match …", empty == "No photos match “zzqqxx”.", f"{empty!r}")
+    search.clear()
+    search.send_keys(" ")
+    search.send_keys(Keys.BACKSPACE)
+    wait(lambda: len(figures()) == 60)
+
+
+def album_checks(driver, check, wait, figures, records, run):
+    from selenium.webdriver.common.by import By
+    heading = driver.find_element(By.ID, "title").text
+    subtitle = wait(lambda: driver.find_element(By.ID, "subtitle").text)
+    back = driver.find_element(By.ID, "back")
+    check("an album's page: its name, count and size, and the way back to the albums",
+          heading == "Mornings" and subtitle and subtitle.startswith("1 photo · ") and back.is_displayed()
+          and back.get_attribute("href").endswith("/albums"), f"{heading!r} {subtitle!r}")
+    check("album names match without regard to case (`list --album mornings`)",
+          [r["id"] for r in json.loads(run("list", "--album", "mornings", "--json").stdout)] == ["lake"])
+    driver.find_element(By.ID, "rename-album").click()
+    alert = wait(lambda: driver.switch_to.alert)
+    alert.send_keys("Dawns")
+    alert.accept()
+    check("an album is renamed from its page; its photos stay liked, now in the new name",
+          wait(lambda: records()["lake"]["albums"] == ["Dawns"]) and wait(lambda: driver.find_element(By.ID, "title").text == "Dawns")
+          and wait(lambda: [n.get_attribute("data-id") for n in figures()] == ["lake"]))
+    driver.find_element(By.ID, "delete-album").click()
+    wait(lambda: driver.switch_to.alert).accept()
+    check("an album is deleted from its page; its photos stay liked",
+          wait(lambda: "lake" in records() and records()["lake"]["albums"] == []) and wait(lambda: driver.current_url.endswith("/albums")))
+    run("album", "add", "Mornings", "lake")
+
+
+def photo_id(driver):
+    from urllib.parse import parse_qs, urlparse
+    return parse_qs(urlparse(driver.current_url).query).get("id", [None])[0]
+
+
+def viewer_checks(driver, check, wait, origin, records, run):
+    from urllib.parse import quote
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    order = [r["id"] for r in json.loads(run("list", "--json").stdout)]
+    driver.get(origin + "/photo?id=" + quote(order[5]))
+    wait(lambda: driver.execute_script("return document.getElementById('full').complete && document.getElementById('full').naturalWidth > 0"))
+    size = driver.execute_script("""
+        const image = document.getElementById('full'), stage = document.getElementById('stage').getBoundingClientRect();
+        const box = image.getBoundingClientRect(), facts = document.getElementById('facts').getBoundingClientRect();
+        return {w: box.width, h: box.height, nw: image.naturalWidth / devicePixelRatio, nh: image.naturalHeight / devicePixelRatio,
+                sw: stage.width, sh: stage.height, factsBottom: facts.bottom, factsRight: facts.right, top: box.top, bottom: box.bottom}""")
+    scale = min(size["sw"] / size["nw"], size["sh"] / size["nh"], 1)
+    check("the viewer draws the photo as large as the window allows, never past its pixels, the details beside it",
+          abs(size["w"] - size["nw"] * scale) < 3 and abs(size["h"] - size["nh"] * scale) < 3 and size["bottom"] <= 800
+          and size["factsBottom"] <= 800, f"{size}")
+    heart = driver.find_element(By.ID, "heart")
+    check("the viewer has the heart", heart.get_attribute("aria-pressed") == "true")
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    right = wait(lambda: photo_id(driver) == order[6] and driver.find_element(By.ID, "name").text)
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    left = wait(lambda: photo_id(driver) == order[5] and driver.find_element(By.ID, "name").text)
+    wait(lambda: driver.find_element(By.ID, "next").is_enabled())
+    driver.find_element(By.ID, "next").click()
+    button_next = wait(lambda: photo_id(driver) == order[6])
+    wait(lambda: driver.find_element(By.ID, "previous").is_enabled())
+    driver.find_element(By.ID, "previous").click()
+    button_previous = wait(lambda: photo_id(driver) == order[5])
+    check("← → and the buttons go to the previous and next photo in the listing's order",
+          bool(right and left and button_next and button_previous), f"{photo_id(driver)}, {order[4:8]}")
+    driver.get(origin + "/photo?id=" + quote(order[0]))
+    wait(lambda: driver.find_element(By.ID, "name").text)
+    first = wait(lambda: not driver.find_element(By.ID, "previous").is_enabled() and driver.find_element(By.ID, "next").is_enabled())
+    check("the newest photo has no previous", bool(first))
+    blue = [r["id"] for r in json.loads(run("list", "--color", "blue", "--json").stdout)]
+    if len(blue) >= 2:
+        driver.get(origin + "/photo?id=" + quote(blue[0]) + "&color=blue")
+        wait(lambda: driver.find_element(By.ID, "next").is_enabled())
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        check("opened from a listing by colour, next is the next photo of that colour", wait(lambda: photo_id(driver) == blue[1]),
+              f"{photo_id(driver)} for {blue[:2]}")
+    # The heart in the viewer: unlike, then undo.
+    driver.get(origin + "/photo?id=" + quote(order[7]))
+    wait(lambda: driver.find_element(By.ID, "name").text)
+    liked_at = records()[order[7]]["likedAt"]
+    driver.find_element(By.ID, "heart").click()
+    gone = wait(lambda: order[7] not in records())
+    driver.find_element(By.ID, "heart").click()
+    back = wait(lambda: order[7] in records() and records()[order[7]]["likedAt"] == liked_at)
+    check("the viewer's heart unlikes, and pressed again likes it back as it was", bool(gone and back))
+
+
+def back_checks(driver, check, wait, origin, figures):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    driver.get(origin + "/")
+    wait(lambda: len(figures()) == 60)
+    for _ in range(8):
+        driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+        if wait(lambda: len(figures()) >= 120, 1.5):
+            break
+    loaded = len(figures())
+    target = figures()[100]
+    target_id = target.get_attribute("data-id")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+    time.sleep(0.4)
+    before = driver.execute_script("return scrollY")
+    target.find_element(By.TAG_NAME, "a").click()
+    wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#name") and driver.find_element(By.ID, "name").text)
+    driver.back()
+    restored = wait(lambda: len(figures()) >= loaded and abs(driver.execute_script("return scrollY") - before) < 30, 6)
+    in_view = driver.execute_script("const b = arguments[0].getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight",
+                                    next(f for f in figures() if f.get_attribute("data-id") == target_id))
+    check("Back from a photo returns to the same place, with the photos loaded so far",
+          bool(restored and in_view), f"{len(figures())} of {loaded}, scroll {driver.execute_script('return scrollY')} for {before}")
+    # Through the viewer to the photos after, then Escape: the grid with the last one in sight.
+    index = [f.get_attribute("data-id") for f in figures()].index(target_id)
+    figures()[index].find_element(By.TAG_NAME, "a").click()
+    wait(lambda: driver.find_element(By.ID, "next").is_enabled())
+    for _ in range(6):
+        wait(lambda: driver.find_element(By.ID, "next").is_enabled())
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        time.sleep(0.3)
+    last = photo_id(driver)
+    wait(lambda: driver.find_element(By.ID, "name").text)
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    home = wait(lambda: driver.current_url.rstrip("/") == origin and len(figures()) >= loaded, 6)
+    seen = wait(lambda: driver.execute_script(
+        "const f = [...document.querySelectorAll('#grid figure')].find((n) => n.dataset.id === arguments[0]);"
+        "if (!f) return false; const b = f.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight", last), 3)
+    check("Escape from the viewer returns to the grid, the last photo viewed in sight", bool(home and seen), f"{last}")
+
+
+def phone_checks(driver, check, wait, origin, figures, records, shots):
+    from selenium.webdriver.common.by import By
+    driver.get(origin + "/")
+    wait(lambda: len(figures()) == 60)
+    layout = driver.execute_script(ROWS)
+    first_top = layout["boxes"][0]["top"]
+    first_row = [b for b in layout["boxes"] if b["top"] == first_top]
+    check("on a phone, three photos a row from edge to edge", len(first_row) >= 3
+          and abs(first_row[0]["left"] - 0) < 1 and abs(first_row[-1]["right"] - 390) < 1, f"{len(first_row)} in the first row")
+    search = driver.find_element(By.CSS_SELECTOR, "input[type=search]")
+    folded = not search.is_displayed() and driver.find_element(By.ID, "find").is_displayed()
+    driver.find_element(By.ID, "find").click()
+    opened = wait(lambda: search.is_displayed())
+    driver.find_element(By.ID, "find").click()
+    check("on a phone, the tools fold behind a Search button", bool(folded and opened))
+    fixed = driver.execute_script("""
+        return [...document.querySelectorAll('body *')].filter((node) => {
+          const style = getComputedStyle(node), box = node.getBoundingClientRect();
+          return (style.position === 'fixed' || style.position === 'sticky') && style.display !== 'none' && box.width > 0 && box.height > 0;
+        }).map((node) => node.tagName + '#' + node.id)""")
+    check("on a phone, nothing fixed covers the photos", fixed == [], f"{fixed}")
+    found, drawn = sharp(driver, wait, records, allow_small_originals=True)
+    check("on a phone's 3× screen no thumbnail is drawn larger than its pixels (a photo smaller than its tile is shown whole)",
+          found is not None and len(found) >= 9, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
+    driver.save_screenshot(os.path.join(shots, "phone-favorites.png"))
+    order = [f.get_attribute("data-id") for f in figures()]
+    figures()[4].find_element(By.TAG_NAME, "a").click()
+    wait(lambda: driver.find_element(By.ID, "next").is_enabled() and driver.find_element(By.ID, "name").text)
+    driver.save_screenshot(os.path.join(shots, "phone-photo.png"))
+    middle = driver.execute_script("const b = document.getElementById('stage').getBoundingClientRect(); return b.top + b.height / 2")
+    touch = lambda kind, x: driver.execute_cdp_cmd("Input.dispatchTouchEvent", {  # noqa: E731
+        "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": x, "y": middle}]})
+    touch("touchStart", 320)
+    for x in (280, 220, 160, 100):
+        touch("touchMove", x)
+    touch("touchEnd", 100)
+    swiped = wait(lambda: photo_id(driver) == order[5])
+    check("on a phone, a swipe to the left shows the next photo", bool(swiped), f"{photo_id(driver)} for {order[5]}")
+
+
+def keyless_checks(driver, check, wait, likes, store, shots):
+    """A gallery started with no photo source's key: the navigation still leads to Search, which
+    names the variables to set."""
+    from selenium.webdriver.common.by import By
+    environment = {k: v for k, v in os.environ.items() if k not in ("UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY")}
+    server = subprocess.Popen([likes, "--store", store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
+    try:
+        address = server.stdout.readline().strip()
+        driver.get(address)
+        link = wait(lambda: next(a for a in driver.find_elements(By.CSS_SELECTOR, "nav a") if a.text == "Search"))
+        if link:
+            link.click()
+        said = wait(lambda: driver.find_element(By.ID, "empty").is_displayed() and driver.find_element(By.ID, "empty").text)
+        check("without a source's key, Search is still in the navigation and says which variable to set",
+              bool(said) and "UNSPLASH_ACCESS_KEY" in said and "FLICKR_API_KEY" in said, f"{said!r}")
+        driver.save_screenshot(os.path.join(shots, "search-keyless.png"))
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
 
 
 if __name__ == "__main__":

@@ -135,8 +135,31 @@ def main():
         checks.check("a port in use: one line naming it and what to do, exit 74, nothing on stdout",
                      busy.returncode == 74 and busy.stdout == "" and len(lines) == 1 and str(gallery.port) in lines[0] and "--port" in lines[0],
                      f"{busy.returncode} {busy.stderr!r}")
+        # A page of photos is kept while the store stays the same, and never past a change.
+        def newest():
+            status, _, body = gallery.request("GET", "/api/photos?limit=5")
+            return [photo["id"] for photo in json.loads(body)["photos"]] if status == 200 else None
+        before = newest()
+        subprocess.run([likes, "--store", store, "like", "cache-check", "--image", os.path.join(arguments.samples, "chelsea.jpg")],
+                       check=True, capture_output=True)
+        liked = newest()
+        subprocess.run([likes, "--store", store, "note", "cache-check", "seen"], check=True, capture_output=True)
+        status, _, body = gallery.request("GET", "/api/photos?limit=5")
+        noted = json.loads(body)["photos"][0].get("note") if status == 200 else None
+        subprocess.run([likes, "--store", store, "unlike", "cache-check"], check=True, capture_output=True)
+        checks.check("a page of photos asked again after a change shows the change at once (like, note, unlike)",
+                     before == newest() and liked[0] == "cache-check" and noted == "seen" and "cache-check" not in before,
+                     f"{before} {liked} {noted}")
+        # With an event stream open, as a page keeps one.
+        stream = socket.create_connection(("127.0.0.1", gallery.port))
+        stream.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{gallery.port}\r\nAuthorization: Bearer {gallery.token}\r\n\r\n".encode())
+        stream.recv(1024)
+        began = time.monotonic()
         status, rest = gallery.stop(signal.SIGTERM)
+        took = time.monotonic() - began
+        stream.close()
         checks.check("SIGTERM stops it with exit 0 and nothing more on stdout", status == 0 and rest == "", f"{status} {rest!r}")
+        checks.check("SIGTERM stops it within 0.5 s, an event stream open", took < 0.5, f"{took:.3f} s")
         again = Gallery(likes, store)
         status, _ = again.stop(signal.SIGINT)
         checks.check("SIGINT stops it with exit 0", status == 0, f"{status}")

@@ -107,11 +107,51 @@ import Testing
         #expect(badName.status == 65 && badName.stderr.contains("Invalid album name"))
         #expect(try box.run(["album", "add", "", "rocket"]).status == 65)
         #expect(try box.run(["album", "add", String(repeating: "a", count: 257), "rocket"]).status == 65)
-        #expect(try box.run(["album", "rename", "Lisbon", "rocket"]).status == 64)
+        #expect(try box.run(["album", "move", "Lisbon", "rocket"]).status == 64)
+        #expect(try box.run(["album", "rename", "Lisbon"]).status == 64)
+        #expect(try box.run(["album", "rename", "Lisbon", "Porto", "rocket"]).status == 64)
+        #expect(try box.run(["album", "delete", "Lisbon", "rocket"]).status == 64)
+        #expect(try box.run(["album", "delete", "Porto"]).status == 1)
+        #expect(try box.run(["album", "rename", "Porto", "Lisbon"]).status == 1)
         #expect(try box.run(["album", "add", "Lisbon"]).status == 64)
         #expect(try box.run(["list", "--album", "bad\u{1}"]).status == 65)
         #expect(try Data(contentsOf: journal) == before)
         for run in [ghost, notIn, badName] { #expect(run.stderr.split(separator: "\n").count == 1) }
+    }
+
+    /// Issue 35: an album renamed or deleted keeps its photos liked; names match without regard
+    /// to case; the table lines up names with emoji and CJK.
+    @Test func renameAndDeleteKeepThePhotosLiked() throws {
+        try likeSamples(["rocket", "coffee", "chelsea"])
+        #expect(try box.run(["album", "add", "Mornings", "rocket", "coffee"]).status == 0)
+        #expect(try box.run(["album", "add", "Cats", "chelsea"]).status == 0)
+        #expect(try box.run(["list", "--album", "mornings", "--json"]).array().map { $0["id"] as? String } == ["coffee", "rocket"])
+        #expect(try box.run(["list", "--album", "MORNINGS", "--json"]).array().count == 2)
+
+        let renamed = try box.run(["album", "rename", "mornings", "Early Light"])
+        #expect(renamed.status == 0 && renamed.stdout == "Renamed \"mornings\" to \"Early Light\": 2 photos.\n", "\(renamed.stderr)")
+        #expect(try box.run(["albums", "--json"]).array().map { $0["name"] as? String } == ["Cats", "Early Light"])
+        #expect(try box.run(["show", "rocket", "--json"]).object()["albums"] as? [String] == ["Early Light"])
+        let joined = try box.run(["album", "rename", "Cats", "Early Light", "--json"]).object()
+        #expect(joined["photos"] as? [String] == ["chelsea"] && joined["to"] as? String == "Early Light")
+        #expect(try box.run(["albums", "--json"]).array().map { $0["count"] as? Int } == [3])
+
+        let deleted = try box.run(["album", "delete", "early light"])
+        #expect(deleted.status == 0 && deleted.stdout.contains("3 photos taken out of it, still liked"), "\(deleted.stderr)")
+        #expect(try box.run(["albums", "--json"]).array().isEmpty)
+        let listed = try box.run(["list", "--json"]).array()
+        #expect(listed.count == 3 && listed.allSatisfy { ($0["albums"] as? [String])?.isEmpty == true })
+        #expect(try box.run(["verify"]).status == 0)
+
+        #expect(try box.run(["album", "add", "🌅 Sun", "rocket"]).status == 0)
+        #expect(try box.run(["album", "add", "東京", "coffee"]).status == 0)
+        #expect(try box.run(["album", "add", "Cats", "chelsea"]).status == 0)
+        let table = try box.run(["albums"], environment: ["COLUMNS": "200"]).stdout.split(separator: "\n").map(String.init)
+        // Each name padded to the widest's columns (an emoji and a CJK character take two).
+        #expect(table[0].hasPrefix("ALBUM   PHOTOS"), "\(table)")
+        #expect(table[1].hasPrefix("Cats         1"), "\(table)")
+        #expect(table[2].hasPrefix("東京         1"), "\(table)")
+        #expect(table[3].hasPrefix("🌅 Sun       1"), "\(table)")
     }
 
     @Test func likeAndImportPutPhotosInAlbums() throws {

@@ -34,6 +34,8 @@ enum GalleryTools {
             "a like by another process arrives on the event stream within 1 s", "a zip of the checked photos",
             "a request that does not arrive gets 408", "an idle and a half-sent connection are closed within a few seconds",
             "an album's cover is cached for good", "a photo's size as `likes show` prints it", "SIGTERM stops it with exit 0",
+            "SIGTERM stops it within 0.5 s, an event stream open",
+            "a page of photos asked again after a change shows the change at once",
             "SIGINT stops it with exit 0",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
@@ -72,6 +74,21 @@ enum GalleryTools {
             "a result liked already shows a pressed heart, the others not", "a heart on a result likes it",
             "...its download is counted once, after the photo", "...and it is in Favorites", "a Flickr search shows its results with their titles",
             "the Flickr search page says Flickr's terms' line",
+            // Issue 35: the gallery as a photo app, at 1280×800 on a 2× screen and at 390×844.
+            "the favorites have no album's actions and no heading repeating the navigation",
+            "the grid is justified rows that keep each photo's shape, edge to edge",
+            "on a 2× screen no photo is drawn larger than its pixels", "captions only where there are words",
+            "the heart and the check box show on hover and on focus, not before", "selection mode: boxes shown, a click checks a photo",
+            "a search with no results says No photos match …", "an album's page: its name, count and size, and the way back",
+            "album names match without regard to case", "an album is renamed from its page", "an album is deleted from its page",
+            "the viewer draws the photo as large as the window allows", "the viewer has the heart",
+            "← → and the buttons go to the previous and next photo in the listing's order", "the newest photo has no previous",
+            "opened from a listing by colour, next is the next photo of that colour", "the viewer's heart unlikes",
+            "Back from a photo returns to the same place, with the photos loaded so far",
+            "Escape from the viewer returns to the grid, the last photo viewed in sight", "on a phone, three photos a row from edge to edge",
+            "on a phone, the tools fold behind a Search button", "on a phone, nothing fixed covers the photos",
+            "on a phone's 3× screen no thumbnail is drawn larger than its pixels", "on a phone, a swipe to the left shows the next photo",
+            "without a source's key, Search is still in the navigation and says which variable to set",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }

@@ -13,7 +13,8 @@ import LikeStore
 /// A name is valid on the same terms as a ``PhotoID``: any non-empty string of at most 256 UTF-8
 /// bytes with no control characters. It is kept in its NFC form, so the two spellings of
 /// `Café` name one album. Names compare by their UTF-8 bytes (the order a record keeps them in);
-/// ``LikeRepository/albums()-81hsa`` lists them as people expect instead, ignoring case and accents.
+/// ``LikeRepository/albums()-81hsa`` lists them as people expect instead, ignoring case and accents,
+/// and a listing by album matches its name without regard to case.
 ///
 /// ```swift
 /// try repository.addPhotos([id], toAlbum: try AlbumName("Trip to Lisbon"))
@@ -53,6 +54,12 @@ public struct AlbumName: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// Orders names by their UTF-8 bytes: the same order on every platform and in every locale.
     public static func < (left: AlbumName, right: AlbumName) -> Bool { Names.albumPrecedes(left.rawValue, right.rawValue) }
+
+    /// Whether this name and `other` name one album as people mean it: without regard to case
+    /// (`Mornings` is `mornings`, `Été` is `été`), as listings by album match it.
+    ///
+    /// - Parameter other: The other name.
+    public func sameAlbum(as other: AlbumName) -> Bool { Names.sameAlbum(rawValue, other.rawValue) }
 
     /// Whether `left` comes before `right` in a list for people: compared with case and accents
     /// folded away (`apple`, `Été`, `Zoo`), the same in every locale, then by their bytes.

@@ -40,7 +40,7 @@ public struct LikeQuery: Sendable, Hashable {
     /// description, photographer name or username, note or album names, ignoring case and
     /// accents (both sides folded: `cafe` finds `Café`; Hangul and kana work).
     public var search: String?
-    /// Keeps the photos in this album.
+    /// Keeps the photos in this album, its name matched without regard to case.
     public var album: AlbumName?
     /// Keeps the photos liked at or after this date.
     public var since: Date?

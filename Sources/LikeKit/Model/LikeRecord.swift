@@ -77,6 +77,13 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         try json.encode(to: encoder)
     }
 
+    /// The pixel size of the photo's thumbnail, whether or not it has been made yet: what a page
+    /// needs to know to choose between the thumbnail and the full image for a cell.
+    public var thumbnailPixelSize: (width: Int, height: Int) {
+        if let thumbnail { return (thumbnail.width, thumbnail.height) }
+        return StoredRecord.thumbnailSize(width: image.width, height: image.height)
+    }
+
     /// The number of bytes of the record's images together.
     public var totalBytes: Int { image.byteCount + (userImage?.byteCount ?? 0) }
 }

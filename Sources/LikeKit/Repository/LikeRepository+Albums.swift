@@ -66,7 +66,8 @@ extension LikeRepository {
         try editAlbums(ids) { _, id in StoreRequest(id: id, addAlbums: [album.rawValue]) }
     }
 
-    /// Takes photos out of an album; an album left with no photo no longer exists.
+    /// Takes photos out of an album (its name matched without regard to case); an album left with
+    /// no photo no longer exists.
     ///
     /// Every photo must be liked and in the album; if one is not, nothing changes. Unliking a
     /// photo also takes it out of all its albums.
@@ -80,9 +81,58 @@ extension LikeRepository {
     @discardableResult
     public func removePhotos(_ ids: [PhotoID], fromAlbum album: AlbumName) throws -> [LikeChange] {
         try editAlbums(ids) { existing, id in
-            guard existing.albums.contains(album.rawValue) else { throw LikeRepositoryError.notInAlbum(id: PhotoID(stored: id), album: album) }
-            return StoreRequest(id: id, removeAlbums: [album.rawValue])
+            let names = existing.albums.filter { Names.sameAlbum($0, album.rawValue) }
+            guard !names.isEmpty else { throw LikeRepositoryError.notInAlbum(id: PhotoID(stored: id), album: album) }
+            return StoreRequest(id: id, removeAlbums: names)
         }
+    }
+
+    /// Renames an album: every photo in it (its name matched without regard to case) is taken
+    /// out of it and put in `newName`, which may be an album already (the two become one). The
+    /// photos stay liked.
+    ///
+    /// ```swift
+    /// try repository.renameAlbum(try AlbumName("lisbon"), to: try AlbumName("Lisbon 2026"))
+    /// ```
+    ///
+    /// Each photo's change is durable and atomic on its own: a crash part way leaves some photos
+    /// in the new album and the rest in the old one, each whole; renaming again finishes it.
+    ///
+    /// - Parameters:
+    ///   - album: The album to rename.
+    ///   - newName: Its new name.
+    /// - Returns: One ``LikeChange/Kind/updated`` change for each photo moved (none when only
+    ///   the same name was given).
+    /// - Throws: ``LikeRepositoryError``: `noSuchAlbum` when no liked photo is in `album`;
+    ///   `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func renameAlbum(_ album: AlbumName, to newName: AlbumName) throws -> [LikeChange] {
+        try editEveryPhoto(in: album) { existing, id in
+            StoreRequest(
+                id: id, addAlbums: [newName.rawValue],
+                removeAlbums: existing.albums.filter { Names.sameAlbum($0, album.rawValue) && $0 != newName.rawValue })
+        }
+    }
+
+    /// Deletes an album: every photo in it (its name matched without regard to case) is taken
+    /// out of it. The photos stay liked, in their other albums.
+    ///
+    /// - Parameter album: The album to delete.
+    /// - Returns: One ``LikeChange/Kind/updated`` change for each photo taken out.
+    /// - Throws: ``LikeRepositoryError``: `noSuchAlbum` when no liked photo is in `album`;
+    ///   `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func deleteAlbum(_ album: AlbumName) throws -> [LikeChange] {
+        try editEveryPhoto(in: album) { existing, id in
+            StoreRequest(id: id, removeAlbums: existing.albums.filter { Names.sameAlbum($0, album.rawValue) })
+        }
+    }
+
+    /// Changes every photo in `album` as `request` says, or throws `noSuchAlbum` when it has none.
+    private func editEveryPhoto(in album: AlbumName, request: (StoredRecord, String) throws -> StoreRequest) throws -> [LikeChange] {
+        let ids = try list(LikeQuery(album: album)).records.map(\.id)
+        guard !ids.isEmpty else { throw LikeRepositoryError.noSuchAlbum(album) }
+        return try editAlbums(ids, request: request)
     }
 
     /// Reads every photo's record and makes its request first (`request` throws to refuse; a

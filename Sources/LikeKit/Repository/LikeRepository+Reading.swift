@@ -51,3 +51,22 @@ extension LikeRepository {
             owedRequests: try translating { try store.owedRequests().count })
     }
 }
+
+/// A value that changes whenever a store's collection may have changed, by this process or any
+/// other: see ``LikeRepository/changeMark()``.
+public struct LikeChangeMark: Sendable, Hashable {
+    let values: [Int64]
+}
+
+extension LikeRepository {
+    /// A mark of the collection as it stands: equal marks mean no change was made between them,
+    /// so that what was read under the first may be served again under the second. Costs one
+    /// look at a file; `nil` when there is no store yet (nothing should be kept then).
+    ///
+    /// ```swift
+    /// if let mark = repository.changeMark(), mark == cachedMark { return cachedPage }
+    /// ```
+    public func changeMark() -> LikeChangeMark? {
+        store.changeMark().map(LikeChangeMark.init)
+    }
+}

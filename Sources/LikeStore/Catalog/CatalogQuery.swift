@@ -4,6 +4,8 @@
 // without a catalog that a filter needs, lines out of order), and the reading then takes the
 // sure path through the index and the record files.
 
+import LikesSupport
+
 /// What a listing asks of the catalog, in its terms.
 struct CatalogQuery {
     var newestFirst = true
@@ -30,15 +32,32 @@ struct CatalogQuery {
         return true
     }
 
-    /// Whether an album field (escaped names joined by commas) holds `name`.
+    /// Whether an album field (escaped names joined by commas) holds `name` (escaped), without
+    /// regard to case: ASCII names compared byte by byte with ASCII case folded; a name with
+    /// other characters (escaped as `%XX`) unescaped and compared as ``Names/sameAlbum(_:_:)``
+    /// does.
     static func albumField(_ field: UnsafeBufferPointer<UInt8>?, contains name: [UInt8]) -> Bool {
         guard let field else { return false }
         var start = 0
         for end in 0...field.count where end == field.count || field[end] == 0x2C {
-            if end - start == name.count, field[start..<end].elementsEqual(name) { return true }
+            let candidate = UnsafeBufferPointer(rebasing: field[start..<end])
+            if candidate.count == name.count, candidate.elementsEqual(name, by: { Self.asciiFolded($0) == Self.asciiFolded($1) }) {
+                // Equal but for ASCII case; an escape's hex digits are written in one case.
+                return true
+            }
+            if (candidate.contains(0x25) || name.contains(0x25)), let left = PercentEscaping.albumName.unescape(candidate),
+                let right = name.withUnsafeBufferPointer({ PercentEscaping.albumName.unescape($0) }),
+                Names.sameAlbum(String(decoding: left, as: UTF8.self), String(decoding: right, as: UTF8.self))
+            {
+                return true
+            }
             start = end + 1
         }
         return false
+    }
+
+    private static func asciiFolded(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 }
 

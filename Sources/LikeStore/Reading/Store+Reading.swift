@@ -61,7 +61,7 @@ package struct StoreQuery: Sendable {
 
     /// Whether an index entry passes the album, date and cursor filters.
     func matches(_ entry: LiveEntry) -> Bool {
-        if let album, !entry.albums.contains(album) { return false }
+        if let album, !entry.albums.contains(where: { Names.sameAlbum($0, album) }) { return false }
         if let since, entry.likedAt < since { return false }
         if let after {
             return newestFirst ? entry.listingKey < after : after < entry.listingKey

@@ -54,6 +54,12 @@ package enum Names {
         left.utf8.lexicographicallyPrecedes(right.utf8)
     }
 
+    /// Whether two album names (stored form) name one album as a person means it: without
+    /// regard to case (`Mornings` is `mornings`, `Été` is `été`).
+    package static func sameAlbum(_ left: String, _ right: String) -> Bool {
+        left == right || left.lowercased() == right.lowercased()
+    }
+
     /// Album names as a record keeps them: each once, in byte order.
     package static func canonicalAlbums(_ names: some Sequence<String>) -> [String] {
         Set(names).sorted(by: albumPrecedes)
