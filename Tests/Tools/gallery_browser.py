@@ -627,7 +627,12 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
           const style = getComputedStyle(node), box = node.getBoundingClientRect();
           return (style.position === 'fixed' || style.position === 'sticky') && style.display !== 'none' && box.width > 0 && box.height > 0;
         }).map((node) => node.tagName + '#' + node.id)""")
-    check("on a phone, nothing fixed covers the photos", fixed == [], f"{fixed}")
+    driver.execute_script("document.getElementById('status').textContent = 'Unliked a photo. Press the heart again to undo.'")
+    fixed += driver.execute_script("""
+        const status = document.getElementById('status');
+        return getComputedStyle(status).position === 'static' ? [] : ['status ' + getComputedStyle(status).position]""")
+    driver.execute_script("document.getElementById('status').textContent = ''")
+    check("on a phone, nothing fixed covers the photos (a message too takes its own place)", fixed == [], f"{fixed}")
     found, drawn = sharp(driver, wait, records, allow_small_originals=True)
     check("on a phone's 3× screen no thumbnail is drawn larger than its pixels (a photo smaller than its tile is shown whole)",
           found is not None and len(found) >= 9, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
