@@ -21,6 +21,9 @@ let package = Package(
         // The store: every byte of it (records, images, thumbnails, journal, locks, repair, purge,
         // export staging) and nothing above it. Not a product: its API is `package`, for LikeKit.
         .target(name: "LikeStore", dependencies: ["LikesSupport", "LinuxFileSystemCalls", "SHA256Rounds", "JPEGCodec"]),
+        // One collection on several devices: the merge of stamped changes and the sync folder
+        // another program carries between devices, as it leaves it.
+        .target(name: "LikeSync", dependencies: ["LikesSupport", "LikeStore"]),
         // The public façade apps use: validated ids and names, the repository's operations in
         // public types, observers and async; it asks LikeStore and touches no file of the store.
         .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore"]),
@@ -66,6 +69,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeStore", "LikeKit", "JPEGCodec", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
+        .testTarget(name: "LikeSyncTests", dependencies: ["LikeSync", "LikesSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.

@@ -1,0 +1,121 @@
+// Owns the system calls on a sync folder's files: a file written whole (a temporary name,
+// flushed, renamed, the directory flushed), read without following a link, and names listed.
+// Called by SyncFolder only.
+
+#if canImport(Darwin)
+    import Darwin
+    import Foundation
+#elseif canImport(Glibc)
+    import Glibc
+    import FoundationEssentials
+#elseif canImport(Musl)
+    import Musl
+    import FoundationEssentials
+#endif
+
+/// A failure on a folder file: what was done, to which path, and the system's error number.
+package struct FolderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The sync folder itself is not there.
+    package static func missing(_ path: String) -> FolderError { FolderError(action: "find the sync folder", path: path, code: ENOENT) }
+
+    package var action: String
+    package var path: String
+    package var code: Int32
+
+    package var description: String { "could not \(action) \(path) (\(String(cString: strerror(code))))" }
+}
+
+enum FolderFiles {
+    /// Writes `bytes` to `directory/name` whole: under a temporary name starting with `.` (which
+    /// every reader ignores), flushed, then renamed over the name, and the directory flushed. A
+    /// reader sees the old file or the new one, never a part.
+    static func writeWhole(_ bytes: [UInt8], to name: String, in directory: String) throws {
+        let temporary = directory + "/.likes-" + DeviceID.make() + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { throw FolderError(action: "create", path: temporary, code: errno) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { raw in raw.baseAddress.map { write(descriptor, $0 + written, raw.count - written) } ?? 0 }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                let code = errno
+                close(descriptor)
+                unlink(temporary)
+                throw FolderError(action: "write", path: temporary, code: code)
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            close(descriptor)
+            unlink(temporary)
+            throw FolderError(action: "flush", path: temporary, code: code)
+        }
+        close(descriptor)
+        guard rename(temporary, directory + "/" + name) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FolderError(action: "rename into place", path: directory + "/" + name, code: code)
+        }
+        try flushDirectory(directory)
+    }
+
+    static func flushDirectory(_ directory: String) throws {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
+    }
+
+    /// Makes `path` a directory if it is not one (its parent must exist).
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o755) != 0, errno != EEXIST { throw FolderError(action: "make the folder", path: path, code: errno) }
+    }
+
+    /// The bytes of a regular file, read without following a link; `nil` when there is no such
+    /// regular file (missing, a link, a folder).
+    static func contents(_ path: String) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ELOOP || errno == ENOTDIR { return nil }
+            throw FolderError(action: "open", path: path, code: errno)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FolderError(action: "inspect", path: path, code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(descriptor, $0 + done, raw.count - done) } ?? 0 }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw FolderError(action: "read", path: path, code: errno) }
+            if count == 0 { break }
+            done += count
+        }
+        return Array(bytes[..<done])
+    }
+
+    /// The names in a directory (not `.` and `..`); `nil` when it does not exist.
+    static func names(in path: String) throws -> [String]? {
+        guard let directory = opendir(path) else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw FolderError(action: "list", path: path, code: errno)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Whether `path` is a directory (not following a link).
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}

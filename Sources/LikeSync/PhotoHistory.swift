@@ -1,0 +1,107 @@
+// Owns the merge: what a photo is once every device's changes are applied in stamp order, and the
+// little of its history that must be kept for changes still to come. A pure value: the same
+// changes give the same state whatever order they arrive in, however often.
+
+/// A liked photo as the merge of every device's changes gives it.
+package struct PhotoState: Sendable, Hashable {
+    package var likedAt: Int64
+    package var image: ImageReference
+    package var userImage: ImageReference?
+    package var note: String?
+    package var albums: [String]
+    package var photo: String?
+}
+
+/// One photo's history as far as it still matters: the stamp of its last unlike (kept for ever,
+/// so that a change from before it, delivered late, cannot bring the photo back) and the changes
+/// after it. An edit whose every field a later edit gives again is dropped; likes are kept, since
+/// a late unlike may make any of them the start of the photo's liked period.
+package struct PhotoHistory: Sendable, Hashable {
+    package private(set) var lastUnlike: Stamp?
+    /// The changes after ``lastUnlike``, in stamp order, each once.
+    package private(set) var changes: [SyncChange] = []
+
+    package init() {}
+
+    /// Takes in a change, in any order and as often as it comes. Returns whether the history
+    /// changed.
+    @discardableResult
+    package mutating func insert(_ change: SyncChange) -> Bool {
+        if let lastUnlike, change.stamp <= lastUnlike { return false }
+        if change.kind == .unlike {
+            lastUnlike = change.stamp
+            changes.removeAll { $0.stamp < change.stamp }
+            return true
+        }
+        let place = changes.partitionPoint { $0.stamp < change.stamp }
+        if place < changes.count, changes[place].stamp == change.stamp { return false }
+        changes.insert(change, at: place)
+        compactEdits()
+        return true
+    }
+
+    /// Drops from each edit the fields a later edit gives again, and edits left giving nothing.
+    private mutating func compactEdits() {
+        var later: Set<String> = []
+        for index in changes.indices.reversed() where changes[index].kind == .edit {
+            var edit = changes[index]
+            if later.contains("note") { edit.note = nil } else if edit.note != nil { later.insert("note") }
+            if later.contains("albums") { edit.albums = nil } else if edit.albums != nil { later.insert("albums") }
+            if later.contains("photo") { edit.photo = nil } else if edit.photo != nil { later.insert("photo") }
+            changes[index] = edit
+        }
+        changes.removeAll { $0.kind == .edit && $0.note == nil && $0.albums == nil && $0.photo == nil }
+    }
+
+    /// The photo as the changes leave it: `nil` when it is not liked.
+    package var state: PhotoState? {
+        var state: PhotoState?
+        for change in changes {
+            switch change.kind {
+            case .unlike:
+                state = nil
+            case .like:
+                if var current = state {
+                    current.apply(change)
+                    state = current
+                } else if let image = change.image {
+                    // A like starts a period with what it gives, and nothing else.
+                    state = PhotoState(
+                        likedAt: change.likedAt ?? change.stamp.milliseconds, image: image, userImage: change.userImage ?? nil,
+                        note: change.note ?? nil, albums: change.albums ?? [], photo: change.photo ?? nil)
+                }
+            case .edit:
+                if var current = state {
+                    current.apply(change)
+                    state = current
+                }
+            }
+        }
+        return state
+    }
+}
+
+extension PhotoState {
+    /// What a like of a liked photo or an edit gives, over what it had.
+    mutating func apply(_ change: SyncChange) {
+        if let image = change.image { self.image = image }
+        if let userImage = change.userImage { self.userImage = userImage }
+        if let note = change.note { self.note = note }
+        if let albums = change.albums { self.albums = albums }
+        if let photo = change.photo { self.photo = photo }
+    }
+}
+
+extension Array {
+    /// The first index whose element is not `belongs`, in an array where every element that is
+    /// comes first.
+    func partitionPoint(_ belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

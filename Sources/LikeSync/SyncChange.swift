@@ -1,0 +1,128 @@
+// Owns what one device tells the others: a change to one photo, stamped, with the fields it gives.
+// Written one per line in a device's change files (SyncFolder) and folded by PhotoHistory.
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// An image as a change names it: by the SHA-256 of its bytes, which is also its file name in
+/// the folder, and its length.
+package struct ImageReference: Sendable, Hashable, Codable {
+    package var sha256: String
+    package var bytes: Int
+
+    package init(sha256: String, bytes: Int) {
+        self.sha256 = sha256
+        self.bytes = bytes
+    }
+
+    /// Whether `sha256` is 64 lower-case hex digits: only such a name is ever a file name.
+    var isWellFormed: Bool {
+        sha256.utf8.count == 64 && sha256.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } && bytes > 0
+    }
+}
+
+/// One change to one photo, made by one device at one stamp.
+///
+/// A field that is `nil` is not given; one given as `.some(nil)` is cleared. In the folder's JSON
+/// a field not given is absent, a cleared one `null`.
+package struct SyncChange: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, Codable {
+        /// A like: of a photo not liked, it starts a liked period (and needs an image); of a
+        /// liked one, it updates what it gives.
+        case like
+        /// A change of note, albums or metadata: void for a photo not liked at its stamp.
+        case edit
+        /// An unlike: the period ends, with its images, note and albums.
+        case unlike
+    }
+
+    package var id: String
+    package var stamp: Stamp
+    package var kind: Kind
+    /// For a like: the date it gives the photo when it starts a period (a restored like keeps
+    /// its first date), in milliseconds.
+    package var likedAt: Int64?
+    package var image: ImageReference?
+    package var userImage: ImageReference??
+    package var note: String??
+    package var albums: [String]?
+    /// The photo's metadata as compact JSON text.
+    package var photo: String??
+
+    package init(
+        id: String, stamp: Stamp, kind: Kind, likedAt: Int64? = nil, image: ImageReference? = nil, userImage: ImageReference?? = nil,
+        note: String?? = nil, albums: [String]? = nil, photo: String?? = nil
+    ) {
+        self.id = id
+        self.stamp = stamp
+        self.kind = kind
+        self.likedAt = likedAt
+        self.image = image
+        self.userImage = userImage
+        self.note = note
+        self.albums = albums
+        self.photo = photo
+    }
+
+    /// The images the change needs in the folder before it can be merged.
+    package var images: [ImageReference] {
+        [image, userImage ?? nil].compactMap { $0 }
+    }
+}
+
+extension SyncChange: Codable {
+    enum CodingKeys: String, CodingKey { case id, stamp, kind, likedAt, image, userImage, note, albums, photo }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        let text = try container.decode(String.self, forKey: .stamp)
+        guard let stamp = Stamp(text) else {
+            throw DecodingError.dataCorruptedError(forKey: .stamp, in: container, debugDescription: "not a stamp: \(text)")
+        }
+        self.stamp = stamp
+        kind = try container.decode(Kind.self, forKey: .kind)
+        likedAt = try container.decodeIfPresent(Int64.self, forKey: .likedAt)
+        image = try container.decodeIfPresent(ImageReference.self, forKey: .image)
+        userImage = try Self.given(container, .userImage)
+        note = try Self.given(container, .note)
+        albums = try container.decodeIfPresent([String].self, forKey: .albums)
+        photo = try Self.given(container, .photo)
+        for reference in images where !reference.isWellFormed {
+            throw DecodingError.dataCorruptedError(forKey: .image, in: container, debugDescription: "not an image reference")
+        }
+    }
+
+    /// Absent: not given; `null`: cleared; a value: set.
+    private static func given<Value: Decodable>(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Value?? {
+        guard container.contains(key) else { return nil }
+        if try container.decodeNil(forKey: key) { return .some(nil) }
+        return .some(try container.decode(Value.self, forKey: key))
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(stamp.description, forKey: .stamp)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(likedAt, forKey: .likedAt)
+        try container.encodeIfPresent(image, forKey: .image)
+        try Self.encodeGiven(userImage, &container, .userImage)
+        try Self.encodeGiven(note, &container, .note)
+        try container.encodeIfPresent(albums, forKey: .albums)
+        try Self.encodeGiven(photo, &container, .photo)
+    }
+
+    private static func encodeGiven<Value: Encodable>(_ value: Value??, _ container: inout KeyedEncodingContainer<CodingKeys>, _ key: CodingKeys)
+        throws
+    {
+        switch value {
+        case .none: break
+        case .some(.none): try container.encodeNil(forKey: key)
+        case .some(.some(let set)): try container.encode(set, forKey: key)
+        }
+    }
+}

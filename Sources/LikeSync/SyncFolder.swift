@@ -1,0 +1,206 @@
+// Owns the layout of a sync folder, the folder another program (Syncthing, iCloud Drive, Dropbox,
+// a USB stick) carries between devices, and reading it as such a program leaves it: files cut
+// short or not yet arrived, its own temporary files, conflict copies, duplicates.
+//
+//     DIR/ID/device.json                   {"format": 1, "id": ID, "name": NAME}
+//     DIR/ID/changes-00000001.jsonl        a header line, one SyncChange a line, a trailer
+//     DIR/ID/images/SHA256.jpg             an image, named by the SHA-256 of its bytes
+//
+// A device writes under its own ID only, each file whole (FolderFiles.writeWhole), and never
+// changes a change file once written. Every name not of this layout is someone else's and is
+// left alone: `.stfolder`, `.stignore`, `.syncthing.NAME.tmp`, `NAME.sync-conflict-…`,
+// `NAME (conflicted copy …)`, `~syncthing~…`, a temporary name of our own.
+
+import LikeStore
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// A change file of one device, read whole and checked.
+package struct ChangeSegment: Sendable, Hashable {
+    package var device: String
+    package var sequence: Int
+    package var changes: [SyncChange]
+}
+
+/// Something in the folder that cannot be merged yet, or ever, by this version: what it is and why.
+package struct FolderProblem: Sendable, Hashable {
+    package var id: String
+    package var reason: String
+}
+
+/// What a look at the folder found: the change files not merged yet that are whole, the ones
+/// that are not (yet), and files of a newer format.
+package struct FolderScan: Sendable {
+    /// Device ids and their names, for every device with a `device.json` that reads.
+    package var devices: [String: String] = [:]
+    package var segments: [ChangeSegment] = []
+    /// Change files cut short, still arriving or unreadable: merged by a later sync once whole.
+    package var pending: [FolderProblem] = []
+    /// Files of a newer format, skipped.
+    package var newer: [FolderProblem] = []
+}
+
+package struct SyncFolder: Sendable {
+    /// The format this version writes and reads.
+    package static let format = 1
+
+    package let path: String
+
+    package init(path: String) {
+        self.path = path
+    }
+
+    // MARK: Names
+
+    static func segmentName(_ sequence: Int) -> String {
+        let digits = String(sequence)
+        return "changes-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".jsonl"
+    }
+
+    /// The sequence number of a change file's name, or `nil` for any other name (conflict copies
+    /// and temporary names included).
+    static func sequence(ofSegmentName name: String) -> Int? {
+        let bytes = Array(name.utf8)
+        guard bytes.count == 22, name.hasPrefix("changes-"), name.hasSuffix(".jsonl") else { return nil }
+        let digits = bytes[8..<16]
+        guard digits.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int(String(decoding: digits, as: UTF8.self)), number > 0 else {
+            return nil
+        }
+        return number
+    }
+
+    func deviceDirectory(_ device: String) -> String { path + "/" + device }
+
+    // MARK: Writing
+
+    /// Publishes a device's changes as its change file number `sequence`, after the images they
+    /// need (each written once: an image whose file is there whole already is left as it is).
+    /// Writes `device.json` when the device has none.
+    package func publish(device: String, name: String, sequence: Int, changes: [SyncChange], images: [String: [UInt8]]) throws {
+        let directory = deviceDirectory(device)
+        try FolderFiles.makeDirectory(directory)
+        if try FolderFiles.contents(directory + "/device.json") == nil {
+            let text = JSONValue.object([("format", .int(Self.format)), ("id", .string(device)), ("name", .string(name))]).rendered(pretty: false)
+            try FolderFiles.writeWhole(Array((text + "\n").utf8), to: "device.json", in: directory)
+        }
+        let imagesDirectory = directory + "/images"
+        var needed = Set<String>()
+        for change in changes { for image in change.images { needed.insert(image.sha256) } }
+        if !needed.isEmpty { try FolderFiles.makeDirectory(imagesDirectory) }
+        for sha256 in needed.sorted() {
+            guard let bytes = images[sha256] else { continue }
+            let name = sha256 + ".jpg"
+            if let there = try FolderFiles.contents(imagesDirectory + "/" + name), there.count == bytes.count, Self.digest(there) == sha256 {
+                continue
+            }
+            try FolderFiles.writeWhole(bytes, to: name, in: imagesDirectory)
+        }
+        try FolderFiles.writeWhole(
+            try Self.encode(device: device, sequence: sequence, changes: changes), to: Self.segmentName(sequence), in: directory)
+    }
+
+    /// A change file's bytes: a header line, the changes a line each, and a trailer holding the
+    /// SHA-256 of every byte before it, by which a reader knows the file is whole.
+    static func encode(device: String, sequence: Int, changes: [SyncChange]) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes = Array(
+            (JSONValue.object([
+                ("format", .int(format)), ("device", .string(device)), ("sequence", .int(sequence)), ("count", .int(changes.count)),
+            ]).rendered(pretty: false) + "\n").utf8)
+        for change in changes {
+            bytes += try encoder.encode(change)
+            bytes.append(0x0A)
+        }
+        bytes += Array("{\"sha256\":\"\(digest(bytes))\"}\n".utf8)
+        return bytes
+    }
+
+    static func json(_ bytes: [UInt8]) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    static func digest(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { SHA256.hexDigest(of: $0) }
+    }
+
+    // MARK: Reading
+
+    /// The devices' change files not in `merged` (by device, the sequence numbers merged already),
+    /// each read whole and checked. A file cut short, still arriving or unreadable is pending; a
+    /// file of a newer format is named and skipped. Names not of the layout are ignored.
+    package func scan(merged: [String: Set<Int>]) throws -> FolderScan {
+        var scan = FolderScan()
+        guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
+        for device in names.sorted() where DeviceID.isValid(device) && FolderFiles.isDirectory(deviceDirectory(device)) {
+            let directory = deviceDirectory(device)
+            if let info = try? FolderFiles.contents(directory + "/device.json"), let object = Self.json(info),
+                case .string(let name)? = object["name"]
+            {
+                scan.devices[device] = name
+            }
+            for name in (try FolderFiles.names(in: directory) ?? []).sorted() {
+                guard let sequence = Self.sequence(ofSegmentName: name), !(merged[device]?.contains(sequence) ?? false) else { continue }
+                let file = device + "/" + name
+                guard let bytes = try FolderFiles.contents(directory + "/" + name) else { continue }
+                switch Self.decode(bytes, device: device, sequence: sequence) {
+                case .whole(let changes): scan.segments.append(ChangeSegment(device: device, sequence: sequence, changes: changes))
+                case .incomplete(let reason): scan.pending.append(FolderProblem(id: file, reason: reason))
+                case .newer(let format):
+                    scan.newer.append(FolderProblem(id: file, reason: "it is of format \(format), newer than this likes reads (\(Self.format))"))
+                }
+            }
+        }
+        return scan
+    }
+
+    enum Decoded: Equatable {
+        case whole([SyncChange])
+        case incomplete(String)
+        case newer(Int)
+    }
+
+    /// Reads a change file: whole only when its header, its trailer's digest and every line
+    /// agree, and every change is the device's own.
+    static func decode(_ bytes: [UInt8], device: String, sequence: Int) -> Decoded {
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        guard bytes.last == 0x0A, lines.count >= 3 else { return .incomplete("it is cut short or still arriving") }
+        lines.removeLast()  // after the last newline
+        guard let header = json(Array(lines[0])), case .int(let format)? = header["format"] else {
+            return .incomplete("its first line is not a change file's header")
+        }
+        if format > Self.format { return .newer(format) }
+        let trailer = lines[lines.count - 1]
+        let body = Array(bytes[..<(bytes.count - trailer.count - 1)])
+        guard let end = json(Array(trailer)), case .string(let sha256)? = end["sha256"], sha256 == digest(body) else {
+            return .incomplete("it is cut short or still arriving (its checksum does not match)")
+        }
+        guard case .string(device)? = header["device"], case .int(sequence)? = header["sequence"], case .int(let count)? = header["count"],
+            count == lines.count - 2
+        else { return .incomplete("its header does not match its name or its lines") }
+        let decoder = JSONDecoder()
+        var changes: [SyncChange] = []
+        for line in lines[1..<(lines.count - 1)] {
+            guard let change = try? decoder.decode(SyncChange.self, from: Data(line)), change.stamp.device == device else {
+                return .incomplete("a line is not a change of this device")
+            }
+            changes.append(change)
+        }
+        return .whole(changes)
+    }
+
+    /// An image's bytes from any device's images, checked against its name and length; `nil`
+    /// while no whole copy has arrived.
+    package func image(_ reference: ImageReference, devices: some Sequence<String>) -> [UInt8]? {
+        for device in devices {
+            let file = deviceDirectory(device) + "/images/" + reference.sha256 + ".jpg"
+            if let bytes = try? FolderFiles.contents(file), bytes.count == reference.bytes, Self.digest(bytes) == reference.sha256 { return bytes }
+        }
+        return nil
+    }
+}
