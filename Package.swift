@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "LikeSync", dependencies: ["LikesSupport", "LikeStore"]),
         // The public façade apps use: validated ids and names, the repository's operations in
         // public types, observers and async; it asks LikeStore and touches no file of the store.
-        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore"]),
+        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),

@@ -113,6 +113,19 @@ enum FolderFiles {
         return names
     }
 
+    /// The size and time of change of `path` (not following a link), as text; `nil` when it is
+    /// not there.
+    static func fingerprint(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+            let changed = info.st_mtimespec
+        #else
+            let changed = info.st_mtim
+        #endif
+        return "\(info.st_size):\(changed.tv_sec).\(changed.tv_nsec)"
+    }
+
     /// Whether `path` is a directory (not following a link).
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()

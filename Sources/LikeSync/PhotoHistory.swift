@@ -10,13 +10,16 @@ package struct PhotoState: Sendable, Hashable {
     package var note: String?
     package var albums: [String]
     package var photo: String?
+    /// By part (`liked`, `image`, `userImage`, `note`, `albums`, `photo`), the stamp of the
+    /// change that gave it: what a store keeps so that a merged value is never taken for its own.
+    package var stamps: [String: Stamp] = [:]
 }
 
 /// One photo's history as far as it still matters: the stamp of its last unlike (kept for ever,
 /// so that a change from before it, delivered late, cannot bring the photo back) and the changes
 /// after it. An edit whose every field a later edit gives again is dropped; likes are kept, since
 /// a late unlike may make any of them the start of the photo's liked period.
-package struct PhotoHistory: Sendable, Hashable {
+package struct PhotoHistory: Sendable, Hashable, Codable {
     package private(set) var lastUnlike: Stamp?
     /// The changes after ``lastUnlike``, in stamp order, each once.
     package private(set) var changes: [SyncChange] = []
@@ -68,7 +71,8 @@ package struct PhotoHistory: Sendable, Hashable {
                     // A like starts a period with what it gives, and nothing else.
                     state = PhotoState(
                         likedAt: change.likedAt ?? change.stamp.milliseconds, image: image, userImage: change.userImage ?? nil,
-                        note: change.note ?? nil, albums: change.albums ?? [], photo: change.photo ?? nil)
+                        note: change.note ?? nil, albums: change.albums ?? [], photo: change.photo ?? nil,
+                        stamps: Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, change.stamp) }))
                 }
             case .edit:
                 if var current = state {
@@ -83,12 +87,30 @@ package struct PhotoHistory: Sendable, Hashable {
 
 extension PhotoState {
     /// What a like of a liked photo or an edit gives, over what it had.
+    /// The parts a photo's stamps name.
+    package static let parts = ["liked", "image", "userImage", "note", "albums", "photo"]
+
     mutating func apply(_ change: SyncChange) {
-        if let image = change.image { self.image = image }
-        if let userImage = change.userImage { self.userImage = userImage }
-        if let note = change.note { self.note = note }
-        if let albums = change.albums { self.albums = albums }
-        if let photo = change.photo { self.photo = photo }
+        if let image = change.image {
+            self.image = image
+            stamps["image"] = change.stamp
+        }
+        if let userImage = change.userImage {
+            self.userImage = userImage
+            stamps["userImage"] = change.stamp
+        }
+        if let note = change.note {
+            self.note = note
+            stamps["note"] = change.stamp
+        }
+        if let albums = change.albums {
+            self.albums = albums
+            stamps["albums"] = change.stamp
+        }
+        if let photo = change.photo {
+            self.photo = photo
+            stamps["photo"] = change.stamp
+        }
     }
 }
 

@@ -84,3 +84,35 @@ package struct HybridClock: Sendable, Hashable {
         hasher.combine(last.counter)
     }
 }
+
+extension Stamp: Codable {
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let stamp = Stamp(text) else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a stamp: \(text)") }
+        self = stamp
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension HybridClock: Codable {
+    enum CodingKeys: String, CodingKey { case device, milliseconds, counter }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            device: try container.decode(String.self, forKey: .device),
+            last: (try container.decode(Int64.self, forKey: .milliseconds), try container.decode(Int.self, forKey: .counter)))
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(device, forKey: .device)
+        try container.encode(last.milliseconds, forKey: .milliseconds)
+        try container.encode(last.counter, forKey: .counter)
+    }
+}

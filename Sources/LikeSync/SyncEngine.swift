@@ -5,7 +5,7 @@
 // caller's too.
 
 /// What a device keeps between sync rounds.
-package struct DeviceSyncState: Sendable {
+package struct DeviceSyncState: Sendable, Codable {
     package var device: String
     package var name: String
     package var clock: HybridClock
@@ -16,8 +16,15 @@ package struct DeviceSyncState: Sendable {
     /// By change file (`DEVICE/SEQUENCE`), the stamps of its changes merged while others of it
     /// wait for their images.
     package var partlyMerged: [String: Set<Stamp>] = [:]
-    /// Each photo's history, by id.
+    /// Each photo's history, by id: kept apart from the rest when saved (see ``CodingKeys``), so
+    /// that a sync with nothing to merge need not read it.
     package var histories: [String: PhotoHistory] = [:]
+    /// By device, when its newest change the folder showed this device was made (milliseconds).
+    package var lastChange: [String: Int64] = [:]
+    /// The names of the devices the folder showed, by id.
+    package var deviceNames: [String: String] = [:]
+
+    enum CodingKeys: String, CodingKey { case device, name, clock, nextSequence, merged, partlyMerged, lastChange, deviceNames }
 
     package init(device: String, name: String) {
         self.device = device
@@ -56,6 +63,11 @@ package struct SyncRound: Sendable {
     package var touched: [String: PhotoState?] = [:]
     /// The devices the folder knows, by id, with their names.
     package var devices: [String: String] = [:]
+    /// Whether the round wrote this device's `device.json` (its first round, with nothing to
+    /// publish).
+    package var announced = false
+
+    package init() {}
 }
 
 extension DeviceSyncState {
@@ -83,20 +95,27 @@ extension DeviceSyncState {
         for number in ownNumbers { merged[device, default: []].insert(number) }
         scan.segments.removeAll { $0.device == device }
         scan.pending.removeAll { $0.id.hasPrefix(device + "/") }
-        if !local.isEmpty {
+        if local.isEmpty {
+            round.announced = try folder.announce(device: device, name: name)
+        } else {
             // Numbered first: a round that dies after writing the file still knows it as its own.
             let sequence = nextSequence
             nextSequence += 1
             try folder.publish(device: device, name: name, sequence: sequence, changes: local, images: images)
             merged[device, default: []].insert(sequence)
             round.published = local.count
+            lastChange[device] = max(lastChange[device] ?? 0, local.map(\.stamp.milliseconds).max() ?? 0)
         }
-        round.devices = scan.devices
+        deviceNames.merge(scan.devices) { _, new in new }
+        round.devices = deviceNames
         round.newer = scan.newer
         round.pending = scan.pending
         let sources = Array(scan.devices.keys) + [device]
         for segment in scan.segments {
             let file = segment.device + "/" + String(segment.sequence)
+            if let newest = segment.changes.map(\.stamp.milliseconds).max() {
+                lastChange[segment.device] = max(lastChange[segment.device] ?? 0, newest)
+            }
             var done = partlyMerged[file] ?? []
             for change in segment.changes where !done.contains(change.stamp) {
                 if let missing = change.images.first(where: { folder.image($0, devices: sources) == nil }) {

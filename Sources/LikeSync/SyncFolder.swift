@@ -83,11 +83,7 @@ package struct SyncFolder: Sendable {
     /// Writes `device.json` when the device has none.
     package func publish(device: String, name: String, sequence: Int, changes: [SyncChange], images: [String: [UInt8]]) throws {
         let directory = deviceDirectory(device)
-        try FolderFiles.makeDirectory(directory)
-        if try FolderFiles.contents(directory + "/device.json") == nil {
-            let text = JSONValue.object([("format", .int(Self.format)), ("id", .string(device)), ("name", .string(name))]).rendered(pretty: false)
-            try FolderFiles.writeWhole(Array((text + "\n").utf8), to: "device.json", in: directory)
-        }
+        _ = try announce(device: device, name: name)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
         for change in changes { for image in change.images { needed.insert(image.sha256) } }
@@ -125,7 +121,7 @@ package struct SyncFolder: Sendable {
         try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
-    static func digest(_ bytes: [UInt8]) -> String {
+    package static func digest(_ bytes: [UInt8]) -> String {
         bytes.withUnsafeBytes { SHA256.hexDigest(of: $0) }
     }
 
@@ -157,6 +153,55 @@ package struct SyncFolder: Sendable {
             }
         }
         return scan
+    }
+
+    /// Whether the folder holds a change file not in `merged`, and the ids of its devices: one
+    /// listing of the folder and of each device's, nothing read.
+    package func glance(merged: [String: Set<Int>]) throws -> (unmerged: Bool, devices: [String]) {
+        guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
+        var unmerged = false
+        var devices: [String] = []
+        for device in names.sorted() where DeviceID.isValid(device) {
+            devices.append(device)
+            for name in try FolderFiles.names(in: deviceDirectory(device)) ?? [] {
+                if let sequence = Self.sequence(ofSegmentName: name), !(merged[device]?.contains(sequence) ?? false) { unmerged = true }
+            }
+        }
+        return (unmerged, devices)
+    }
+
+    /// What changes when anything that a sync reads in the folder changes: the names at its top,
+    /// and each device's files with their sizes and times (its images by their folder's time).
+    /// What `likes sync --watch` looks at between syncs.
+    package func fingerprint() -> [String] {
+        guard let names = try? FolderFiles.names(in: path) else { return ["no folder"] }
+        var items = names.sorted()
+        for device in items where DeviceID.isValid(device) {
+            let directory = deviceDirectory(device)
+            for name in ((try? FolderFiles.names(in: directory)) ?? []).sorted() {
+                items.append(device + "/" + name + " " + (FolderFiles.fingerprint(directory + "/" + name) ?? "-"))
+            }
+        }
+        return items
+    }
+
+    /// A device's name from its `device.json`; `nil` while there is none that reads.
+    package func name(of device: String) -> String? {
+        guard let info = try? FolderFiles.contents(deviceDirectory(device) + "/device.json"), let object = Self.json(info),
+            case .string(let name)? = object["name"]
+        else { return nil }
+        return name
+    }
+
+    /// Writes the device's `device.json` when it has none, so that the others know it before it
+    /// publishes a change. Returns whether it wrote one.
+    package func announce(device: String, name: String) throws -> Bool {
+        let directory = deviceDirectory(device)
+        guard try FolderFiles.contents(directory + "/device.json") == nil else { return false }
+        try FolderFiles.makeDirectory(directory)
+        let text = JSONValue.object([("format", .int(Self.format)), ("id", .string(device)), ("name", .string(name))]).rendered(pretty: false)
+        try FolderFiles.writeWhole(Array((text + "\n").utf8), to: "device.json", in: directory)
+        return true
     }
 
     enum Decoded: Equatable {

@@ -117,46 +117,12 @@ struct FavoritesWalk {
             }
             state.total = listed.total ?? state.total
             let firstIndex = (page - 1) * perPage
-            var dealtWith = 0
-            var batch: [TimedLike] = []
-            var stopped = false
-            let liked = try repository.likedIDs(among: listed.photos.compactMap { try? PhotoID($0.id) })
-            for (offset, photo) in listed.photos.enumerated() {
-                guard let id = try? PhotoID(photo.id) else {
-                    report.failed.append(.init(id: photo.id, reason: "its id is not one a store takes"))
-                    dealtWith += 1
-                    continue
-                }
-                if liked.contains(id) || dryRun {
-                    if liked.contains(id) { report.alreadyLiked += 1 } else { report.new += 1 }
-                    dealtWith += 1
-                    continue
-                }
-                do {
-                    let prepared = try photo.prepare()
-                    var item = prepared.item
-                    item.albums = Array(Set(item.albums + albums)).sorted { $0.rawValue < $1.rawValue }
-                    let likedAt = photo.likedAt ?? Date(timeIntervalSince1970: Double(state.base - Int64(firstIndex + offset)) / 1000)
-                    batch.append(TimedLike(item: item, likedAt: likedAt, owedRequest: prepared.owedRequest))
-                } catch let error as PhotoSourceError where error.kind == .rateLimited {
-                    stopped = true
-                    break
-                } catch {
-                    report.failed.append(.init(id: photo.id, reason: Self.reason(error)))
-                }
-                dealtWith += 1
-            }
+            let (batch, dealtWith, stopped) = try prepare(listed, firstIndex: firstIndex, base: state.base, into: &report)
             if !batch.isEmpty, !saved {
                 try saveState(state)
                 saved = true
             }
-            for (photo, result) in zip(batch, batch.isEmpty ? [] : try repository.like(at: batch)) {
-                switch result {
-                case .success(.some): report.liked.append(photo.item.id)
-                case .success(.none): report.alreadyLiked += 1
-                case .failure(let error): report.failed.append(.init(id: photo.item.id.rawValue, reason: Self.reason(error)))
-                }
-            }
+            try store(batch, into: &report)
             let total = listed.total ?? state.total
             report.left = max(0, (total ?? 0) - firstIndex - dealtWith, listed.photos.count - dealtWith)
             progress(
@@ -188,6 +154,54 @@ struct FavoritesWalk {
                 return
             }
             page += 1
+        }
+    }
+
+    /// The page's photos made ready to like (their images downloaded), in the listing's order;
+    /// how many of them were dealt with (liked already, counted by a dry run, failed or made
+    /// ready), and whether the source's limit stopped the page part way.
+    private func prepare(_ listed: FavoritesPage, firstIndex: Int, base: Int64, into report: inout FavoritesImportReport) throws
+        -> (batch: [TimedLike], dealtWith: Int, stopped: Bool)
+    {
+        var dealtWith = 0
+        var batch: [TimedLike] = []
+        let liked = try repository.likedIDs(among: listed.photos.compactMap { try? PhotoID($0.id) })
+        for (offset, photo) in listed.photos.enumerated() {
+            guard let id = try? PhotoID(photo.id) else {
+                report.failed.append(.init(id: photo.id, reason: "its id is not one a store takes"))
+                dealtWith += 1
+                continue
+            }
+            if liked.contains(id) || dryRun {
+                if liked.contains(id) { report.alreadyLiked += 1 } else { report.new += 1 }
+                dealtWith += 1
+                continue
+            }
+            do {
+                let prepared = try photo.prepare()
+                var item = prepared.item
+                item.albums = Array(Set(item.albums + albums)).sorted { $0.rawValue < $1.rawValue }
+                let likedAt = photo.likedAt ?? Date(timeIntervalSince1970: Double(base - Int64(firstIndex + offset)) / 1000)
+                batch.append(TimedLike(item: item, likedAt: likedAt, owedRequest: prepared.owedRequest))
+            } catch let error as PhotoSourceError where error.kind == .rateLimited {
+                return (batch, dealtWith, true)
+            } catch {
+                report.failed.append(.init(id: photo.id, reason: Self.reason(error)))
+            }
+            dealtWith += 1
+        }
+        return (batch, dealtWith, false)
+    }
+
+    /// Likes a page's prepared photos, each at its time, and counts what came of each.
+    private func store(_ batch: [TimedLike], into report: inout FavoritesImportReport) throws {
+        guard !batch.isEmpty else { return }
+        for (photo, result) in zip(batch, try repository.like(at: batch)) {
+            switch result {
+            case .success(.some): report.liked.append(photo.item.id)
+            case .success(.none): report.alreadyLiked += 1
+            case .failure(let error): report.failed.append(.init(id: photo.item.id.rawValue, reason: Self.reason(error)))
+            }
         }
     }
 

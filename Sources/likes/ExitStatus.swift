@@ -46,8 +46,10 @@ struct CommandFailure: Error, CustomStringConvertible {
         }
         switch error {
         case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote, .unusableExport: status = .badData
-        case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair:
+        case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair,
+            .copiedStore:
             status = .failure
+        case .syncFolderMissing: status = .noInput
         case .imageRequired, .invalidArgument: status = .usage
         case .storeBusy: status = .busy
         case .io: status = .ioError

@@ -63,8 +63,8 @@ struct Output {
     }
 
     /// Prints one JSON document on stdout.
-    func printJSON(_ value: JSONValue) {
-        print(value.rendered(pretty: true))
+    func printJSON(_ value: JSONValue, compact: Bool = false) {
+        print(value.rendered(pretty: !compact))
     }
 }
 

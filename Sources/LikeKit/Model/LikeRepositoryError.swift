@@ -54,6 +54,12 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// A folder with an `index.json` that cannot be restored: its format is not an export's this
     /// version knows, or the index cannot be read. Nothing was stored.
     case unusableExport(path: String, reason: String)
+    /// The sync folder does not exist (a drive not mounted, a typo): nothing was synced.
+    case syncFolderMissing(path: String)
+    /// The sync folder holds changes under this store's device id that the store did not make:
+    /// the store is a copy of another device's (a copied folder, a restored backup). Nothing was
+    /// written.
+    case copiedStore(device: String, file: String)
 
     /// Which of a like's images an error is about.
     public enum ImageKind: String, Sendable, Hashable {
@@ -129,6 +135,15 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "Cannot restore from \(path): \(reason); nothing was stored.",
                 "Restore a folder that an export of this version wrote, or move its index.json aside to take its JPEGs as plain files."
+            )
+        case .syncFolderMissing(let path):
+            return (
+                "The sync folder \(path) does not exist; nothing was synced.", "Create it (an empty folder is a new one) or mount the drive it is on."
+            )
+        case .copiedStore(let device, let file):
+            return (
+                "This store is a copy of another device's: the sync folder holds \(file), a change of device \(device) that this store did not make; nothing was written.",
+                "Give this store a device of its own with `likes sync DIR --new-device`."
             )
         }
     }

@@ -16,6 +16,8 @@ extension StoreLayout {
     static let owedDirectory = "owed"
     /// `sources/NAME`: a photo source's note of an import in progress, replaced whole.
     static let sourcesDirectory = "sources"
+    /// `sync/NAME`: what syncing with other devices keeps between syncs (see LikeKit's sync).
+    static let syncDirectory = "sync"
 
     static func owedFileName(_ key: String, _ generation: String) -> String { key + "~" + generation }
 }
@@ -93,6 +95,35 @@ extension Store {
             }
             if durable { try folder.sync(commit: true) }
         }
+    }
+
+    /// A file of what syncing keeps (`name` a few letters, digits and `-`), or `nil`.
+    package func syncFile(_ name: String) throws -> Data? {
+        guard let root = try openRoot(), let folder = try root.subdirectoryIfFolder(StoreLayout.syncDirectory) else { return nil }
+        return try folder.read(Self.stateFileName(name))
+    }
+
+    /// Replaces a file of what syncing keeps, whole (written aside, flushed, renamed over).
+    package func setSyncFile(_ data: Data, for name: String) throws {
+        let file = Self.stateFileName(name)
+        try withExclusiveLock { root, _ in
+            let folder = try root.subdirectoryCreatingIfNeeded(StoreLayout.syncDirectory, durable: durable)
+            let temporary = file + "~" + Generation.make() + ".tmp"
+            try folder.createFile(temporary, data: data, durable: durable)
+            try folder.rename(temporary, to: file)
+            if durable { try folder.sync(commit: true) }
+        }
+    }
+
+    /// By photo id, the time of the photo's latest unlike in the journal (milliseconds): when an
+    /// unlike this store made happened, for the sync that publishes it.
+    package func unlikeTimes() throws -> [String: Int64] {
+        guard let root = try openRoot(), let reader = try Journal(root: root).reader(records: nil) else { return [:] }
+        var times: [String: Int64] = [:]
+        try reader.forEachParsableLine { line in
+            if line.operation == .unliked, let id = line.id { times[id] = max(times[id] ?? line.at, line.at) }
+        }
+        return times
     }
 
     /// The note's file name: `name` with anything but letters, digits, `-` and `_` escaped.

@@ -66,13 +66,26 @@ struct RecordReader {
             let userImage = optional(members["userImage"], { value in if case .object(let members) = value { Self.image(members) } else { nil } }),
             let note = optional(members["note"], { value in if case .string(let text) = value { text } else { nil } }),
             let photo = optional(members["photo"], { value in if case .object(let members) = value { Self.photo(members) } else { nil } }),
-            let albums = Self.albums(members["albums"]), let changed = Self.changed(members["changed"])
+            let albums = Self.albums(members["albums"]), let changed = Self.changed(members["changed"]),
+            let stamps = optional(members["stamps"], Self.stamps)
         else { return nil }
         guard ([generation, image.generation] + (userImage.map { [$0.generation] } ?? [])).allSatisfy(Generation.isValid) else { return nil }
         var record = StoredRecord(
             id: id, generation: generation, likedAt: likedAt, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
         record.changed = changed
+        record.stamps = stamps
         return record
+    }
+
+    /// An object of strings, as ``RecordStamps`` reads it; `nil` for anything else.
+    private static func stamps(_ value: Value) -> RecordStamps? {
+        guard case .object(let members) = value else { return nil }
+        var values: [String: String] = [:]
+        for (key, value) in members.pairs {
+            guard case .string(let text) = value else { return nil }
+            values[key] = text
+        }
+        return RecordStamps(read: values)
     }
 
     /// `.some(nil)` when absent, the fields named (unknown names passed over, as StoredRecord's

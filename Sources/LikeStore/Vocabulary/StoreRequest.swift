@@ -78,6 +78,10 @@ package struct StoreRequest: Sendable {
     /// A request a photo source owes once this like is stored (Unsplash's download count):
     /// written in the like's own commit, so that it is owed exactly when the photo is liked.
     package var owedRequest: String?
+    /// For a change merged from another device, by part (see ``RecordStamps``), the stamp of the
+    /// change that gave it (`MILLIS.COUNTER.DEVICE`); a part changed and not named here (all of
+    /// them for a change of this store's own) is stamped with the change's time.
+    package var stamps: [String: String]?
 
     /// A like, or an update of what is given.
     package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {

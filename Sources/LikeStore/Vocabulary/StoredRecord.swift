@@ -43,8 +43,11 @@ package struct StoredRecord: Codable, Hashable, Sendable {
     /// What the update that wrote this record changed, so that observers in other processes can
     /// say it; `nil` (left out of the file) after a first like, a repair or an older version.
     package var changed: [RecordField]?
+    /// When each part of the photo last changed, for syncing with other devices (see
+    /// ``RecordStamps``); `nil` (left out of the file) in records written before stamps were kept.
+    package var stamps: RecordStamps?
 
-    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, changed }
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, changed, stamps }
 
     init(
         id: String, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: StoredPhoto?,
@@ -94,6 +97,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         self.albums = Names.canonicalAlbums(albums)
         // Names a later version may add are passed over.
         changed = try container.decodeIfPresent([String].self, forKey: .changed).map { $0.compactMap(RecordField.init(rawValue:)) }
+        stamps = try container.decodeIfPresent([String: String].self, forKey: .stamps).map(RecordStamps.init(read:))
         for value in [generation, image.generation, userImage?.generation].compactMap({ $0 }) where !Generation.isValid(value) {
             throw DecodingError.dataCorruptedError(forKey: .generation, in: container, debugDescription: "malformed generation \(value)")
         }
@@ -111,6 +115,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         try container.encode(photo, forKey: .photo)
         if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
         if let changed, !changed.isEmpty { try container.encode(changed, forKey: .changed) }
+        if let stamps, !stamps.values.isEmpty { try container.encode(stamps.written, forKey: .stamps) }
     }
 
     /// The parts of the photo that differ between `earlier` and this record.
@@ -166,6 +171,54 @@ package struct StoredRecord: Codable, Hashable, Sendable {
 }
 
 /// A part of a photo a change can touch.
+/// When each part of a liked photo last changed: the period's start (`liked`) and each field,
+/// kept in the record and written in the same commit as the change.
+///
+/// A value is `MILLIS` for a change this store made (at that wall-clock time; the sync that
+/// publishes it stamps it as this device's), or a whole stamp `MILLIS.COUNTER.DEVICE` for one
+/// merged from another device, so that a merged value is never taken for a local change.
+package struct RecordStamps: Sendable, Hashable {
+    /// By part: `liked`, then ``RecordField``'s names.
+    package private(set) var values: [String: String]
+
+    package static let liked = "liked"
+
+    package init() { values = [:] }
+
+    /// Every part: the period's start, then each field.
+    static let parts = [liked] + RecordField.allCases.map(\.rawValue)
+
+    /// Reads a record's stamps, passing over parts and values this version does not know; a part
+    /// left out has the period's stamp (see ``written``).
+    init(read values: [String: String]) {
+        self.values = values.filter { Self.parts.contains($0.key) && Self.isStamp($0.value) }
+        if let liked = self.values[Self.liked] { for part in Self.parts where self.values[part] == nil { self.values[part] = liked } }
+    }
+
+    /// The stamps as a record file keeps them: a part changed with the period's start is left
+    /// out (a first like's stamps are one value).
+    var written: [String: String] {
+        guard let liked = values[Self.liked] else { return values }
+        return values.filter { $0.key == Self.liked || $0.value != liked }
+    }
+
+    package subscript(_ part: String) -> String? { values[part] }
+
+    /// Stamps `parts` with `stamp`.
+    mutating func set(_ parts: some Sequence<String>, to stamp: String) {
+        for part in parts { values[part] = stamp }
+    }
+
+    /// `MILLIS` or `MILLIS.COUNTER.DEVICE`.
+    static func isStamp(_ text: String) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 3, parts[0].utf8.count <= 16, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+            !parts[0].isEmpty
+        else { return false }
+        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { (0x30...0x39).contains($0) } && parts[2].utf8.count == 16)
+    }
+}
+
 package enum RecordField: String, Sendable, Hashable, Codable, CaseIterable {
     case image
     case userImage

@@ -236,10 +236,13 @@ struct WriteSession {
     ) throws -> StoredChange {
         let generation = Generation.make()
         let now = likedAt ?? tick()
+        // A restored like keeps its date, but is a change made now.
+        let changedAt = likedAt == nil ? now : max(clock, Timestamp.now())
         var progress = Progress()
         let flushEach = durable && !flushesOnce
         do {
-            let record = try writeImagesAndRecord(request, over: existing, generation: generation, now: now, flushEach: flushEach, &progress)
+            let record = try writeImagesAndRecord(
+                request, over: existing, generation: generation, now: now, changedAt: changedAt, flushEach: flushEach, &progress)
             let line = JournalLine.describing(record.liveEntry, operation: existing == nil ? .liked : .updated, at: now)
             try journal.append([line], durable: flushEach)
             progress.lineWritten = line
@@ -267,8 +270,30 @@ struct WriteSession {
 
     /// Writes the request's new images under fresh names, then the record under a temporary name
     /// (the last of `progress.created`); flushes them when `flushEach`.
+    /// The stamps of a record written over `existing`: what changed, stamped with the request's
+    /// merged stamp or this change's time; the rest as it was. A record from before stamps were
+    /// kept counts every part as changed when the photo was liked.
+    static func stamps(of record: StoredRecord, over existing: StoredRecord?, request: StoreRequest, at time: Int64) -> RecordStamps {
+        let local = String(time)
+        guard let existing else {
+            var stamps = RecordStamps()
+            for part in RecordStamps.parts { stamps.set([part], to: request.stamps?[part] ?? local) }
+            return stamps
+        }
+        var stamps =
+            existing.stamps
+            ?? {
+                var legacy = RecordStamps()
+                legacy.set(RecordStamps.parts, to: String(existing.likedAt))
+                return legacy
+            }()
+        for part in (record.changed ?? []).map(\.rawValue) { stamps.set([part], to: request.stamps?[part] ?? local) }
+        return stamps
+    }
+
     private func writeImagesAndRecord(
-        _ request: StoreRequest, over existing: StoredRecord?, generation: String, now: Int64, flushEach: Bool, _ progress: inout Progress
+        _ request: StoreRequest, over existing: StoredRecord?, generation: String, now: Int64, changedAt: Int64, flushEach: Bool,
+        _ progress: inout Progress
     ) throws -> StoredRecord {
         let key = StorageKey.make(for: request.id)
         func store(_ image: StoreRequest.Image?, user: Bool) throws -> StoredRecord.Image? {
@@ -309,6 +334,7 @@ struct WriteSession {
             userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
             albums: request.albums(after: existing?.albums ?? []))
         if let existing { record.changed = record.fields(changedSince: existing) }
+        record.stamps = Self.stamps(of: record, over: existing, request: request, at: changedAt)
         let encoded = try record.encoded()
         progress.created.append((records.directory, try records.writeTemporary(record, encoded: encoded, durable: flushEach)))
         // For observers elsewhere, who may read this change only after a later one replaced it.

@@ -1,0 +1,370 @@
+// Owns a store's side of syncing with other devices through a folder: what the store changed
+// since its last sync, found by the parts' stamps in its records (see LikeStore's RecordStamps),
+// published through LikeSync, and the merged photos written back with the stamps they were
+// merged with. What it keeps between syncs lives in the store's sync/ folder.
+
+import LikeStore
+import LikeSync
+import LikesSupport
+
+#if canImport(Darwin)
+    import Darwin
+    import Foundation
+#elseif canImport(Glibc)
+    import Glibc
+    import FoundationEssentials
+#elseif canImport(Musl)
+    import Musl
+    import FoundationEssentials
+#endif
+
+/// What ``LikeRepository/sync(with:newDevice:)`` did.
+public struct SyncReport: Sendable, Hashable {
+    /// A device the sync folder knows.
+    public struct Device: Sendable, Hashable {
+        /// Its id: 16 hex digits.
+        public var id: String
+        /// Its name (the host's name when it first synced).
+        public var name: String
+        /// When its newest change that this store has seen was made; `nil` if none.
+        public var lastChange: Date?
+    }
+
+    /// Something that could not be merged yet (or, in ``skipped``, by this version).
+    public struct Problem: Sendable, Hashable {
+        /// The photo id or the folder's file it is about.
+        public var id: String
+        /// Why.
+        public var reason: String
+    }
+
+    /// This store's device id.
+    public var device: String
+    /// The changes of this store published into the folder.
+    public var published: Int
+    /// The changes of other devices merged into this store.
+    public var merged: Int
+    /// Changes waiting for files still arriving: a later sync merges them.
+    public var pending: [Problem]
+    /// Files of a newer format, left alone: a newer `likes` reads them.
+    public var skipped: [Problem]
+    /// The devices the folder knows, this one included, by id.
+    public var devices: [Device]
+}
+
+/// What changes when anything a sync reads in a sync folder changes: its names, and each
+/// device's files with their sizes and times. Cheap (a listing of the folder and of each
+/// device's): what `likes sync --watch` compares between syncs.
+public struct SyncFolderFingerprint: Sendable, Hashable {
+    let items: [String]
+
+    /// The folder's fingerprint now.
+    ///
+    /// - Parameter folder: The sync folder.
+    public init(folder: URL) {
+        items = SyncFolder(path: folder.path).fingerprint()
+    }
+}
+
+/// What a store keeps between syncs besides the photos' histories: its device's state, and the
+/// store's change mark and the parts' stamps as the last sync left them.
+struct SavedSync: Codable {
+    var engine: DeviceSyncState
+    /// The store's change mark after the last sync: unchanged, there is nothing to publish.
+    var mark: [Int64]?
+}
+
+/// The photos' side of what a store keeps: each photo's history, the stamps its record had after
+/// the last sync, and the SHA-256 of its images then.
+struct SavedPhotos: Codable {
+    var histories: [String: PhotoHistory] = [:]
+    var published: [String: [String: String]] = [:]
+    var images: [String: String] = [:]
+    var userImages: [String: String] = [:]
+}
+
+extension LikeRepository {
+    static let syncStateName = "state"
+    static let syncPhotosName = "photos"
+
+    /// Publishes into `folder` the changes this store made since its last sync, and merges into
+    /// the store the changes other devices published there.
+    ///
+    /// `folder` is a folder another program carries between devices (Syncthing, iCloud Drive,
+    /// Dropbox, a USB stick); each device points its own store at its own copy of it. Every
+    /// device writes only files of its own there, whole. A change whose files have not all
+    /// arrived is pending (named in the report) and merged by a later sync; files missing from
+    /// the folder never unlike anything. Merged photos reach observers like local changes.
+    ///
+    /// - Parameters:
+    ///   - folder: The sync folder; an empty one is a new folder.
+    ///   - newDevice: Gives this store a new device id first (for a store copied from another
+    ///     device's), and publishes its photos as that device.
+    /// - Returns: What was published and merged, what waits, and the devices the folder knows.
+    /// - Throws: ``LikeRepositoryError``: `syncFolderMissing`, `copiedStore` (nothing written),
+    ///   `storeBusy`, `io`.
+    public func sync(with folder: URL, newDevice: Bool = false) throws -> SyncReport {
+        let sync = SyncFolder(path: folder.path)
+        guard FolderFilesCheck.isDirectory(folder.path) else { throw LikeRepositoryError.syncFolderMissing(path: folder.path) }
+        var saved = try loadSync(newDevice: newDevice)
+        let mark = store.changeMark()
+        var photos: SavedPhotos?
+        var local: [SyncChange] = []
+        var images: [String: [UInt8]] = [:]
+        if mark == nil || mark != saved.mark {
+            var loaded = try loadPhotos()
+            // The histories first: a change made now goes into its photo's history.
+            saved.engine.histories = loaded.histories
+            (local, images) = try localChanges(&saved.engine, &loaded)
+            photos = loaded
+        }
+        if photos == nil, saved.engine.partlyMerged.isEmpty {
+            let glance = try folderTranslating { try sync.glance(merged: saved.engine.merged) }
+            if !glance.unmerged, glance.devices.contains(saved.engine.device) {
+                // Nothing new on either side: nothing is read or written.
+                var quiet = SyncRound()
+                for device in glance.devices { quiet.devices[device] = saved.engine.deviceNames[device] ?? sync.name(of: device) ?? "" }
+                return report(saved.engine, quiet)
+            }
+        }
+        var loaded = try photos ?? loadPhotos()
+        if photos == nil { saved.engine.histories = loaded.histories }
+        let round: SyncRound
+        do {
+            round = try saved.engine.sync(with: sync, local: local, images: images)
+        } catch let refusal as SyncRefusal {
+            switch refusal {
+            case .copiedStore(let device, let file): throw LikeRepositoryError.copiedStore(device: device, file: file)
+            }
+        } catch let error as FolderError {
+            throw LikeRepositoryError.io(action: error.action, path: error.path, code: error.code)
+        }
+        saved.engine.deviceNames = round.devices
+        try apply(round, from: sync, &loaded, engine: saved.engine)
+        loaded.histories = saved.engine.histories
+        if round.published > 0 || round.merged > 0 || photos != nil || round.announced {
+            saved.mark = store.changeMark()
+            try savePhotos(loaded)
+            try saveSync(saved)
+        }
+        return report(saved.engine, round)
+    }
+
+    private func folderTranslating<Value>(_ work: () throws -> Value) throws -> Value {
+        do {
+            return try work()
+        } catch let error as FolderError {
+            throw LikeRepositoryError.io(action: error.action, path: error.path, code: error.code)
+        }
+    }
+
+    private func report(_ engine: DeviceSyncState, _ round: SyncRound) -> SyncReport {
+        var names = engine.deviceNames.merging(round.devices) { _, new in new }
+        names[engine.device] = engine.name
+        let devices = names.keys.sorted().map { id in
+            SyncReport.Device(id: id, name: names[id] ?? "", lastChange: engine.lastChange[id].map { Timestamp.date($0) })
+        }
+        return SyncReport(
+            device: engine.device, published: round.published, merged: round.merged,
+            pending: round.pending.map { SyncReport.Problem(id: $0.id, reason: $0.reason) },
+            skipped: round.newer.map { SyncReport.Problem(id: $0.id, reason: $0.reason) }, devices: devices)
+    }
+
+    // MARK: What the store keeps
+
+    private func loadSync(newDevice: Bool) throws -> SavedSync {
+        if !newDevice, let data = try translating({ try store.syncFile(Self.syncStateName) }) {
+            do {
+                return try JSONDecoder().decode(SavedSync.self, from: data)
+            } catch {
+                throw LikeRepositoryError.damagedRecord(file: store.displayPath + "/sync/state.json", reason: "it cannot be read (\(error))")
+            }
+        }
+        let device = DeviceID.make()
+        // A new device publishes every photo the store holds, as its own.
+        try translating { try store.setSyncFile(try JSONEncoder().encode(SavedPhotos()), for: Self.syncPhotosName) }
+        let saved = SavedSync(engine: DeviceSyncState(device: device, name: Self.hostName()), mark: nil)
+        try saveSync(saved)
+        return saved
+    }
+
+    private func saveSync(_ saved: SavedSync) throws {
+        try translating { try store.setSyncFile(try JSONEncoder().encode(saved), for: Self.syncStateName) }
+    }
+
+    private func loadPhotos() throws -> SavedPhotos {
+        guard let data = try translating({ try store.syncFile(Self.syncPhotosName) }) else { return SavedPhotos() }
+        do {
+            return try JSONDecoder().decode(SavedPhotos.self, from: data)
+        } catch {
+            throw LikeRepositoryError.damagedRecord(file: store.displayPath + "/sync/photos.json", reason: "it cannot be read (\(error))")
+        }
+    }
+
+    private func savePhotos(_ photos: SavedPhotos) throws {
+        try translating { try store.setSyncFile(try JSONEncoder().encode(photos), for: Self.syncPhotosName) }
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "device" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "device" : name
+    }
+
+    // MARK: This store's changes
+
+    /// A change not stamped yet: the time the store stamped its parts with, and the change it
+    /// makes once stamped.
+    typealias Draft = (time: Int64, order: Int, make: (Stamp) -> SyncChange)
+
+    /// The changes the store made since the last sync, in the order made, each stamped by the
+    /// device's clock from the time the store stamped its parts with, and the images they need.
+    private func localChanges(_ engine: inout DeviceSyncState, _ photos: inout SavedPhotos) throws -> ([SyncChange], [String: [UInt8]]) {
+        let everything = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
+        let records = try translating { try store.page(everything) }.items.map(\.record)
+        var drafts: [Draft] = []
+        var images: [String: [UInt8]] = [:]
+        for record in records {
+            drafts += try changeDrafts(for: record, &photos, &images, after: drafts.count)
+        }
+        // Unlikes: photos this device had as liked that its store no longer holds.
+        let present = Set(records.map(\.id))
+        let unliked = photos.published.keys.filter { !present.contains($0) && engine.state(of: $0) != nil }
+        if !unliked.isEmpty {
+            let times = try translating { try store.unlikeTimes() }
+            let now = Timestamp.milliseconds(Date())
+            for id in unliked.sorted() {
+                drafts.append((times[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
+            }
+        }
+        for id in photos.published.keys where !present.contains(id) { photos.published[id] = nil }
+        let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
+        return (ordered.map { draft in engine.make(draft.make, now: draft.time) }, images)
+    }
+
+    /// The changes of one record since the last sync: a part is this store's change when its
+    /// stamp is new and its own (no device in it); everything, for a photo not published yet.
+    /// One change a time the store stamped parts with; a period's start gives every part.
+    private func changeDrafts(for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: [UInt8]], after count: Int) throws
+        -> [Draft]
+    {
+        let stamps = record.stamps?.values ?? Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, String(record.likedAt)) })
+        let before = photos.published[record.id]
+        let changed = PhotoState.parts.filter { part in
+            guard let stamp = stamps[part], stamp != before?[part] else { return false }
+            return before == nil || !stamp.contains(".")
+        }
+        photos.published[record.id] = stamps
+        guard !changed.isEmpty else { return [] }
+        let startsPeriod = before == nil || changed.contains("liked")
+        var mainImage: ImageReference?
+        var userImage: ImageReference??
+        if startsPeriod || changed.contains("image") {
+            let reference = try publishedImage(of: record.id, user: false, &images)
+            photos.images[record.id] = reference.sha256
+            mainImage = reference
+        }
+        if startsPeriod || changed.contains("userImage") {
+            let reference = record.userImage == nil ? nil : try publishedImage(of: record.id, user: true, &images)
+            photos.userImages[record.id] = reference?.sha256
+            userImage = .some(reference)
+        }
+        let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
+        let (id, likedAt, note, albums) = (record.id, record.likedAt, record.note, record.albums)
+        let times = Dictionary(grouping: changed) { part in Self.milliseconds(stamps[part] ?? "") }
+        return times.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
+            let (time, parts) = group
+            let giving = startsPeriod && time == Self.milliseconds(stamps["liked"] ?? "") ? Set(PhotoState.parts) : Set(parts)
+            let kind: SyncChange.Kind = giving.contains("liked") || giving.contains("image") || giving.contains("userImage") ? .like : .edit
+            return (
+                time, count + index,
+                { stamp in
+                    SyncChange(
+                        id: id, stamp: stamp, kind: kind, likedAt: giving.contains("liked") ? likedAt : nil,
+                        image: giving.contains("image") ? mainImage : nil, userImage: giving.contains("userImage") ? userImage : nil,
+                        note: giving.contains("note") ? .some(note) : nil, albums: giving.contains("albums") ? albums : nil,
+                        photo: giving.contains("photo") ? .some(photo) : nil)
+                }
+            )
+        }
+    }
+
+    /// One of the photo's images as a change names it, its bytes kept for the folder.
+    private func publishedImage(of id: String, user: Bool, _ images: inout [String: [UInt8]]) throws -> ImageReference {
+        let bytes = try imageBytes(of: id, user: user)
+        let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
+        images[reference.sha256] = bytes
+        return reference
+    }
+
+    private func imageBytes(of id: String, user: Bool) throws -> [UInt8] {
+        switch try translating({ try store.file(user ? .userImage : .image, of: id) })?.read {
+        case .whole(let data)?: return Array(data)
+        case .damaged(let reason)?:
+            throw LikeRepositoryError.damagedImage(file: id, reason: reason)
+        case nil:
+            throw LikeRepositoryError.notLiked(id: PhotoID(stored: id))
+        }
+    }
+
+    static let compactEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A stamp's milliseconds, local (`MILLIS`) or merged (`MILLIS.COUNTER.DEVICE`).
+    static func milliseconds(_ stamp: String) -> Int64 {
+        Int64(stamp.prefix { $0 != "." }) ?? 0
+    }
+
+    // MARK: Other devices' changes
+
+    /// Writes each photo the round touched as the merge left it: liked anew (with its date),
+    /// updated part by part, or unliked; each part with the stamp it was merged with.
+    private func apply(_ round: SyncRound, from folder: SyncFolder, _ photos: inout SavedPhotos, engine: DeviceSyncState) throws {
+        let sources = Array(round.devices.keys) + [engine.device]
+        var restored = false
+        defer { if restored { _ = try? translating { try store.sortJournalAfterRestore() } } }
+        for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
+            let current = try translating { try store.item(for: id) }?.record
+            guard let state else {
+                if current != nil { _ = try translating { try store.unlike(id, onCommit: observers.changed) } }
+                photos.published[id] = nil
+                continue
+            }
+            var request = StoreRequest(id: id, image: nil, userImage: nil, note: nil, photo: nil, albums: [])
+            request.stamps = state.stamps.mapValues(\.description)
+            if current == nil || photos.images[id] != state.image.sha256 {
+                guard let bytes = folder.image(state.image, devices: sources) else { continue }
+                request.image = try translating { try StoreRequest.Image(Data(bytes), kind: .image) }
+            }
+            if let user = state.userImage, current == nil || photos.userImages[id] != user.sha256 {
+                guard let bytes = folder.image(user, devices: sources) else { continue }
+                request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
+            }
+            request.note = state.note.map(StoreRequest.NoteEdit.set) ?? .clear
+            request.photo = try state.photo.map { try JSONDecoder().decode(StoredPhoto.self, from: Data($0.utf8)) }
+            request.addAlbums = state.albums.compactMap(Names.album)
+            request.removeAlbums = (current?.albums ?? []).filter { !state.albums.contains($0) }
+            if current != nil {
+                _ = try translating { try store.like(request, onCommit: observers.changed) }
+            } else {
+                _ = try translating { try store.restore([(request, state.likedAt)], onCommit: observers.changed) }
+                restored = true
+            }
+            photos.images[id] = state.image.sha256
+            photos.userImages[id] = state.userImage?.sha256
+            photos.published[id] = try translating { try store.item(for: id) }?.record.stamps?.values
+        }
+    }
+}
+
+/// Whether a path is a folder, without Foundation's file manager.
+enum FolderFilesCheck {
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}

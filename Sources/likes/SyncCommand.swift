@@ -1,0 +1,144 @@
+// sync: one collection on several devices, through a folder another program carries.
+
+import LikeKit
+import LikesSupport
+
+#if canImport(Darwin)
+    import Darwin
+    import Foundation
+#else
+    import FoundationEssentials
+    import Glibc
+#endif
+
+struct SyncCommand: Command {
+    static let watch = Option.flag("--watch", "Keep syncing: within 2 s of a change in the store or in DIR, until Ctrl-C or SIGTERM (exit 0).")
+    static let newDevice = Option.flag("--new-device", "Give this store a new device id first (a store copied from another device's).")
+    static let json = Option.json(
+        "Print {\"device\", \"published\", \"merged\", \"pending\": [{\"id\", \"reason\"}], \"skipped\": [{\"id\", \"reason\"}], \"devices\": [{\"id\", \"name\", \"lastChange\"}]} as JSON."
+    )
+    static let spec = CommandSpec(
+        name: "sync", summary: "Publish this store's changes into a sync folder and merge the other devices' changes from it.",
+        usage: "sync DIR [--watch] [--new-device] [--json]",
+        details: """
+            DIR is a folder that Syncthing, iCloud Drive, Dropbox or a USB stick carries between
+            devices; each device syncs its own store with its own copy. Every change carries a
+            stamp, and each photo ends as applying every device's changes in stamp order gives:
+            the later change wins field by field, an unlike removes the photo everywhere, and
+            files missing from DIR never unlike anything. A change whose files have not all
+            arrived is pending and merged by a later sync. An empty DIR is a new folder; one that
+            does not exist is refused (exit 66). Files of a newer format are skipped and named
+            (exit 1). --watch keeps syncing: a sync within 2 s of a change in the store or in
+            DIR, a line (or, with --json, a JSON document on one line) for each sync that moved
+            something, until Ctrl-C or SIGTERM (exit 0). Not yet: --forget and compacting the
+            folder.
+            """,
+        example: "likes sync ~/Sync/likes",
+        options: [watch, newDevice, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "the sync folder DIR")
+
+    let directory: URL
+    let watches: Bool
+    let isNewDevice: Bool
+    let printsJSON: Bool
+
+    init(_ arguments: ParsedArguments) throws {
+        directory = URL(fileURLWithPath: arguments[positional: 0])
+        watches = arguments.has(Self.watch)
+        isNewDevice = arguments.has(Self.newDevice)
+        printsJSON = arguments.has(Self.json)
+    }
+
+    func run(_ context: Context) throws {
+        let report = try context.repository.sync(with: directory, newDevice: isNewDevice)
+        try show(report, context, compact: watches)
+        if watches { try keepSyncing(context) }
+    }
+
+    /// Syncs again whenever the store's change mark or the folder's fingerprint changes (looked
+    /// at every quarter of a second), and every 2 s while changes wait; stops on SIGINT or
+    /// SIGTERM. A failure that may pass (the folder's drive gone a moment) is one line on stderr
+    /// and the watch goes on; a copied store stops it.
+    private func keepSyncing(_ context: Context) throws {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { _ in
+                var byte: UInt8 = 1
+                _ = write(syncStopPipe.write, &byte, 1)
+            }
+        }
+        if context.output.standardErrorIsTerminal {
+            context.output.printError("Syncing \(context.repository.directory.path) with \(directory.path) as changes come. Ctrl-C to stop.")
+        }
+        let fingerprint = { [directory] in SyncFolderFingerprint(folder: directory) }
+        var seen = (mark: context.repository.changeMark(), folder: fingerprint())
+        var lastSync = Date()
+        var waiting = false
+        var lastError = ""
+        while !Self.stopRequested(within: 0.25) {
+            let now = (mark: context.repository.changeMark(), folder: fingerprint())
+            guard now.mark != seen.mark || now.folder != seen.folder || waiting && Date().timeIntervalSince(lastSync) >= 2 else { continue }
+            do {
+                let report = try context.repository.sync(with: directory)
+                waiting = !report.pending.isEmpty
+                lastError = ""
+                if report.published > 0 || report.merged > 0 || !report.pending.isEmpty { try show(report, context, compact: true) }
+            } catch LikeRepositoryError.copiedStore(let device, let file) {
+                throw CommandFailure(LikeRepositoryError.copiedStore(device: device, file: file))
+            } catch {
+                let line = "\(error)"
+                if line != lastError { context.output.printError("likes: \(line) Still watching.") }
+                lastError = line
+            }
+            lastSync = Date()
+            seen = (context.repository.changeMark(), fingerprint())
+        }
+    }
+
+    /// Whether SIGINT or SIGTERM came, waiting at most `seconds` for one.
+    private static func stopRequested(within seconds: Double) -> Bool {
+        var poller = pollfd(fd: syncStopPipe.read, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, Int32(seconds * 1000)) > 0
+    }
+
+    private func show(_ report: SyncReport, _ context: Context, compact: Bool) throws {
+        if printsJSON {
+            let problems = { (list: [SyncReport.Problem]) in
+                JSONValue.array(list.map { .object([("id", .string($0.id)), ("reason", .string($0.reason))]) })
+            }
+            context.output.printJSON(
+                .object([
+                    ("device", .string(report.device)), ("published", .int(report.published)), ("merged", .int(report.merged)),
+                    ("pending", problems(report.pending)), ("skipped", problems(report.skipped)),
+                    (
+                        "devices",
+                        .array(
+                            report.devices.map {
+                                .object([("id", .string($0.id)), ("name", .string($0.name)), ("lastChange", .date($0.lastChange))])
+                            })
+                    ),
+                ]), compact: compact)
+        } else {
+            let changes = { (count: Int) in "\(count) change\(count == 1 ? "" : "s")" }
+            context.output.print(
+                "Synced as device \(report.device): published \(changes(report.published)), merged \(changes(report.merged)); the folder knows \(report.devices.count) device\(report.devices.count == 1 ? "" : "s")."
+            )
+            for item in report.pending { context.output.print("pending: \(Format.oneLine(item.id)): \(item.reason)") }
+        }
+        if !report.skipped.isEmpty {
+            let first = report.skipped[0]
+            throw CommandFailure(
+                "Skipped \(report.skipped.count) file\(report.skipped.count == 1 ? "" : "s") of a newer format (\(Format.oneLine(first.id)): \(first.reason)); update likes to merge them.",
+                status: .failure)
+        }
+    }
+}
+
+/// The pipe the signal handler of `sync --watch` writes to, made before the handler is installed.
+private let syncStopPipe: (read: Int32, write: Int32) = {
+    var ends: [Int32] = [-1, -1]
+    _ = pipe(&ends)
+    return (ends[0], ends[1])
+}()

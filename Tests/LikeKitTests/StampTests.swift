@@ -1,0 +1,94 @@
+// Issue 34: every change a store makes stamps the parts it changes, in the record it commits, so
+// that a sync can tell what this store changed, and when, from what it merged.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+@testable import LikeStore
+
+@Suite struct StampTests {
+    let folder = TemporaryDirectory()
+
+    /// A local stamp's milliseconds; -1 for anything else.
+    func time(_ text: String?) -> Int64 { text.flatMap { Int64($0) } ?? -1 }
+
+    func stamps(_ repository: LikeRepository, _ id: PhotoID) throws -> [String: String] {
+        try #require(try repository.store.item(for: id.rawValue)).record.stamps?.values ?? [:]
+    }
+
+    @Test func eachChangeStampsWhatItChangesAndKeepsTheRest() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let id = PhotoID(valid: "rocket")
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        try repository.like(id, image: Samples.jpeg(seed: 1), note: "first")
+        let liked = try stamps(repository, id)
+        #expect(Set(liked.keys) == ["liked", "image", "userImage", "note", "albums", "photo"])
+        #expect(Set(liked.values).count == 1)
+        let likedAt = time(liked["liked"])
+        #expect(likedAt >= before)
+
+        Thread.sleep(forTimeInterval: 0.005)
+        try repository.setNote("second", for: id)
+        let noted = try stamps(repository, id)
+        #expect(time(noted["note"]) > likedAt)
+        #expect(noted.filter { $0.key != "note" } == liked.filter { $0.key != "note" })
+
+        Thread.sleep(forTimeInterval: 0.005)
+        try repository.addPhotos([id], toAlbum: AlbumName("Sky"))
+        let albums = try stamps(repository, id)
+        #expect(time(albums["albums"]) > time(noted["note"]))
+        #expect(albums["note"] == noted["note"] && albums["image"] == liked["image"])
+
+        // The same things again: no change, no new stamp.
+        try repository.like(id, image: Samples.jpeg(seed: 1), note: "second", albums: [AlbumName("Sky")])
+        #expect(try stamps(repository, id) == albums)
+        // A new image: only the image's stamp moves.
+        Thread.sleep(forTimeInterval: 0.005)
+        try repository.like(id, image: Samples.jpeg(seed: 2))
+        let imaged = try stamps(repository, id)
+        #expect(imaged["image"] != albums["image"] && imaged.filter { $0.key != "image" } == albums.filter { $0.key != "image" })
+    }
+
+    @Test func aMergedChangeKeepsItsOwnStampAndARestoredLikeIsAChangeMadeNow() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let id = PhotoID(valid: "coffee")
+        try repository.like(id, image: Samples.jpeg(seed: 3))
+        let merged = "1900000000000.4.b000000000000002"
+        var request = StoreRequest(id: id.rawValue, note: .set("from the phone"))
+        request.stamps = ["note": merged]
+        _ = try repository.store.edit([id.rawValue], onCommit: { _ in }) { _, _ in request }
+        let after = try stamps(repository, id)
+        #expect(after["note"] == merged && after["image"] != merged)
+
+        // A photo liked long ago, brought back now: its date is old, its change is new.
+        let old = folder.repository(durability: .relaxed)
+        let restored = PhotoID(valid: "restored")
+        let longAgo = Date(timeIntervalSince1970: 1_600_000_000)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        _ = try old.likeAgain(restored, likedAt: longAgo, image: Samples.jpeg(seed: 4), userImage: nil, note: nil, photo: nil, albums: [])
+        let stamped = try stamps(old, restored)
+        #expect(time(stamped["liked"]) >= now)
+        #expect(try old.record(for: restored)?.likedAt == longAgo)
+    }
+
+    @Test func stampsReadBackByBothReadersAndUnknownOnesArePassedOver() throws {
+        // As the store writes a record: compact.
+        let record =
+            #"{"format":1,"generation":"0123456789ab","id":"a","image":{"bytes":10,"crc32":"00000000","generation":"0123456789ab","height":1,"#
+            + #""width":1},"likedAt":"2026-11-25T10:00:00.000Z","note":null,"photo":null,"#
+            + #""stamps":{"image":"not a stamp","later":"1","liked":"1795000000000","note":"1795000000001.2.b000000000000002"},"userImage":null}"#
+        let fast = try #require(RecordReader.record(in: Data(record.utf8)))
+        let decoded = try JSONDecoder().decode(StoredRecord.self, from: Data(record.utf8))
+        // Parts left out have the period's stamp; unknown parts and values are passed over.
+        #expect(
+            fast.stamps?.values == [
+                "liked": "1795000000000", "image": "1795000000000", "userImage": "1795000000000", "note": "1795000000001.2.b000000000000002",
+                "albums": "1795000000000", "photo": "1795000000000",
+            ])
+        #expect(fast.stamps?.written == ["liked": "1795000000000", "note": "1795000000001.2.b000000000000002"])
+        #expect(decoded.stamps == fast.stamps)
+        let written = try JSONDecoder().decode(StoredRecord.self, from: try fast.encoded())
+        #expect(written.stamps == fast.stamps)
+    }
+}

@@ -1,0 +1,186 @@
+// Issue 34: `likes sync` between stores through one folder, the built binary on real stores:
+// what one store likes, notes, files in albums and unlikes reaches the other; like, unlike and
+// like again ends liked; an empty or missing folder removes nothing; a copied store refuses; a
+// sync with nothing new writes nothing.
+
+import Foundation
+import Testing
+
+@Suite struct SyncCommandTests {
+    let box = Sandbox()
+    var folder: String { box.path("folder") }
+    var laptop: String { box.path("laptop") }
+    var phone: String { box.path("phone") }
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: box.path("folder"), withIntermediateDirectories: true)
+    }
+
+    func likes(_ store: String, _ arguments: String...) throws -> Run {
+        try Sandbox.execute(["--store", store] + arguments)
+    }
+
+    func listed(_ store: String) throws -> [String: [String: Any]] {
+        let run = try likes(store, "list", "--json")
+        let array = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]]) ?? []
+        return Dictionary(uniqueKeysWithValues: array.map { ($0["id"] as? String ?? "", $0) })
+    }
+
+    func sync(_ store: String) throws -> [String: Any] {
+        let run = try likes(store, "sync", folder, "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// What a user compares: the same photos with the same date, note, albums and image bytes.
+    func sameCollection() throws -> Bool {
+        let (left, right) = (try listed(laptop), try listed(phone))
+        guard Set(left.keys) == Set(right.keys) else { return false }
+        for (id, record) in left {
+            let other = right[id] ?? [:]
+            for field in ["likedAt", "note", "albums"] where "\(record[field] ?? "nil")" != "\(other[field] ?? "nil")" { return false }
+            let files = [record, other].map { (($0["image"] as? [String: Any])?["file"] as? String) ?? "" }
+            guard FileManager.default.contentsEqual(atPath: files[0], andPath: files[1]) else { return false }
+        }
+        return true
+    }
+
+    @Test func likesNotesAlbumsAndUnlikesReachTheOtherStore() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path, "--note", "launch").status == 0)
+        #expect(try likes(laptop, "like", "coffee", "--image", Samples.photo("coffee.jpg").path, "--album", "Mornings").status == 0)
+        let first = try sync(laptop)
+        #expect(first["published"] as? Int == 2 && first["merged"] as? Int == 0)
+        let second = try sync(phone)
+        #expect(second["merged"] as? Int == 2 && (second["devices"] as? [Any])?.count == 2)
+        #expect(try sameCollection())
+
+        // Field by field: a note on the phone, an album on the laptop, of one photo.
+        #expect(try likes(phone, "note", "coffee", "on the balcony").status == 0)
+        #expect(try likes(laptop, "album", "add", "Cups", "coffee").status == 0)
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        let coffee = try listed(laptop)["coffee"]
+        #expect(coffee?["note"] as? String == "on the balcony" && coffee?["albums"] as? [String] == ["Cups", "Mornings"])
+        #expect(try sameCollection())
+
+        // An unlike removes the photo everywhere; like, unlike, like again ends liked.
+        #expect(try likes(laptop, "unlike", "rocket").status == 0)
+        #expect(try likes(phone, "like", "chelsea", "--image", Samples.photo("chelsea.jpg").path).status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        let (phoneNow, laptopNow) = (try listed(phone), try listed(laptop))
+        #expect(phoneNow["rocket"] == nil && laptopNow["chelsea"] == nil)
+        _ = try sync(laptop)
+        #expect(try sameCollection())
+        #expect(Set(try listed(laptop).keys) == ["coffee", "chelsea"])
+        #expect(try likes(phone, "unlike", "chelsea").status == 0)
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        #expect(try listed(laptop)["chelsea"] == nil)
+        #expect(try likes(laptop, "like", "chelsea", "--image", Samples.photo("chelsea.jpg").path).status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        let relikedOnPhone = try listed(phone)["chelsea"] != nil
+        #expect(relikedOnPhone)
+        #expect(try sameCollection())
+        for store in [laptop, phone] { #expect(try likes(store, "verify").status == 0) }
+    }
+
+    @Test func aSyncWithNothingNewWritesNothingAndAnEmptiedFolderRemovesNothing() throws {
+        #expect(try likes(laptop, "import", Samples.photos.path).status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        let files = { try FileManager.default.subpathsOfDirectory(atPath: box.url.path).sorted() }
+        let dates = { () -> [String: Date] in
+            var dates: [String: Date] = [:]
+            for path in try files() {
+                dates[path] = (try FileManager.default.attributesOfItem(atPath: box.path(path)))[.modificationDate] as? Date
+            }
+            return dates
+        }
+        let before = try dates()
+        Thread.sleep(forTimeInterval: 0.05)
+        for store in [laptop, phone] {
+            let quiet = try sync(store)
+            #expect(quiet["published"] as? Int == 0 && quiet["merged"] as? Int == 0 && (quiet["devices"] as? [Any])?.count == 2)
+        }
+        #expect(try dates() == before)
+
+        // The folder emptied by mistake (or a drive not mounted): nothing leaves either store.
+        let count = try listed(phone).count
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        #expect(try listed(phone).count == count)
+        #expect(try listed(laptop).count == count)
+        try FileManager.default.removeItem(atPath: folder)
+        let missing = try likes(phone, "sync", folder)
+        #expect(missing.status == 66 && missing.stderr.contains("does not exist") && missing.stderr.split(separator: "\n").count == 1)
+        #expect(try listed(phone).count == count)
+    }
+
+    @Test func aCopiedStoreRefusesAndANewDeviceSyncsAsItself() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        _ = try sync(laptop)
+        try FileManager.default.copyItem(atPath: laptop, toPath: phone)
+        #expect(try likes(laptop, "like", "coffee", "--image", Samples.photo("coffee.jpg").path).status == 0)
+        #expect(try likes(phone, "like", "chelsea", "--image", Samples.photo("chelsea.jpg").path).status == 0)
+        _ = try sync(laptop)
+        let before = try FileManager.default.subpathsOfDirectory(atPath: folder).sorted()
+        let refused = try likes(phone, "sync", folder)
+        #expect(
+            refused.status == 1 && refused.stderr.contains("copy of another device's") && refused.stderr.contains("--new-device"), "\(refused.stderr)"
+        )
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: folder).sorted() == before)
+        let own = try likes(phone, "sync", folder, "--new-device", "--json")
+        #expect(own.status == 0, "\(own.stderr)")
+        _ = try sync(laptop)
+        #expect(Set(try listed(laptop).keys) == ["rocket", "coffee", "chelsea"])
+        #expect(try sameCollection())
+    }
+
+    /// `--watch`: a change in the folder is merged, and one in the store published, within 2 s
+    /// each; SIGTERM stops it with exit 0.
+    @Test func watchingSyncsWithinTwoSecondsOfAChangeOnEitherSide() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        _ = try sync(laptop)
+        let watcher = Process()
+        watcher.executableURL = Binary.url
+        watcher.arguments = ["--store", phone, "sync", folder, "--watch", "--json"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        func within(_ seconds: Double, _ condition: () throws -> Bool) rethrows -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if try condition() { return Date().timeIntervalSince(start) }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return nil
+        }
+        #expect(try within(5) { try listed(phone)["rocket"] != nil } != nil, "the first sync did not merge")
+
+        // A like elsewhere, published into the folder: merged here within 2 s.
+        #expect(try likes(laptop, "like", "coffee", "--image", Samples.photo("coffee.jpg").path).status == 0)
+        _ = try sync(laptop)
+        let merged = try within(4) { try listed(phone)["coffee"] != nil }
+        #expect(merged.map { $0 < 2.0 } == true, "merged after \(merged ?? -1) s")
+
+        // A note here: published within 2 s, so that the laptop's next sync has it.
+        #expect(try likes(phone, "note", "coffee", "from the watch").status == 0)
+        let published = try within(4) { (try sync(laptop)["merged"] as? Int ?? 0) > 0 }
+        #expect(published.map { $0 < 2.0 } == true, "published after \(published ?? -1) s")
+        #expect(try listed(laptop)["coffee"]?["note"] as? String == "from the watch")
+
+        let stopped = Date()
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0 && watcher.terminationReason == .exit && Date().timeIntervalSince(stopped) < 3)
+        // One JSON document a line, for each sync that moved something.
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count >= 3 && lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) != nil }, "\(lines)")
+    }
+}
