@@ -72,13 +72,16 @@ package struct SyncRound: Sendable {
 
 extension DeviceSyncState {
     /// One round: publishes `local` (changes made since the last round, in the order made) with
-    /// the images they need, then merges every change file of the folder not merged yet whose
+    /// the images they need (after handing `reserve` the state with the change file's number
+    /// taken, for the caller to keep), then merges every change file of the folder not merged yet whose
     /// changes' images are there whole. A change waiting for its image is pending; the other
     /// changes go ahead.
     ///
     /// - Throws: ``SyncRefusal/copiedStore(device:file:)`` before writing anything when the
     ///   folder holds a change file of this device's id that it did not write; ``FolderError``.
-    package mutating func sync(with folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]]) throws -> SyncRound {
+    package mutating func sync(
+        with folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]], reserve: (DeviceSyncState) throws -> Void = { _ in }
+    ) throws -> SyncRound {
         var round = SyncRound()
         var scan = try folder.scan(merged: merged)
         // This device's own files: those it numbered are its own (a round that died after
@@ -92,15 +95,17 @@ extension DeviceSyncState {
         if let foreign = ownNumbers.filter({ $0 >= nextSequence }).min() {
             throw SyncRefusal.copiedStore(device: device, file: device + "/" + SyncFolder.segmentName(foreign))
         }
-        for number in ownNumbers { merged[device, default: []].insert(number) }
-        scan.segments.removeAll { $0.device == device }
+        // A file of its own that a round which died wrote is merged like the others: its
+        // changes are this device's, and its history must hold them as every other device's does.
         scan.pending.removeAll { $0.id.hasPrefix(device + "/") }
         if local.isEmpty {
             round.announced = try folder.announce(device: device, name: name)
         } else {
-            // Numbered first: a round that dies after writing the file still knows it as its own.
+            // Numbered and kept first (`reserve`): a round that dies after writing the file
+            // still knows it as its own, and never refuses itself as a copy.
             let sequence = nextSequence
             nextSequence += 1
+            try reserve(self)
             try folder.publish(device: device, name: name, sequence: sequence, changes: local, images: images)
             merged[device, default: []].insert(sequence)
             round.published = local.count
@@ -123,11 +128,13 @@ extension DeviceSyncState {
                     continue
                 }
                 clock.merge(change.stamp)
-                if histories[change.id, default: PhotoHistory()].insert(change) {
-                    round.touched[change.id] = histories[change.id]?.state
-                }
+                // Touched even when the history has the change already: a round that died after
+                // keeping the histories and before writing the store merges it again, and the
+                // store must still be written.
+                histories[change.id, default: PhotoHistory()].insert(change)
+                round.touched[change.id] = .some(histories[change.id]?.state)
                 done.insert(change.stamp)
-                round.merged += 1
+                if segment.device != device { round.merged += 1 }
             }
             if done.count == segment.changes.count {
                 merged[segment.device, default: []].insert(segment.sequence)

@@ -31,6 +31,11 @@ package struct ChangeSegment: Sendable, Hashable {
 package struct FolderProblem: Sendable, Hashable {
     package var id: String
     package var reason: String
+
+    package init(id: String, reason: String) {
+        self.id = id
+        self.reason = reason
+    }
 }
 
 /// What a look at the folder found: the change files not merged yet that are whole, the ones

@@ -70,13 +70,17 @@ public struct SyncFolderFingerprint: Sendable, Hashable {
 /// store's change mark and the parts' stamps as the last sync left them.
 struct SavedSync: Codable {
     var engine: DeviceSyncState
-    /// The store's change mark after the last sync: unchanged, there is nothing to publish.
-    var mark: [Int64]?
+    /// Where the journal ended when the last sync looked for the store's changes: the lines
+    /// after it name the photos to look at; unchanged, there is nothing to publish.
+    var position: JournalPosition?
+    /// The photos a sync was writing as merged, kept before it began: a sync that died part way
+    /// leaves them here for the next to finish.
+    var applying: [String]?
 }
 
 /// The photos' side of what a store keeps: each photo's history, the stamps its record had after
 /// the last sync, and the SHA-256 of its images then.
-struct SavedPhotos: Codable {
+struct SavedPhotos: Codable, Equatable {
     var histories: [String: PhotoHistory] = [:]
     var published: [String: [String: String]] = [:]
     var images: [String: String] = [:]
@@ -106,32 +110,70 @@ extension LikeRepository {
     public func sync(with folder: URL, newDevice: Bool = false) throws -> SyncReport {
         let sync = SyncFolder(path: folder.path)
         guard FolderFilesCheck.isDirectory(folder.path) else { throw LikeRepositoryError.syncFolderMissing(path: folder.path) }
-        var saved = try loadSync(newDevice: newDevice)
-        let mark = store.changeMark()
+        let (loadedSync, isNew) = try loadSync(newDevice: newDevice)
+        var saved = loadedSync
+        if let unfinished = saved.applying, !unfinished.isEmpty { try finishApplying(unfinished, &saved, from: sync) }
+        // Where the journal ends before this store's changes are looked for, kept as where they
+        // were found to: a change another process makes while this sync runs is found by the next.
+        let position = try translating { try store.journalEnd() }
         var photos: SavedPhotos?
         var local: [SyncChange] = []
         var images: [String: [UInt8]] = [:]
-        if mark == nil || mark != saved.mark {
+        if position == nil || position != saved.position {
             var loaded = try loadPhotos()
+            let before = loaded
             // The histories first: a change made now goes into its photo's history.
             saved.engine.histories = loaded.histories
-            (local, images) = try localChanges(&saved.engine, &loaded)
-            photos = loaded
+            (local, images) = try localChanges(
+                &saved.engine, &loaded, since: isNew ? nil : saved.position, writing: Set(saved.applying ?? []))
+            if !local.isEmpty || loaded != before { photos = loaded }
         }
-        if photos == nil, saved.engine.partlyMerged.isEmpty {
-            let glance = try folderTranslating { try sync.glance(merged: saved.engine.merged) }
-            if !glance.unmerged, glance.devices.contains(saved.engine.device) {
-                // Nothing new on either side: nothing is read or written.
-                var quiet = SyncRound()
-                for device in glance.devices { quiet.devices[device] = saved.engine.deviceNames[device] ?? sync.name(of: device) ?? "" }
-                return report(saved.engine, quiet)
-            }
-        }
+        if photos == nil, let quiet = try quietReport(saved, sync) { return quiet }
         var loaded = try photos ?? loadPhotos()
         if photos == nil { saved.engine.histories = loaded.histories }
-        let round: SyncRound
+        let round = try runRound(&saved, sync, local: local, images: images)
+        saved.engine.deviceNames = round.devices
+        loaded.histories = saved.engine.histories
+        if !round.touched.isEmpty {
+            // Kept before the store is written: a sync that dies part way finishes these photos
+            // first next time, so that none half written passes for this store's own change.
+            saved.applying = round.touched.keys.sorted()
+            try savePhotos(loaded)
+            try saveSync(saved)
+        }
+        let waiting = try apply(round, from: sync, &loaded, engine: saved.engine)
+        saved.applying = waiting.isEmpty ? nil : waiting
+        if round.published > 0 || round.merged > 0 || photos != nil || round.announced || !round.touched.isEmpty {
+            saved.position = position
+            try savePhotos(loaded)
+            try saveSync(saved)
+        }
+        var shown = round
+        shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
+        return report(saved.engine, shown)
+    }
+
+    /// The report of a sync with nothing new on either side, which writes nothing (and, with the
+    /// journal where the last sync left it, reads no record); `nil` when there is something.
+    private func quietReport(_ saved: SavedSync, _ folder: SyncFolder) throws -> SyncReport? {
+        guard saved.engine.partlyMerged.isEmpty else { return nil }
+        let glance = try folderTranslating { try folder.glance(merged: saved.engine.merged) }
+        guard !glance.unmerged, glance.devices.contains(saved.engine.device) else { return nil }
+        var quiet = SyncRound()
+        for device in glance.devices { quiet.devices[device] = saved.engine.deviceNames[device] ?? folder.name(of: device) ?? "" }
+        return report(saved.engine, quiet)
+    }
+
+    /// The engine's round, its number for a change file kept before the file is written.
+    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]]) throws -> SyncRound {
         do {
-            round = try saved.engine.sync(with: sync, local: local, images: images)
+            let kept = saved
+            return try saved.engine.sync(with: folder, local: local, images: images) { reserved in
+                var state = kept
+                state.engine = reserved
+                state.engine.histories = [:]
+                try saveSync(state)
+            }
         } catch let refusal as SyncRefusal {
             switch refusal {
             case .copiedStore(let device, let file): throw LikeRepositoryError.copiedStore(device: device, file: file)
@@ -139,15 +181,19 @@ extension LikeRepository {
         } catch let error as FolderError {
             throw LikeRepositoryError.io(action: error.action, path: error.path, code: error.code)
         }
-        saved.engine.deviceNames = round.devices
-        try apply(round, from: sync, &loaded, engine: saved.engine)
-        loaded.histories = saved.engine.histories
-        if round.published > 0 || round.merged > 0 || photos != nil || round.announced {
-            saved.mark = store.changeMark()
-            try savePhotos(loaded)
-            try saveSync(saved)
-        }
-        return report(saved.engine, round)
+    }
+
+    /// Writes the photos a sync that died was writing as their merged histories give them.
+    private func finishApplying(_ ids: [String], _ saved: inout SavedSync, from folder: SyncFolder) throws {
+        var loaded = try loadPhotos()
+        saved.engine.histories = loaded.histories
+        var finishing = SyncRound()
+        for id in ids { finishing.touched[id] = .some(saved.engine.state(of: id)) }
+        for device in try folderTranslating({ try folder.glance(merged: [:]) }).devices { finishing.devices[device] = "" }
+        let waiting = try apply(finishing, from: folder, &loaded, engine: saved.engine)
+        saved.applying = waiting.isEmpty ? nil : waiting
+        try savePhotos(loaded)
+        try saveSync(saved)
     }
 
     private func folderTranslating<Value>(_ work: () throws -> Value) throws -> Value {
@@ -172,10 +218,11 @@ extension LikeRepository {
 
     // MARK: What the store keeps
 
-    private func loadSync(newDevice: Bool) throws -> SavedSync {
+    /// What the store keeps, and whether it was made now (a store's first sync, or a new device).
+    private func loadSync(newDevice: Bool) throws -> (SavedSync, isNew: Bool) {
         if !newDevice, let data = try translating({ try store.syncFile(Self.syncStateName) }) {
             do {
-                return try JSONDecoder().decode(SavedSync.self, from: data)
+                return (try JSONDecoder().decode(SavedSync.self, from: data), false)
             } catch {
                 throw LikeRepositoryError.damagedRecord(file: store.displayPath + "/sync/state.json", reason: "it cannot be read (\(error))")
             }
@@ -183,9 +230,9 @@ extension LikeRepository {
         let device = DeviceID.make()
         // A new device publishes every photo the store holds, as its own.
         try translating { try store.setSyncFile(try JSONEncoder().encode(SavedPhotos()), for: Self.syncPhotosName) }
-        let saved = SavedSync(engine: DeviceSyncState(device: device, name: Self.hostName()), mark: nil)
+        let saved = SavedSync(engine: DeviceSyncState(device: device, name: Self.hostName()), position: nil)
         try saveSync(saved)
-        return saved
+        return (saved, true)
     }
 
     private func saveSync(_ saved: SavedSync) throws {
@@ -220,40 +267,62 @@ extension LikeRepository {
 
     /// The changes the store made since the last sync, in the order made, each stamped by the
     /// device's clock from the time the store stamped its parts with, and the images they need.
-    private func localChanges(_ engine: inout DeviceSyncState, _ photos: inout SavedPhotos) throws -> ([SyncChange], [String: [UInt8]]) {
-        let everything = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
-        let records = try translating { try store.page(everything) }.items.map(\.record)
+    /// The photos to look at: those the journal's lines after `position` name (their records,
+    /// and the ids unliked with the times), or, without a position or where the journal was
+    /// written anew, every record. With no position at all (a new device), every photo the
+    /// store holds is this store's to publish.
+    /// A photo in `writing` (merged, and not yet written for want of its image) is never taken
+    /// for unliked here.
+    private func localChanges(
+        _ engine: inout DeviceSyncState, _ photos: inout SavedPhotos, since position: JournalPosition?, writing: Set<String>
+    ) throws -> ([SyncChange], [String: [UInt8]]) {
+        var records: [StoredRecord]
+        var candidates: [String]
+        var unlikeTimes: [String: Int64]
+        if let position, let changes = try translating({ try store.changes(since: position) }) {
+            records = try changes.keys.sorted().compactMap { key in try translating { try store.record(forKey: key) } }
+            let present = Set(records.map(\.id))
+            candidates = changes.unliked.keys.filter { !present.contains($0) }
+            unlikeTimes = changes.unliked
+        } else {
+            let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
+            records = try translating { try store.page(all) }.items.map(\.record)
+            let present = Set(records.map(\.id))
+            candidates = photos.published.keys.filter { !present.contains($0) }
+            unlikeTimes = candidates.isEmpty ? [:] : try translating { try store.unlikeTimes() }
+        }
+        records.sort { $0.likedAt < $1.likedAt }
         var drafts: [Draft] = []
         var images: [String: [UInt8]] = [:]
         for record in records {
-            drafts += try changeDrafts(for: record, &photos, &images, after: drafts.count)
+            drafts += try changeDrafts(for: record, &photos, &images, after: drafts.count, everything: position == nil && photos.published.isEmpty)
         }
         // Unlikes: photos this device had as liked that its store no longer holds.
-        let present = Set(records.map(\.id))
-        let unliked = photos.published.keys.filter { !present.contains($0) && engine.state(of: $0) != nil }
-        if !unliked.isEmpty {
-            let times = try translating { try store.unlikeTimes() }
-            let now = Timestamp.milliseconds(Date())
-            for id in unliked.sorted() {
-                drafts.append((times[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
+        let now = Timestamp.milliseconds(Date())
+        for id in candidates.sorted() where photos.published[id] != nil && !writing.contains(id) {
+            if engine.state(of: id) != nil {
+                drafts.append((unlikeTimes[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
             }
+            photos.published[id] = nil
         }
-        for id in photos.published.keys where !present.contains(id) { photos.published[id] = nil }
         let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
         return (ordered.map { draft in engine.make(draft.make, now: draft.time) }, images)
     }
 
     /// The changes of one record since the last sync: a part is this store's change when its
-    /// stamp is new and its own (no device in it); everything, for a photo not published yet.
+    /// stamp is new and its own (no device in it). A photo not published yet whose liked period
+    /// the store started is published whole; one merged from another device (its period's stamp
+    /// is that device's: a sync that died before keeping its state) is not this store's change.
     /// One change a time the store stamped parts with; a period's start gives every part.
-    private func changeDrafts(for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: [UInt8]], after count: Int) throws
-        -> [Draft]
-    {
+    private func changeDrafts(
+        for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: [UInt8]], after count: Int, everything: Bool
+    ) throws -> [Draft] {
         let stamps = record.stamps?.values ?? Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, String(record.likedAt)) })
         let before = photos.published[record.id]
+        let whole = before == nil && (everything || !(stamps[RecordStamps.liked] ?? "").contains("."))
         let changed = PhotoState.parts.filter { part in
             guard let stamp = stamps[part], stamp != before?[part] else { return false }
-            return before == nil || !stamp.contains(".")
+            return whole || before != nil && !stamp.contains(".")
         }
         photos.published[record.id] = stamps
         guard !changed.isEmpty else { return [] }
@@ -298,6 +367,14 @@ extension LikeRepository {
         return reference
     }
 
+    /// The store's own copy of an image, when it is the one named.
+    private func storeImage(_ id: String, _ current: StoredRecord?, matching reference: ImageReference, user: Bool) throws -> [UInt8]? {
+        guard current != nil, let bytes = try? imageBytes(of: id, user: user), bytes.count == reference.bytes,
+            SyncFolder.digest(bytes) == reference.sha256
+        else { return nil }
+        return bytes
+    }
+
     private func imageBytes(of id: String, user: Bool) throws -> [UInt8] {
         switch try translating({ try store.file(user ? .userImage : .image, of: id) })?.read {
         case .whole(let data)?: return Array(data)
@@ -323,7 +400,10 @@ extension LikeRepository {
 
     /// Writes each photo the round touched as the merge left it: liked anew (with its date),
     /// updated part by part, or unliked; each part with the stamp it was merged with.
-    private func apply(_ round: SyncRound, from folder: SyncFolder, _ photos: inout SavedPhotos, engine: DeviceSyncState) throws {
+    /// Returns the photos it could not write because an image they need is gone from the folder
+    /// (a folder emptied since they were merged): they stay to be written by a later sync.
+    private func apply(_ round: SyncRound, from folder: SyncFolder, _ photos: inout SavedPhotos, engine: DeviceSyncState) throws -> [String] {
+        var waiting: [String] = []
         let sources = Array(round.devices.keys) + [engine.device]
         var restored = false
         defer { if restored { _ = try? translating { try store.sortJournalAfterRestore() } } }
@@ -336,19 +416,35 @@ extension LikeRepository {
             }
             var request = StoreRequest(id: id, image: nil, userImage: nil, note: nil, photo: nil, albums: [])
             request.stamps = state.stamps.mapValues(\.description)
-            if current == nil || photos.images[id] != state.image.sha256 {
-                guard let bytes = folder.image(state.image, devices: sources) else { continue }
+            // Liked on two devices apart: the first like's date wins, and only a like of a photo
+            // not liked gives a date, so the photo is liked again whole. (Half done, the next
+            // sync finishes it: see `applying`.)
+            let anew = current == nil || current?.likedAt != state.likedAt
+            if anew || photos.images[id] != state.image.sha256 {
+                guard let bytes = try folder.image(state.image, devices: sources) ?? storeImage(id, current, matching: state.image, user: false)
+                else {
+                    waiting.append(id)
+                    continue
+                }
                 request.image = try translating { try StoreRequest.Image(Data(bytes), kind: .image) }
             }
-            if let user = state.userImage, current == nil || photos.userImages[id] != user.sha256 {
-                guard let bytes = folder.image(user, devices: sources) else { continue }
+            if let user = state.userImage, anew || photos.userImages[id] != user.sha256 {
+                guard let bytes = try folder.image(user, devices: sources) ?? storeImage(id, current, matching: user, user: true) else {
+                    waiting.append(id)
+                    continue
+                }
                 request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
             }
             request.note = state.note.map(StoreRequest.NoteEdit.set) ?? .clear
             request.photo = try state.photo.map { try JSONDecoder().decode(StoredPhoto.self, from: Data($0.utf8)) }
             request.addAlbums = state.albums.compactMap(Names.album)
             request.removeAlbums = (current?.albums ?? []).filter { !state.albums.contains($0) }
-            if current != nil {
+            if current != nil, anew {
+                _ = try translating { try store.unlike(id, onCommit: observers.changed) }
+                request.removeAlbums = []
+                _ = try translating { try store.restore([(request, state.likedAt)], onCommit: observers.changed) }
+                restored = true
+            } else if current != nil {
                 _ = try translating { try store.like(request, onCommit: observers.changed) }
             } else {
                 _ = try translating { try store.restore([(request, state.likedAt)], onCommit: observers.changed) }
@@ -358,6 +454,7 @@ extension LikeRepository {
             photos.userImages[id] = state.userImage?.sha256
             photos.published[id] = try translating { try store.item(for: id) }?.record.stamps?.values
         }
+        return waiting
     }
 }
 

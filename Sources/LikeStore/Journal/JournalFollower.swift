@@ -21,9 +21,14 @@ import LikesSupport
 
 /// Where a follower stands in the journal: the file (by inode) and the offset after the last
 /// line it has handled.
-package struct JournalPosition: Sendable {
+package struct JournalPosition: Sendable, Hashable, Codable {
     package var inode: UInt64?
     package var offset: Int
+
+    package init(inode: UInt64?, offset: Int) {
+        self.inode = inode
+        self.offset = offset
+    }
 }
 
 /// A change read from the journal, and where in the journal its line ends.

@@ -115,6 +115,36 @@ extension Store {
         }
     }
 
+    /// Where the journal ends now: its file (by inode) and length; `nil` without a journal.
+    package func journalEnd() throws -> JournalPosition? {
+        guard let root = try openRoot(), let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile else { return nil }
+        return JournalPosition(inode: entry.inode, offset: entry.size)
+    }
+
+    /// The storage keys of the photos the journal's lines from `position` on change (liked,
+    /// updated, unliked), the ids unliked with the times, and where the lines end; `nil` when the
+    /// journal is another file than `position` names (written anew by purge, repair or a
+    /// restore's sorting) or shorter, and the caller must look at every record.
+    package func changes(since position: JournalPosition) throws -> (keys: Set<String>, unliked: [String: Int64], end: JournalPosition)? {
+        guard let root = try openRoot(), let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile,
+            entry.inode == position.inode, position.offset <= entry.size, let reader = try Journal(root: root).reader(records: nil)
+        else { return nil }
+        var keys = Set<String>()
+        var unliked: [String: Int64] = [:]
+        let end = try reader.forward(from: position.offset) { item in
+            guard let line = item.line, line.operation.changesPhoto else { return true }
+            keys.insert(line.key)
+            if line.operation == .unliked, let id = line.id { unliked[id] = line.at }
+            return true
+        }
+        return (keys, unliked, JournalPosition(inode: position.inode, offset: end.end))
+    }
+
+    /// The record stored under a storage key, or `nil`.
+    package func record(forKey key: String) throws -> StoredRecord? {
+        try open()?.records?.read(key: key)
+    }
+
     /// By photo id, the time of the photo's latest unlike in the journal (milliseconds): when an
     /// unlike this store made happened, for the sync that publishes it.
     package func unlikeTimes() throws -> [String: Int64] {
