@@ -219,12 +219,15 @@ package struct SyncFolder: Sendable {
     /// agree, and every change is the device's own.
     static func decode(_ bytes: [UInt8], device: String, sequence: Int) -> Decoded {
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+        // The header first: a newer format is named as such, whatever follows it.
+        if lines.count >= 2, let header = json(Array(lines[0])), case .int(let format)? = header["format"], format > Self.format {
+            return .newer(format)
+        }
         guard bytes.last == 0x0A, lines.count >= 3 else { return .incomplete("it is cut short or still arriving") }
         lines.removeLast()  // after the last newline
-        guard let header = json(Array(lines[0])), case .int(let format)? = header["format"] else {
+        guard let header = json(Array(lines[0])), case .int(_)? = header["format"] else {
             return .incomplete("its first line is not a change file's header")
         }
-        if format > Self.format { return .newer(format) }
         let trailer = lines[lines.count - 1]
         let body = Array(bytes[..<(bytes.count - trailer.count - 1)])
         guard let end = json(Array(trailer)), case .string(let sha256)? = end["sha256"], sha256 == digest(body) else {

@@ -123,6 +123,29 @@ import Testing
         #expect(try listed(phone).count == count)
     }
 
+    /// A change file of a newer format is named and skipped (exit 1), a change file still
+    /// arriving is pending and named (exit 0), and what else the folder holds is merged.
+    @Test func aNewerFormatIsSkippedWithExitOneAndAFileStillArrivingIsPending() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        _ = try sync(laptop)
+        let newer = box.path("folder/0123456789abcdef")
+        try FileManager.default.createDirectory(atPath: newer, withIntermediateDirectories: true)
+        try Data((#"{"count":0,"device":"0123456789abcdef","format":2,"sequence":1}"# + "\n").utf8)
+            .write(to: URL(fileURLWithPath: newer + "/changes-00000001.jsonl"))
+        let arriving = box.path("folder/fedcba9876543210")
+        try FileManager.default.createDirectory(atPath: arriving, withIntermediateDirectories: true)
+        try Data((#"{"count":1,"device":"fedcba9876543210","format":1,"sequence":1}"# + "\n").utf8)
+            .write(to: URL(fileURLWithPath: arriving + "/changes-00000001.jsonl"))
+        let run = try likes(phone, "sync", folder, "--json")
+        #expect(run.status == 1 && run.stderr.contains("newer format") && run.stderr.contains("0123456789abcdef/changes-00000001.jsonl"))
+        #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+        let report = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]) ?? [:]
+        let pending = (report["pending"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(pending == ["fedcba9876543210/changes-00000001.jsonl"], "\(run.stdout)")
+        let phonePhotos = try listed(phone)
+        #expect(report["merged"] as? Int == 1 && phonePhotos["rocket"] != nil)
+    }
+
     @Test func aCopiedStoreRefusesAndANewDeviceSyncsAsItself() throws {
         #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
         _ = try sync(laptop)
