@@ -126,6 +126,13 @@ enum FolderFiles {
         return "\(info.st_size):\(changed.tv_sec).\(changed.tv_nsec)"
     }
 
+    /// The size of a regular file (not following a link); `nil` when there is none.
+    static func size(_ path: String) -> Int? {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
     /// Whether `path` is a directory (not following a link).
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()

@@ -82,6 +82,13 @@ extension DeviceSyncState {
     package mutating func sync(
         with folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]], reserve: (DeviceSyncState) throws -> Void = { _ in }
     ) throws -> SyncRound {
+        try sync(with: folder, local: local, image: { images[$0] }, reserve: reserve)
+    }
+
+    /// As above, each image's bytes asked of `image` (by SHA-256) when it is published.
+    package mutating func sync(
+        with folder: SyncFolder, local: [SyncChange], image: (String) throws -> [UInt8]?, reserve: (DeviceSyncState) throws -> Void = { _ in }
+    ) throws -> SyncRound {
         var round = SyncRound()
         var scan = try folder.scan(merged: merged)
         // This device's own files: those it numbered are its own (a round that died after
@@ -106,7 +113,7 @@ extension DeviceSyncState {
             let sequence = nextSequence
             nextSequence += 1
             try reserve(self)
-            try folder.publish(device: device, name: name, sequence: sequence, changes: local, images: images)
+            try folder.publish(device: device, name: name, sequence: sequence, changes: local, image: image)
             merged[device, default: []].insert(sequence)
             round.published = local.count
             lastChange[device] = max(lastChange[device] ?? 0, local.map(\.stamp.milliseconds).max() ?? 0)

@@ -87,18 +87,26 @@ package struct SyncFolder: Sendable {
     /// need (each written once: an image whose file is there whole already is left as it is).
     /// Writes `device.json` when the device has none.
     package func publish(device: String, name: String, sequence: Int, changes: [SyncChange], images: [String: [UInt8]]) throws {
+        try publish(device: device, name: name, sequence: sequence, changes: changes) { images[$0] }
+    }
+
+    /// As above, each image's bytes asked of `image` (by SHA-256) when it is written, so that a
+    /// first sync of a large store holds one image at a time.
+    package func publish(device: String, name: String, sequence: Int, changes: [SyncChange], image: (String) throws -> [UInt8]?) throws {
         let directory = deviceDirectory(device)
         _ = try announce(device: device, name: name)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
-        for change in changes { for image in change.images { needed.insert(image.sha256) } }
+        for change in changes { for reference in change.images { needed.insert(reference.sha256) } }
         if !needed.isEmpty { try FolderFiles.makeDirectory(imagesDirectory) }
         for sha256 in needed.sorted() {
-            guard let bytes = images[sha256] else { continue }
             let name = sha256 + ".jpg"
-            if let there = try FolderFiles.contents(imagesDirectory + "/" + name), there.count == bytes.count, Self.digest(there) == sha256 {
+            if FolderFiles.size(imagesDirectory + "/" + name) != nil, let there = try FolderFiles.contents(imagesDirectory + "/" + name),
+                Self.digest(there) == sha256
+            {
                 continue
             }
+            guard let bytes = try image(sha256) else { continue }
             try FolderFiles.writeWhole(bytes, to: name, in: imagesDirectory)
         }
         try FolderFiles.writeWhole(

@@ -118,7 +118,7 @@ extension LikeRepository {
         let position = try translating { try store.journalEnd() }
         var photos: SavedPhotos?
         var local: [SyncChange] = []
-        var images: [String: [UInt8]] = [:]
+        var images: [String: (id: String, user: Bool)] = [:]
         if position == nil || position != saved.position {
             var loaded = try loadPhotos()
             let before = loaded
@@ -165,10 +165,14 @@ extension LikeRepository {
     }
 
     /// The engine's round, its number for a change file kept before the file is written.
-    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]]) throws -> SyncRound {
+    /// `images`: where in the store each image to publish is, by SHA-256: read when written.
+    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, local: [SyncChange], images: [String: (id: String, user: Bool)]) throws
+        -> SyncRound
+    {
         do {
             let kept = saved
-            return try saved.engine.sync(with: folder, local: local, images: images) { reserved in
+            let image = { (sha256: String) throws -> [UInt8]? in try images[sha256].map { try self.imageBytes(of: $0.id, user: $0.user) } }
+            return try saved.engine.sync(with: folder, local: local, image: image) { reserved in
                 var state = kept
                 state.engine = reserved
                 state.engine.histories = [:]
@@ -275,7 +279,7 @@ extension LikeRepository {
     /// for unliked here.
     private func localChanges(
         _ engine: inout DeviceSyncState, _ photos: inout SavedPhotos, since position: JournalPosition?, writing: Set<String>
-    ) throws -> ([SyncChange], [String: [UInt8]]) {
+    ) throws -> ([SyncChange], [String: (id: String, user: Bool)]) {
         var records: [StoredRecord]
         var candidates: [String]
         var unlikeTimes: [String: Int64]
@@ -293,7 +297,7 @@ extension LikeRepository {
         }
         records.sort { $0.likedAt < $1.likedAt }
         var drafts: [Draft] = []
-        var images: [String: [UInt8]] = [:]
+        var images: [String: (id: String, user: Bool)] = [:]
         for record in records {
             drafts += try changeDrafts(for: record, &photos, &images, after: drafts.count, everything: position == nil && photos.published.isEmpty)
         }
@@ -315,7 +319,8 @@ extension LikeRepository {
     /// is that device's: a sync that died before keeping its state) is not this store's change.
     /// One change a time the store stamped parts with; a period's start gives every part.
     private func changeDrafts(
-        for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: [UInt8]], after count: Int, everything: Bool
+        for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: (id: String, user: Bool)], after count: Int,
+        everything: Bool
     ) throws -> [Draft] {
         let stamps = record.stamps?.values ?? Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, String(record.likedAt)) })
         let before = photos.published[record.id]
@@ -359,11 +364,12 @@ extension LikeRepository {
         }
     }
 
-    /// One of the photo's images as a change names it, its bytes kept for the folder.
-    private func publishedImage(of id: String, user: Bool, _ images: inout [String: [UInt8]]) throws -> ImageReference {
+    /// One of the photo's images as a change names it, and where it is, to be read again when
+    /// it is written into the folder (a first sync of a large store holds one image at a time).
+    private func publishedImage(of id: String, user: Bool, _ images: inout [String: (id: String, user: Bool)]) throws -> ImageReference {
         let bytes = try imageBytes(of: id, user: user)
         let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
-        images[reference.sha256] = bytes
+        images[reference.sha256] = (id, user)
         return reference
     }
 
