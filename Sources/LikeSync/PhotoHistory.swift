@@ -2,6 +2,8 @@
 // little of its history that must be kept for changes still to come. A pure value: the same
 // changes give the same state whatever order they arrive in, however often.
 
+import LikeStore
+
 /// A liked photo as the merge of every device's changes gives it.
 package struct PhotoState: Sendable, Hashable {
     package var likedAt: Int64
@@ -88,7 +90,7 @@ package struct PhotoHistory: Sendable, Hashable, Codable {
 extension PhotoState {
     /// What a like of a liked photo or an edit gives, over what it had.
     /// The parts a photo's stamps name.
-    package static let parts = ["liked", "image", "userImage", "note", "albums", "photo"]
+    package static let parts = RecordStamps.parts
 
     mutating func apply(_ change: SyncChange) {
         if let image = change.image {

@@ -15,8 +15,13 @@ import LikeStore
 import LikesSupport
 
 #if canImport(Darwin)
+    import Darwin
     import Foundation
-#else
+#elseif canImport(Glibc)
+    import Glibc
+    import FoundationEssentials
+#elseif canImport(Musl)
+    import Musl
     import FoundationEssentials
 #endif
 
@@ -148,11 +153,7 @@ package struct SyncFolder: Sendable {
         guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
         for device in names.sorted() where DeviceID.isValid(device) && FolderFiles.isDirectory(deviceDirectory(device)) {
             let directory = deviceDirectory(device)
-            if let info = try? FolderFiles.contents(directory + "/device.json"), let object = Self.json(info),
-                case .string(let name)? = object["name"]
-            {
-                scan.devices[device] = name
-            }
+            if let name = name(of: device) { scan.devices[device] = name }
             for name in (try FolderFiles.names(in: directory) ?? []).sorted() {
                 guard let sequence = Self.sequence(ofSegmentName: name), !(merged[device]?.contains(sequence) ?? false) else { continue }
                 let file = device + "/" + name
@@ -166,6 +167,12 @@ package struct SyncFolder: Sendable {
             }
         }
         return scan
+    }
+
+    /// Whether the folder is there (a link to a folder counts: a synced folder is often one).
+    package var exists: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Whether the folder holds a change file not in `merged`, and the ids of its devices: one

@@ -32,6 +32,21 @@ function el(tag, properties = {}, ...children) {
 }
 const live = () => new EventSource("/events");
 
+// A heart pressed: held while `act` (given whether the photo was liked) makes the change and
+// answers whether it is liked now; the heart then shows it, and a failure is said.
+async function pressHeart(heart, act) {
+  heart.disabled = true;
+  try {
+    const liked = await act(heart.getAttribute("aria-pressed") === "true");
+    heart.setAttribute("aria-pressed", String(liked));
+    heart.textContent = liked ? "♥" : "♡";
+  } catch (error) {
+    status(error.message);
+  } finally {
+    heart.disabled = false;
+  }
+}
+
 // The listing a page shows (search words, colour family, album), as its address says it: a
 // photo opened from a listing carries it, so that previous and next follow the same order.
 const listingNames = ["search", "color", "album"];
@@ -182,10 +197,9 @@ function favorites() {
     sizer.observe(figure);
     return figure;
   }
-  async function press(figure, heart, photo) {
-    heart.disabled = true;
-    try {
-      if (heart.getAttribute("aria-pressed") === "true") {
+  function press(figure, heart, photo) {
+    return pressHeart(heart, async (wasLiked) => {
+      if (wasLiked) {
         // Marked first: the change's own event may come before the answer, and must not
         // take the photo (and its undo) off the page.
         figure.classList.add("unliked");
@@ -195,23 +209,16 @@ function favorites() {
           figure.classList.remove("unliked");
           throw error;
         }
-        heart.setAttribute("aria-pressed", "false");
-        heart.textContent = "♡";
         heart.title = "Undo the unlike";
         status("Unliked " + photo.name + ". Press the heart again to undo.");
-      } else {
-        await post("/api/undo", [["id", photo.id]]);
-        heart.setAttribute("aria-pressed", "true");
-        heart.textContent = "♥";
-        heart.title = "Unlike";
-        figure.classList.remove("unliked");
-        status("Liked " + photo.name + " again.");
+        return false;
       }
-    } catch (error) {
-      status(error.message);
-    } finally {
-      heart.disabled = false;
-    }
+      await post("/api/undo", [["id", photo.id]]);
+      heart.title = "Unlike";
+      figure.classList.remove("unliked");
+      status("Liked " + photo.name + " again.");
+      return true;
+    });
   }
   const filtered = () => search.value.trim() !== "" || color !== "" || album;
 
@@ -420,30 +427,18 @@ async function photoPage() {
   document.querySelector("button[name=add-album]").addEventListener("click", () => {
     if (newAlbum.value.trim()) change([["id", photo.id], ["name", newAlbum.value.trim()]]).then(() => { newAlbum.value = ""; });
   });
-  heart.addEventListener("click", async () => {
-    heart.disabled = true;
-    try {
-      if (heart.getAttribute("aria-pressed") === "true") {
-        await post("/api/unlike", [["id", photo.id]]);
-        heart.setAttribute("aria-pressed", "false");
-        heart.textContent = "♡";
-        heart.title = "Like again";
-        heart.setAttribute("aria-label", "Not liked");
-        status("Unliked. Press the heart again to undo.");
-      } else {
-        render(await post("/api/undo", [["id", photo.id]]));
-        heart.setAttribute("aria-pressed", "true");
-        heart.textContent = "♥";
-        heart.title = "Unlike";
-        heart.setAttribute("aria-label", "Liked");
-        status("Liked again.");
-      }
-    } catch (error) {
-      status(error.message);
-    } finally {
-      heart.disabled = false;
+  heart.addEventListener("click", () => pressHeart(heart, async (wasLiked) => {
+    if (wasLiked) {
+      await post("/api/unlike", [["id", photo.id]]);
+      status("Unliked. Press the heart again to undo.");
+    } else {
+      render(await post("/api/undo", [["id", photo.id]]));
+      status("Liked again.");
     }
-  });
+    heart.title = wasLiked ? "Like again" : "Unlike";
+    heart.setAttribute("aria-label", wasLiked ? "Not liked" : "Liked");
+    return !wasLiked;
+  }));
   note.value = photo.note || "";
   render(photo);
   article.setAttribute("aria-busy", "false");
@@ -567,27 +562,17 @@ async function searchPage(sources) {
     const liked = result.liked ? "true" : "false";
     const heart = el("button", { type: "button", className: "heart", text: result.liked ? "♥" : "♡", "aria-pressed": liked,
       "aria-label": (result.liked ? "Liked: " : "Like: ") + (result.text || result.id) });
-    heart.addEventListener("click", async () => {
-      heart.disabled = true;
-      try {
-        if (heart.getAttribute("aria-pressed") === "true") {
-          await post("/api/unlike", [["id", result.id]]);
-          heart.setAttribute("aria-pressed", "false");
-          heart.textContent = "♡";
-          status("Unliked " + result.id + ".");
-        } else {
-          status("Liking " + result.id + "…");
-          await post("/api/source-like", [["source", source], ["id", result.id]]);
-          heart.setAttribute("aria-pressed", "true");
-          heart.textContent = "♥";
-          status("Liked " + result.id + ": it is in Favorites.");
-        }
-      } catch (error) {
-        status(error.message);
-      } finally {
-        heart.disabled = false;
+    heart.addEventListener("click", () => pressHeart(heart, async (wasLiked) => {
+      if (wasLiked) {
+        await post("/api/unlike", [["id", result.id]]);
+        status("Unliked " + result.id + ".");
+      } else {
+        status("Liking " + result.id + "…");
+        await post("/api/source-like", [["source", source], ["id", result.id]]);
+        status("Liked " + result.id + ": it is in Favorites.");
       }
-    });
+      return !wasLiked;
+    }));
     const words = [result.text, result.photographer].filter(Boolean).join(" — ");
     figure.append(result.image ? el("img", { src: result.image, alt: result.text || "", loading: "lazy" }) : el("div"), heart);
     if (words) figure.append(el("figcaption", { text: words }));

@@ -109,7 +109,7 @@ extension LikeRepository {
     ///   `storeBusy`, `io`.
     public func sync(with folder: URL, newDevice: Bool = false) throws -> SyncReport {
         let sync = SyncFolder(path: folder.path)
-        guard FolderFilesCheck.isDirectory(folder.path) else { throw LikeRepositoryError.syncFolderMissing(path: folder.path) }
+        guard sync.exists else { throw LikeRepositoryError.syncFolderMissing(path: folder.path) }
         let (loadedSync, isNew) = try loadSync(newDevice: newDevice)
         var saved = loadedSync
         if let unfinished = saved.applying, !unfinished.isEmpty { try finishApplying(unfinished, &saved, from: sync) }
@@ -461,13 +461,5 @@ extension LikeRepository {
             photos.published[id] = try translating { try store.item(for: id) }?.record.stamps?.values
         }
         return waiting
-    }
-}
-
-/// Whether a path is a folder, without Foundation's file manager.
-enum FolderFilesCheck {
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

@@ -186,7 +186,7 @@ package struct RecordStamps: Sendable, Hashable {
     package init() { values = [:] }
 
     /// Every part: the period's start, then each field.
-    static let parts = [liked] + RecordField.allCases.map(\.rawValue)
+    package static let parts = [liked] + RecordField.allCases.map(\.rawValue)
 
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
