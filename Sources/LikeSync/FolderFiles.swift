@@ -67,6 +67,18 @@ enum FolderFiles {
         guard fsync(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
     }
 
+    /// Removes a file of the device's own, and flushes its directory; nothing when it is not there.
+    static func remove(_ path: String) throws {
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { return }
+            throw FolderError(action: "remove", path: path, code: errno)
+        }
+        var directory = path
+        while let last = directory.last, last != "/" { directory.removeLast() }
+        if directory.count > 1 { directory.removeLast() }
+        try flushDirectory(directory.isEmpty ? "." : directory)
+    }
+
     /// Makes `path` a directory if it is not one (its parent must exist).
     static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw FolderError(action: "make the folder", path: path, code: errno) }

@@ -1,30 +1,49 @@
 // Owns one sync round of a device against its copy of the folder: its new changes published as
 // its next change file, the other devices' change files merged into each photo's history, and
-// what that leaves each touched photo as. The device's state between rounds is a value
-// (DeviceSyncState) that the caller keeps; applying the photos' new states to a store is the
-// caller's too.
+// what that leaves each touched photo as; then what it has merged acknowledged, the images of
+// photos every device has seen unliked let go, and its change files compacted into a snapshot
+// when they have grown. The device's state between rounds is a value (DeviceSyncState) that the
+// caller keeps; applying the photos' new states to a store is the caller's too.
 
 /// What a device keeps between sync rounds.
-package struct DeviceSyncState: Sendable, Codable {
+package struct DeviceSyncState: Sendable {
     package var device: String
     package var name: String
     package var clock: HybridClock
     /// The number of this device's next change file.
     package var nextSequence = 1
     /// By device, the change files merged whole.
-    package var merged: [String: Set<Int>] = [:]
+    package var merged = MergedFiles()
     /// By change file (`DEVICE/SEQUENCE`), the stamps of its changes merged while others of it
     /// wait for their images.
     package var partlyMerged: [String: Set<Stamp>] = [:]
     /// Each photo's history, by id: kept apart from the rest when saved (see ``CodingKeys``), so
-    /// that a sync with nothing to merge need not read it.
+    /// that a sync with nothing to merge need not read it; the caller may hold only some (see
+    /// ``RoundHooks/histories``).
     package var histories: [String: PhotoHistory] = [:]
     /// By device, when its newest change the folder showed this device was made (milliseconds).
     package var lastChange: [String: Int64] = [:]
     /// The names of the devices the folder showed, by id.
     package var deviceNames: [String: String] = [:]
+    /// The devices this device was told to forget, with when (milliseconds): the folder no
+    /// longer waits for them before it lets go of images.
+    package var forgotten: [String: Int64] = [:]
+    /// Photos unliked whose images this device published: they leave the folder once every
+    /// device has merged the unlike.
+    package var releasing: [String: Release] = [:]
+    /// This device's newest snapshot (see ``ChangeSegment/isSnapshot``): its number and size.
+    package var snapshot: Snapshot?
 
-    enum CodingKeys: String, CodingKey { case device, name, clock, nextSequence, merged, partlyMerged, lastChange, deviceNames }
+    /// The images a photo's unlike lets go of, once every device has merged it.
+    package struct Release: Sendable, Hashable, Codable {
+        package var unlike: Stamp
+        package var images: [String]
+    }
+
+    package struct Snapshot: Sendable, Hashable, Codable {
+        package var sequence: Int
+        package var bytes: Int
+    }
 
     package init(device: String, name: String) {
         self.device = device
@@ -39,8 +58,62 @@ package struct DeviceSyncState: Sendable, Codable {
     /// history at once, and published by the next round.
     package mutating func make(_ change: (Stamp) -> SyncChange, now: Int64) -> SyncChange {
         let made = change(clock.tick(now: now))
-        histories[made.id, default: PhotoHistory()].insert(made)
+        record(made)
         return made
+    }
+
+    /// Takes a change into its photo's history; an unlike that ends what this device published
+    /// of the photo puts its images among those to let go of.
+    @discardableResult
+    mutating func record(_ change: SyncChange) -> Bool {
+        var history = histories[change.id] ?? PhotoHistory()
+        let published = history.changes.filter { $0.stamp.device == device && $0.stamp < change.stamp }.flatMap(\.images).map(\.sha256)
+        guard history.insert(change) else { return false }
+        histories[change.id] = history
+        if change.kind == .unlike, history.lastUnlike == change.stamp {
+            var release = releasing[change.id] ?? Release(unlike: change.stamp, images: [])
+            release.unlike = max(release.unlike, change.stamp)
+            release.images = Array(Set(release.images + published)).sorted()
+            if !release.images.isEmpty { releasing[change.id] = release }
+        }
+        return true
+    }
+}
+
+extension DeviceSyncState: Codable {
+    enum CodingKeys: String, CodingKey {
+        case device, name, clock, nextSequence, merged, partlyMerged, lastChange, deviceNames, forgotten, releasing, snapshot
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        device = try container.decode(String.self, forKey: .device)
+        name = try container.decode(String.self, forKey: .name)
+        clock = try container.decode(HybridClock.self, forKey: .clock)
+        nextSequence = try container.decode(Int.self, forKey: .nextSequence)
+        merged = try container.decode(MergedFiles.self, forKey: .merged)
+        partlyMerged = try container.decode([String: Set<Stamp>].self, forKey: .partlyMerged)
+        lastChange = try container.decode([String: Int64].self, forKey: .lastChange)
+        deviceNames = try container.decode([String: String].self, forKey: .deviceNames)
+        // Kept since the folder let go of images; a state saved before has none.
+        forgotten = try container.decodeIfPresent([String: Int64].self, forKey: .forgotten) ?? [:]
+        releasing = try container.decodeIfPresent([String: Release].self, forKey: .releasing) ?? [:]
+        snapshot = try container.decodeIfPresent(Snapshot.self, forKey: .snapshot)
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(device, forKey: .device)
+        try container.encode(name, forKey: .name)
+        try container.encode(clock, forKey: .clock)
+        try container.encode(nextSequence, forKey: .nextSequence)
+        try container.encode(merged, forKey: .merged)
+        try container.encode(partlyMerged, forKey: .partlyMerged)
+        try container.encode(lastChange, forKey: .lastChange)
+        try container.encode(deviceNames, forKey: .deviceNames)
+        try container.encode(forgotten, forKey: .forgotten)
+        try container.encode(releasing, forKey: .releasing)
+        try container.encodeIfPresent(snapshot, forKey: .snapshot)
     }
 }
 
@@ -49,6 +122,34 @@ package enum SyncRefusal: Error, Sendable, Hashable {
     /// The folder holds change files under this device's id that it did not write: the store
     /// is a copy of another device's (a copied store, a restored backup).
     case copiedStore(device: String, file: String)
+}
+
+/// What a round asks of the store it runs for.
+package struct RoundHooks {
+    /// The bytes of an image this device publishes, by SHA-256; `nil` when it has none.
+    package var image: (String) throws -> [UInt8]?
+    /// Keeps the state with a change file's number taken, before the file is written: a round
+    /// that dies after writing it still knows it as its own.
+    package var reserve: (DeviceSyncState) throws -> Void
+    /// The histories of these photos (every photo's, for `nil`), for a caller that keeps only
+    /// some in ``DeviceSyncState/histories`` between rounds.
+    package var histories: (Set<String>?) throws -> [String: PhotoHistory]
+    /// Whether an image (by SHA-256) is one a photo of the store has now.
+    package var inUse: (String) throws -> Bool
+    /// The wall clock, in milliseconds.
+    package var now: () -> Int64
+
+    package init(
+        image: @escaping (String) throws -> [UInt8]?, reserve: @escaping (DeviceSyncState) throws -> Void = { _ in },
+        histories: @escaping (Set<String>?) throws -> [String: PhotoHistory] = { _ in [:] }, inUse: @escaping (String) throws -> Bool = { _ in false },
+        now: @escaping () -> Int64
+    ) {
+        self.image = image
+        self.reserve = reserve
+        self.histories = histories
+        self.inUse = inUse
+        self.now = now
+    }
 }
 
 /// What a round did.
@@ -63,32 +164,44 @@ package struct SyncRound: Sendable {
     package var touched: [String: PhotoState?] = [:]
     /// The devices the folder knows, by id, with their names.
     package var devices: [String: String] = [:]
+    /// The devices the folder no longer waits for.
+    package var forgotten: Set<String> = []
     /// Whether the round wrote this device's `device.json` (its first round, with nothing to
     /// publish).
     package var announced = false
+    /// Whether the round wrote this device's `merged.json`.
+    package var acknowledged = false
+    /// The images the round let go of.
+    package var released = 0
+    /// Whether the round wrote a snapshot of this device's changes and removed the files before.
+    package var compacted = false
 
     package init() {}
+
+    /// Whether the round changed anything the device keeps.
+    package var changedState: Bool {
+        published > 0 || merged > 0 || announced || acknowledged || released > 0 || compacted || !touched.isEmpty
+    }
 }
 
 extension DeviceSyncState {
     /// One round: publishes `local` (changes made since the last round, in the order made) with
     /// the images they need (after handing `reserve` the state with the change file's number
-    /// taken, for the caller to keep), then merges every change file of the folder not merged yet whose
-    /// changes' images are there whole. A change waiting for its image is pending; the other
-    /// changes go ahead.
+    /// taken, for the caller to keep), then merges every change file of the folder not merged
+    /// yet whose changes' images are there whole. A change waiting for its image is pending; the
+    /// other changes go ahead; one that an unlike after it voids waits for nothing.
     ///
     /// - Throws: ``SyncRefusal/copiedStore(device:file:)`` before writing anything when the
     ///   folder holds a change file of this device's id that it did not write; ``FolderError``.
     package mutating func sync(
-        with folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]], reserve: (DeviceSyncState) throws -> Void = { _ in }
+        with folder: SyncFolder, local: [SyncChange], images: [String: [UInt8]], reserve: @escaping (DeviceSyncState) throws -> Void = { _ in },
+        now: Int64 = 0
     ) throws -> SyncRound {
-        try sync(with: folder, local: local, image: { images[$0] }, reserve: reserve)
+        try sync(with: folder, local: local, hooks: RoundHooks(image: { images[$0] }, reserve: reserve, now: { now }))
     }
 
-    /// As above, each image's bytes asked of `image` (by SHA-256) when it is published.
-    package mutating func sync(
-        with folder: SyncFolder, local: [SyncChange], image: (String) throws -> [UInt8]?, reserve: (DeviceSyncState) throws -> Void = { _ in }
-    ) throws -> SyncRound {
+    /// As above, asking the store what ``RoundHooks`` names.
+    package mutating func sync(with folder: SyncFolder, local: [SyncChange], hooks: RoundHooks) throws -> SyncRound {
         var round = SyncRound()
         var scan = try folder.scan(merged: merged)
         // This device's own files: those it numbered are its own (a round that died after
@@ -112,9 +225,9 @@ extension DeviceSyncState {
             // still knows it as its own, and never refuses itself as a copy.
             let sequence = nextSequence
             nextSequence += 1
-            try reserve(self)
-            try folder.publish(device: device, name: name, sequence: sequence, changes: local, image: image)
-            merged[device, default: []].insert(sequence)
+            try hooks.reserve(self)
+            try folder.publish(device: device, name: name, sequence: sequence, changes: local, image: hooks.image)
+            merged.insert(device, sequence, newest: local.map(\.stamp).max())
             round.published = local.count
             lastChange[device] = max(lastChange[device] ?? 0, local.map(\.stamp.milliseconds).max() ?? 0)
         }
@@ -122,34 +235,60 @@ extension DeviceSyncState {
         round.devices = deviceNames
         round.newer = scan.newer
         round.pending = scan.pending
-        let sources = Array(scan.devices.keys) + [device]
-        for segment in scan.segments {
+        let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
+        if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
+        merge(scan.segments, from: folder, into: &round)
+        try settle(folder, &round, hooks)
+        return round
+    }
+
+    /// Merges whole change files: every unlike first, so that a change it voids waits for
+    /// nothing (its image may have left the folder), then the rest, each once its images are
+    /// there.
+    private mutating func merge(_ segments: [ChangeSegment], from folder: SyncFolder, into round: inout SyncRound) {
+        let sources = Array(round.devices.keys) + [device]
+        var done: [String: Set<Stamp>] = [:]
+        for segment in segments {
             let file = segment.device + "/" + String(segment.sequence)
-            if let newest = segment.changes.map(\.stamp.milliseconds).max() {
-                lastChange[segment.device] = max(lastChange[segment.device] ?? 0, newest)
+            done[file] = partlyMerged[file] ?? []
+            if let newest = segment.newestOwn?.milliseconds { lastChange[segment.device] = max(lastChange[segment.device] ?? 0, newest) }
+            for change in segment.changes where change.kind == .unlike && !(done[file]?.contains(change.stamp) ?? false) {
+                take(change, from: segment, &round)
+                done[file, default: []].insert(change.stamp)
             }
-            var done = partlyMerged[file] ?? []
-            for change in segment.changes where !done.contains(change.stamp) {
-                if let missing = change.images.first(where: { folder.image($0, devices: sources) == nil }) {
+        }
+        for segment in segments {
+            let file = segment.device + "/" + String(segment.sequence)
+            for change in segment.changes where !(done[file]?.contains(change.stamp) ?? false) {
+                let voided = histories[change.id]?.lastUnlike.map { change.stamp <= $0 } ?? false
+                if !voided, let missing = change.images.first(where: { folder.image($0, devices: sources) == nil }) {
                     round.pending.append(FolderProblem(id: change.id, reason: "its image \(missing.sha256.prefix(12))… has not fully arrived"))
                     continue
                 }
-                clock.merge(change.stamp)
-                // Touched even when the history has the change already: a round that died after
-                // keeping the histories and before writing the store merges it again, and the
-                // store must still be written.
-                histories[change.id, default: PhotoHistory()].insert(change)
-                round.touched[change.id] = .some(histories[change.id]?.state)
-                done.insert(change.stamp)
-                if segment.device != device { round.merged += 1 }
+                take(change, from: segment, &round)
+                done[file, default: []].insert(change.stamp)
             }
-            if done.count == segment.changes.count {
-                merged[segment.device, default: []].insert(segment.sequence)
+            if done[file]?.count == segment.changes.count {
+                if let through = segment.through, segment.isSnapshot {
+                    merged.insertSnapshot(segment.device, segment.sequence, through: through)
+                } else {
+                    merged.insert(segment.device, segment.sequence, newest: segment.acknowledges)
+                }
                 partlyMerged[file] = nil
             } else {
-                partlyMerged[file] = done
+                partlyMerged[file] = done[file]
             }
         }
-        return round
+    }
+
+    /// One change merged: into its photo's history, and the photo among those touched.
+    private mutating func take(_ change: SyncChange, from segment: ChangeSegment, _ round: inout SyncRound) {
+        clock.merge(change.stamp)
+        // Touched even when the history has the change already: a round that died after
+        // keeping the histories and before writing the store merges it again, and the store
+        // must still be written.
+        record(change)
+        round.touched[change.id] = .some(histories[change.id]?.state)
+        if segment.device != device { round.merged += 1 }
     }
 }

@@ -4,10 +4,14 @@
 //
 //     DIR/ID/device.json                   {"format": 1, "id": ID, "name": NAME}
 //     DIR/ID/changes-00000001.jsonl        a header line, one SyncChange a line, a trailer
+//     DIR/ID/merged.json                   what the device has merged of each device's changes,
+//                                          and the devices it forgot (see Acknowledgement)
 //     DIR/ID/images/SHA256.jpg             an image, named by the SHA-256 of its bytes
 //
 // A device writes under its own ID only, each file whole (FolderFiles.writeWhole), and never
-// changes a change file once written. Every name not of this layout is someone else's and is
+// changes a change file once written. A snapshot (a change file whose header says so) holds what
+// the device's files before it held that still matters; once it is written they are removed, by
+// that device only. Every name not of this layout is someone else's and is
 // left alone: `.stfolder`, `.stignore`, `.syncthing.NAME.tmp`, `NAME.sync-conflict-…`,
 // `NAME (conflicted copy …)`, `~syncthing~…`, a temporary name of our own.
 
@@ -30,6 +34,27 @@ package struct ChangeSegment: Sendable, Hashable {
     package var device: String
     package var sequence: Int
     package var changes: [SyncChange]
+    /// A snapshot: what every file of the device numbered up to it held that still matters,
+    /// with the last unlike of photos other devices unliked (see ``SyncFolder/encode``).
+    package var isSnapshot = false
+    /// For a snapshot, the device's newest stamp when it was written: every change of the device
+    /// up to it is in the snapshot or no longer matters.
+    package var through: Stamp?
+
+    package init(device: String, sequence: Int, changes: [SyncChange], isSnapshot: Bool = false, through: Stamp? = nil) {
+        self.device = device
+        self.sequence = sequence
+        self.changes = changes
+        self.isSnapshot = isSnapshot
+        self.through = through
+    }
+
+    /// The newest stamp of the device's own changes in it (a snapshot's relayed unlikes are other
+    /// devices').
+    package var newestOwn: Stamp? { changes.filter { $0.stamp.device == device }.map(\.stamp).max() }
+
+    /// What merging it whole acknowledges: every change of the device up to this stamp.
+    package var acknowledges: Stamp? { [through, newestOwn].compactMap { $0 }.max() }
 }
 
 /// Something in the folder that cannot be merged yet, or ever, by this version: what it is and why.
@@ -96,13 +121,16 @@ package struct SyncFolder: Sendable {
     }
 
     /// As above, each image's bytes asked of `image` (by SHA-256) when it is written, so that a
-    /// first sync of a large store holds one image at a time.
-    package func publish(device: String, name: String, sequence: Int, changes: [SyncChange], image: (String) throws -> [UInt8]?) throws {
+    /// first sync of a large store holds one image at a time. `snapshotThrough`: the file is a
+    /// snapshot of the device's changes up to that stamp (see ``ChangeSegment/isSnapshot``).
+    package func publish(
+        device: String, name: String, sequence: Int, changes: [SyncChange], snapshotThrough: Stamp? = nil, image: (String) throws -> [UInt8]?
+    ) throws {
         let directory = deviceDirectory(device)
         _ = try announce(device: device, name: name)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
-        for change in changes { for reference in change.images { needed.insert(reference.sha256) } }
+        for change in changes where change.stamp.device == device { for reference in change.images { needed.insert(reference.sha256) } }
         if !needed.isEmpty { try FolderFiles.makeDirectory(imagesDirectory) }
         for sha256 in needed.sorted() {
             let name = sha256 + ".jpg"
@@ -115,18 +143,22 @@ package struct SyncFolder: Sendable {
             try FolderFiles.writeWhole(bytes, to: name, in: imagesDirectory)
         }
         try FolderFiles.writeWhole(
-            try Self.encode(device: device, sequence: sequence, changes: changes), to: Self.segmentName(sequence), in: directory)
+            try Self.encode(device: device, sequence: sequence, changes: changes, snapshotThrough: snapshotThrough), to: Self.segmentName(sequence),
+            in: directory)
     }
 
     /// A change file's bytes: a header line, the changes a line each, and a trailer holding the
-    /// SHA-256 of every byte before it, by which a reader knows the file is whole.
-    static func encode(device: String, sequence: Int, changes: [SyncChange]) throws -> [UInt8] {
+    /// SHA-256 of every byte before it, by which a reader knows the file is whole. A snapshot's
+    /// header says so, with the stamp it reaches; its lines may include other devices' unlikes
+    /// (the last unlike of each photo it knows, kept for ever).
+    static func encode(device: String, sequence: Int, changes: [SyncChange], snapshotThrough: Stamp? = nil) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = Array(
-            (JSONValue.object([
-                ("format", .int(format)), ("device", .string(device)), ("sequence", .int(sequence)), ("count", .int(changes.count)),
-            ]).rendered(pretty: false) + "\n").utf8)
+        var header: [(String, JSONValue)] = [
+            ("format", .int(format)), ("device", .string(device)), ("sequence", .int(sequence)), ("count", .int(changes.count)),
+        ]
+        if let snapshotThrough { header += [("snapshot", .bool(true)), ("through", .string(snapshotThrough.description))] }
+        var bytes = Array((JSONValue.object(header).rendered(pretty: false) + "\n").utf8)
         for change in changes {
             bytes += try encoder.encode(change)
             bytes.append(0x0A)
@@ -148,18 +180,18 @@ package struct SyncFolder: Sendable {
     /// The devices' change files not in `merged` (by device, the sequence numbers merged already),
     /// each read whole and checked. A file cut short, still arriving or unreadable is pending; a
     /// file of a newer format is named and skipped. Names not of the layout are ignored.
-    package func scan(merged: [String: Set<Int>]) throws -> FolderScan {
+    package func scan(merged: MergedFiles) throws -> FolderScan {
         var scan = FolderScan()
         guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
         for device in names.sorted() where DeviceID.isValid(device) && FolderFiles.isDirectory(deviceDirectory(device)) {
             let directory = deviceDirectory(device)
             if let name = name(of: device) { scan.devices[device] = name }
             for name in (try FolderFiles.names(in: directory) ?? []).sorted() {
-                guard let sequence = Self.sequence(ofSegmentName: name), !(merged[device]?.contains(sequence) ?? false) else { continue }
+                guard let sequence = Self.sequence(ofSegmentName: name), !merged.contains(device, sequence) else { continue }
                 let file = device + "/" + name
                 guard let bytes = try FolderFiles.contents(directory + "/" + name) else { continue }
                 switch Self.decode(bytes, device: device, sequence: sequence) {
-                case .whole(let changes): scan.segments.append(ChangeSegment(device: device, sequence: sequence, changes: changes))
+                case .whole(let segment): scan.segments.append(segment)
                 case .incomplete(let reason): scan.pending.append(FolderProblem(id: file, reason: reason))
                 case .newer(let format):
                     scan.newer.append(FolderProblem(id: file, reason: "it is of format \(format), newer than this likes reads (\(Self.format))"))
@@ -177,14 +209,14 @@ package struct SyncFolder: Sendable {
 
     /// Whether the folder holds a change file not in `merged`, and the ids of its devices: one
     /// listing of the folder and of each device's, nothing read.
-    package func glance(merged: [String: Set<Int>]) throws -> (unmerged: Bool, devices: [String]) {
+    package func glance(merged: MergedFiles) throws -> (unmerged: Bool, devices: [String]) {
         guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
         var unmerged = false
         var devices: [String] = []
         for device in names.sorted() where DeviceID.isValid(device) {
             devices.append(device)
             for name in try FolderFiles.names(in: deviceDirectory(device)) ?? [] {
-                if let sequence = Self.sequence(ofSegmentName: name), !(merged[device]?.contains(sequence) ?? false) { unmerged = true }
+                if let sequence = Self.sequence(ofSegmentName: name), !merged.contains(device, sequence) { unmerged = true }
             }
         }
         return (unmerged, devices)
@@ -225,7 +257,7 @@ package struct SyncFolder: Sendable {
     }
 
     enum Decoded: Equatable {
-        case whole([SyncChange])
+        case whole(ChangeSegment)
         case incomplete(String)
         case newer(Int)
     }
@@ -251,15 +283,25 @@ package struct SyncFolder: Sendable {
         guard case .string(device)? = header["device"], case .int(sequence)? = header["sequence"], case .int(let count)? = header["count"],
             count == lines.count - 2
         else { return .incomplete("its header does not match its name or its lines") }
+        var through: Stamp?
+        if case .bool(true)? = header["snapshot"] {
+            guard case .string(let text)? = header["through"], let stamp = Stamp(text), stamp.device == device else {
+                return .incomplete("its header does not say what the snapshot reaches")
+            }
+            through = stamp
+        }
         let decoder = JSONDecoder()
         var changes: [SyncChange] = []
         for line in lines[1..<(lines.count - 1)] {
-            guard let change = try? decoder.decode(SyncChange.self, from: Data(line)), change.stamp.device == device else {
+            // A snapshot relays other devices' unlikes; every other line is the device's own.
+            guard let change = try? decoder.decode(SyncChange.self, from: Data(line)),
+                change.stamp.device == device || (through != nil && change.kind == .unlike)
+            else {
                 return .incomplete("a line is not a change of this device")
             }
             changes.append(change)
         }
-        return .whole(changes)
+        return .whole(ChangeSegment(device: device, sequence: sequence, changes: changes, isSnapshot: through != nil, through: through))
     }
 
     /// An image's bytes from any device's images, checked against its name and length; `nil`

@@ -14,12 +14,14 @@ import LikesSupport
 struct SyncCommand: Command {
     static let watch = Option.flag("--watch", "Keep syncing: within 2 s of a change in the store or in DIR, until Ctrl-C or SIGTERM (exit 0).")
     static let newDevice = Option.flag("--new-device", "Give this store a new device id first (a store copied from another device's).")
+    static let forget = Option.value(
+        "--forget", "DEVICE", "Stop the folder waiting for DEVICE (a lost phone) before it lets go of images; it is waited for again if it syncs.")
     static let json = Option.json(
-        "Print {\"device\", \"published\", \"merged\", \"pending\": [{\"id\", \"reason\"}], \"skipped\": [{\"id\", \"reason\"}], \"devices\": [{\"id\", \"name\", \"lastChange\"}]} as JSON."
+        "Print {\"device\", \"published\", \"merged\", \"released\", \"compacted\", \"pending\": [{\"id\", \"reason\"}], \"skipped\": [{\"id\", \"reason\"}], \"devices\": [{\"id\", \"name\", \"lastChange\", \"forgotten\"}]} as JSON."
     )
     static let spec = CommandSpec(
         name: "sync", summary: "Publish this store's changes into a sync folder and merge the other devices' changes from it.",
-        usage: "sync DIR [--watch] [--new-device] [--json]",
+        usage: "sync DIR [--watch] [--new-device] [--forget DEVICE] [--json]",
         details: """
             DIR is a folder that Syncthing, iCloud Drive, Dropbox or a USB stick carries between
             devices; each device syncs its own store with its own copy. Every change carries a
@@ -30,26 +32,32 @@ struct SyncCommand: Command {
             does not exist is refused (exit 66). Files of a newer format are skipped and named
             (exit 1). --watch keeps syncing: a sync within 2 s of a change in the store or in
             DIR, a line (or, with --json, a JSON document on one line) for each sync that moved
-            something, until Ctrl-C or SIGTERM (exit 0). Not yet: --forget and compacting the
-            folder.
+            something, until Ctrl-C or SIGTERM (exit 0). The folder stays about the size of the
+            collection: once every device it knows has merged an unlike, the images published of
+            that photo leave it, and each device compacts its change files into a snapshot when
+            they have grown (the last unlike of every photo is kept for ever). --forget DEVICE stops
+            the folder waiting for a device that will not come back; "devices" shows each one's
+            last change, so that you can tell which.
             """,
         example: "likes sync ~/Sync/likes",
-        options: [watch, newDevice, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "the sync folder DIR")
+        options: [watch, newDevice, forget, json], minimumPositionals: 1, maximumPositionals: 1, positionalName: "the sync folder DIR")
 
     let directory: URL
     let watches: Bool
     let isNewDevice: Bool
+    let forgetting: String?
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws {
         directory = URL(fileURLWithPath: arguments[positional: 0])
         watches = arguments.has(Self.watch)
         isNewDevice = arguments.has(Self.newDevice)
+        forgetting = arguments.value(Self.forget)
         printsJSON = arguments.has(Self.json)
     }
 
     func run(_ context: Context) throws {
-        let report = try context.repository.sync(with: directory, newDevice: isNewDevice)
+        let report = try context.repository.sync(with: directory, newDevice: isNewDevice, forgetting: forgetting)
         try show(report, context, compact: watches)
         if watches { try keepSyncing(context) }
     }
@@ -114,12 +122,16 @@ struct SyncCommand: Command {
             context.output.printJSON(
                 .object([
                     ("device", .string(report.device)), ("published", .int(report.published)), ("merged", .int(report.merged)),
-                    ("pending", problems(report.pending)), ("skipped", problems(report.skipped)),
+                    ("released", .int(report.released)), ("compacted", .bool(report.compacted)), ("pending", problems(report.pending)),
+                    ("skipped", problems(report.skipped)),
                     (
                         "devices",
                         .array(
                             report.devices.map {
-                                .object([("id", .string($0.id)), ("name", .string($0.name)), ("lastChange", .date($0.lastChange))])
+                                .object([
+                                    ("id", .string($0.id)), ("name", .string($0.name)), ("lastChange", .date($0.lastChange)),
+                                    ("forgotten", .bool($0.forgotten)),
+                                ])
                             })
                     ),
                 ]), compact: compact)
@@ -128,6 +140,9 @@ struct SyncCommand: Command {
             context.output.print(
                 "Synced as device \(report.device): published \(changes(report.published)), merged \(changes(report.merged)); the folder knows \(report.devices.count) device\(report.devices.count == 1 ? "" : "s")."
             )
+            for device in report.devices where device.forgotten {
+                context.output.print("forgotten: \(device.id) (\(Format.oneLine(device.name))): the folder no longer waits for it")
+            }
             for item in report.pending { context.output.print("pending: \(Format.oneLine(item.id)): \(item.reason)") }
         }
         if !report.skipped.isEmpty {

@@ -24,9 +24,11 @@ struct WatchCommand: Command {
         usage: "watch [--json]",
         details: """
             One line per change: liked, updated, unliked or purged. With --json, one JSON object per line,
-            {"change", "id", "at", "record", "files", "fields"} (keys that do not apply are null; "fields"
-            names what the change touched: image, userImage, note, albums, photo), flushed at once,
-            so that it pipes into jq. A line on stderr says when watching has begun.
+            {"change", "id", "at", "record", "files", "fields", "device"} (keys that do not apply are
+            null; "fields" names what the change touched: image, userImage, note, albums, photo;
+            "device" is the device a change merged by `likes sync` came from, or this store's own
+            device id for its own changes, null before its first sync), flushed at once, so that it
+            pipes into jq. A line on stderr says when watching has begun.
             """,
         example: "likes watch --json | jq -r .id",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
@@ -37,13 +39,14 @@ struct WatchCommand: Command {
         printsJSON = arguments.has(Self.json)
     }
 
-    /// `{"change", "id", "at", "record", "files", "fields"}`; keys that do not apply are null.
+    /// `{"change", "id", "at", "record", "files", "fields", "device"}`; keys that do not apply are
+    /// null.
     static func json(_ change: LikeChange) -> JSONValue {
         let fields = orderedFields(change)
         return .object([
             ("change", .string(change.kind.rawValue)), ("id", .string(change.id?.rawValue)), ("at", .date(change.date)),
             ("record", change.record.json), ("files", change.files.isEmpty ? .null : .strings(change.files)),
-            ("fields", fields.isEmpty ? .null : .strings(fields)),
+            ("fields", fields.isEmpty ? .null : .strings(fields)), ("device", .string(change.device)),
         ])
     }
 

@@ -37,7 +37,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         let second = [SyncChange(id: "rocket", stamp: Stamp(milliseconds: 20, counter: 0, device: deviceB), kind: .unlike)]
         try box.folder.publish(device: deviceB, name: "phone", sequence: 1, changes: second, images: [:])
 
-        let scan = try box.folder.scan(merged: [:])
+        let scan = try box.folder.scan(merged: MergedFiles())
         #expect(scan.devices == [deviceA: "laptop", deviceB: "phone"])
         #expect(
             scan.segments == [
@@ -46,7 +46,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         #expect(scan.pending.isEmpty && scan.newer.isEmpty)
         #expect(box.folder.image(first[0].image!, devices: [deviceB, deviceA]) == rocket)
         // Merged already: not read again.
-        #expect(try box.folder.scan(merged: [deviceA: [1], deviceB: [1]]).segments.isEmpty)
+        #expect(try box.folder.scan(merged: MergedFiles([deviceA: [1], deviceB: [1]])).segments.isEmpty)
         // The files: only under each device's own id, no temporary name left.
         #expect(
             box.files()
@@ -73,7 +73,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         ] {
             box.file(name, name.contains("conflict") ? whole : garbage)
         }
-        let scan = try box.folder.scan(merged: [:])
+        let scan = try box.folder.scan(merged: MergedFiles())
         #expect(scan.segments == [ChangeSegment(device: deviceA, sequence: 1, changes: [change])])
         #expect(scan.pending.isEmpty && scan.newer.isEmpty, "\(scan.pending) \(scan.newer)")
     }
@@ -86,7 +86,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         let changes = [like("a", bytes, device: deviceA, at: 1, note: "x"), like("b", bytes, device: deviceA, at: 2)]
         let whole = try SyncFolder.encode(device: deviceA, sequence: 1, changes: changes)
         for length in 0..<whole.count {
-            #expect(SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1) != .whole(changes) || length == whole.count, "\(length)")
+            #expect(SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1) != .whole(ChangeSegment(device: deviceA, sequence: 1, changes: changes)) || length == whole.count, "\(length)")
             if case .whole = SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1) {
                 Issue.record("cut at \(length) read as whole")
             }
@@ -96,10 +96,10 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         for index in (whole.count / 2)..<whole.count { zeros[index] = 0 }
         if case .whole = SyncFolder.decode(zeros, device: deviceA, sequence: 1) { Issue.record("a zero-filled file read as whole") }
         box.file("\(deviceA)/changes-00000001.jsonl", Data(whole[..<(whole.count - 9)]))
-        let cut = try box.folder.scan(merged: [:])
+        let cut = try box.folder.scan(merged: MergedFiles())
         #expect(cut.segments.isEmpty && cut.pending.map(\.id) == ["\(deviceA)/changes-00000001.jsonl"])
         box.file("\(deviceA)/changes-00000001.jsonl", Data(whole))
-        #expect(try box.folder.scan(merged: [:]).segments == [ChangeSegment(device: deviceA, sequence: 1, changes: changes)])
+        #expect(try box.folder.scan(merged: MergedFiles()).segments == [ChangeSegment(device: deviceA, sequence: 1, changes: changes)])
     }
 
     @Test func anImageIsTakenOnlyWholeAndAsNamed() throws {
@@ -131,7 +131,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         let bytes = jpegLike(6)
         let foreign = try SyncFolder.encode(device: deviceB, sequence: 1, changes: [like("x", bytes, device: deviceA, at: 3)])
         box.file("\(deviceB)/changes-00000001.jsonl", Data(foreign))
-        let scan = try box.folder.scan(merged: [:])
+        let scan = try box.folder.scan(merged: MergedFiles())
         #expect(scan.segments.isEmpty)
         #expect(scan.newer.map(\.id) == ["\(deviceA)/changes-00000001.jsonl"] && scan.newer[0].reason.contains("format 2"))
         #expect(scan.pending.map(\.id) == ["\(deviceB)/changes-00000001.jsonl"])
@@ -139,8 +139,8 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
 
     @Test func aMissingFolderIsNamedAndAnEmptyOneHoldsNothing() throws {
         let box = SyncSandbox()
-        #expect(throws: FolderError.missing(box.path("nowhere"))) { try SyncFolder(path: box.path("nowhere")).scan(merged: [:]) }
-        let scan = try box.folder.scan(merged: [:])
+        #expect(throws: FolderError.missing(box.path("nowhere"))) { try SyncFolder(path: box.path("nowhere")).scan(merged: MergedFiles()) }
+        let scan = try box.folder.scan(merged: MergedFiles())
         #expect(scan.segments.isEmpty && scan.devices.isEmpty && scan.pending.isEmpty)
     }
 }

@@ -61,9 +61,14 @@ public struct LikeChange: Sendable, Hashable {
     public var fields: Set<Field>
     /// The store files removed, as paths inside the store: an unlike's images, a purge's orphans.
     public var files: [String]
+    /// The device the change came from: for a change a sync merged, the id of the device that
+    /// made it; for this store's own, this store's device id, once it has synced (`nil` before
+    /// its first sync, and for ``Kind/purged``). See ``LikeRepository/sync(with:newDevice:forgetting:)``.
+    public var device: String?
 
-    init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = []) {
+    init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = [], device: String? = nil) {
         self.kind = kind
+        self.device = device
         self.fields = fields
         self.id = id
         self.date = date

@@ -60,6 +60,9 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// the store is a copy of another device's (a copied folder, a restored backup). Nothing was
     /// written.
     case copiedStore(device: String, file: String)
+    /// `--forget` named a device the sync folder does not know, or this store's own. Nothing was
+    /// written.
+    case unknownSyncDevice(device: String, reason: String)
 
     /// Which of a like's images an error is about.
     public enum ImageKind: String, Sendable, Hashable {
@@ -144,6 +147,11 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "This store is a copy of another device's: the sync folder holds \(file), a change of device \(device) that this store did not make; nothing was written.",
                 "Give this store a device of its own with `likes sync DIR --new-device`."
+            )
+        case .unknownSyncDevice(let device, let reason):
+            return (
+                "Cannot forget device \(Self.quoted(device)): \(reason); nothing was written.",
+                "See the devices the folder knows with `likes sync DIR --json`."
             )
         }
     }

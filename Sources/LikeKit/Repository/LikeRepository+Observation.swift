@@ -111,6 +111,8 @@ final class ObserverRegistry: Sendable {
     private let store: Store
     private let directory: URL
     private let state = Locked(State())
+    /// The store's device id as its sync state last said, with that file's mark.
+    private let device = Locked<(mark: String?, id: String?)?>(nil)
 
     init(store: Store, directory: URL) {
         self.store = store
@@ -165,6 +167,21 @@ final class ObserverRegistry: Sendable {
         follower?.kick()
     }
 
+    /// The store's device id for syncing, `nil` before its first sync: read from its sync state
+    /// again only when that file changed (a look at the file per change).
+    func ownDevice() -> String? {
+        let mark = try? store.syncFileMark(LikeRepository.syncStateName)
+        if let known = device.withLock({ $0 }), known.mark == mark { return known.id }
+        struct Saved: Decodable {
+            struct Engine: Decodable { var device: String }
+            var engine: Engine
+        }
+        let id = (try? store.syncFile(LikeRepository.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?.engine
+            .device
+        device.withLock { $0 = (mark, id) }
+        return id
+    }
+
     private func recentRecord(_ key: String, _ generation: String) -> StoredRecord? {
         state.withLock { state in state.recent.last { $0.key == key && $0.generation == generation }?.record }
     }
@@ -179,7 +196,7 @@ final class ObserverRegistry: Sendable {
 
     private func deliver(_ followed: FollowedChange) {
         let observers = state.withLock { state in state.observers.sorted { $0.key < $1.key }.map(\.value) }
-        let change = LikeRepository.publicChange(followed.change, in: directory)
+        let change = LikeRepository.publicChange(followed.change, in: directory, ownDevice: ownDevice)
         for observer in observers where observer.follows(followed) {
             observer.queue.async {
                 guard !observer.cancelled.withLock({ $0 }) else { return }

@@ -64,7 +64,7 @@ extension LikeRepository {
 
     /// A change as the store reported it, for this store.
     func publicChange(_ change: StoredChange) -> LikeChange {
-        Self.publicChange(change, in: directory)
+        Self.publicChange(change, in: directory, ownDevice: observers.ownDevice)
     }
 
     /// A record as stored, with its thumbnail when one was made.
@@ -81,12 +81,13 @@ extension LikeRepository {
         Self.thumbnailImage(stored, bytes: bytes, in: directory)
     }
 
-    /// A change as the store reported it, for the store in `directory`.
-    static func publicChange(_ change: StoredChange, in directory: URL) -> LikeChange {
+    /// A change as the store reported it, for the store in `directory`; `ownDevice` asked for
+    /// the store's device id when the change is its own.
+    static func publicChange(_ change: StoredChange, in directory: URL, ownDevice: () -> String?) -> LikeChange {
         LikeChange(
             kind: LikeChange.Kind(change.kind), id: change.id.map(PhotoID.init(stored:)), date: Timestamp.date(change.at),
             record: change.record.map { publicRecord($0, thumbnailBytes: nil, in: directory) }, fields: Set(change.fields.map(LikeChange.Field.init)),
-            files: change.files)
+            files: change.files, device: change.kind == .purged ? nil : change.device ?? ownDevice())
     }
 
     /// A record as stored, with its images' places in the store in `directory`.

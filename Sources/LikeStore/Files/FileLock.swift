@@ -30,28 +30,28 @@ struct FileLock: ~Copyable {
 
     /// Waits up to `timeout` seconds for the exclusive lock, polling with a growing pause; for
     /// work started by an `async` overload, until its task is cancelled (`CancellationError`).
-    init(in directory: StoreDirectory, timeout: Double) throws {
-        guard let fd = try directory.openLockFile(Self.fileName, create: true) else {
-            throw StoreError.io(action: "open the lock file", path: directory.path(Self.fileName), code: ENOENT)
+    init(in directory: StoreDirectory, named name: String = fileName, timeout: Double) throws {
+        guard let fd = try directory.openLockFile(name, create: true) else {
+            throw StoreError.io(action: "open the lock file", path: directory.path(name), code: ENOENT)
         }
-        try self.init(descriptor: fd, operation: LOCK_EX, directory: directory, timeout: timeout)
+        try self.init(descriptor: fd, operation: LOCK_EX, directory: directory, name: name, timeout: timeout)
     }
 
     /// Takes a shared lock, so that readers see no change half done; `nil` where the store has
     /// no lock file yet or it cannot be opened (a read-only store).
     static func shared(in directory: StoreDirectory, timeout: Double) throws -> FileLock? {
         guard let fd = try? directory.openLockFile(Self.fileName, create: false) else { return nil }
-        return try FileLock(descriptor: fd, operation: LOCK_SH, directory: directory, timeout: timeout)
+        return try FileLock(descriptor: fd, operation: LOCK_SH, directory: directory, name: fileName, timeout: timeout)
     }
 
-    private init(descriptor fd: Int32, operation: Int32, directory: StoreDirectory, timeout: Double) throws {
+    private init(descriptor fd: Int32, operation: Int32, directory: StoreDirectory, name: String, timeout: Double) throws {
         let deadline = Date().addingTimeInterval(timeout)
         var pause: UInt32 = 500
         while flock(fd, operation | LOCK_NB) != 0 {
             let code = Platform.errno
             guard code == EWOULDBLOCK || code == EINTR else {
                 close(fd)
-                throw StoreError.io(action: "lock", path: directory.path(Self.fileName), code: code)
+                throw StoreError.io(action: "lock", path: directory.path(name), code: code)
             }
             if Date() >= deadline {
                 close(fd)

@@ -246,7 +246,9 @@ package final class JournalFollower: Sendable {
                     files.append(ImageFiles.directoryName + "/" + StoreLayout.imageFileName(line.key, user, user: true))
                 }
                 let id = (line.id ?? StorageKey.decode(line.key)).flatMap { Names.id($0) }
-                return StoredChange(kind: .unliked, id: id, at: line.at, record: nil, files: files)
+                var change = StoredChange(kind: .unliked, id: id, at: line.at, record: nil, files: files)
+                change.unlikeStamp = line.unlikedRecord.flatMap { try? StoredRecord.decode(Data($0)) }?.stamps?[RecordStamps.unliked]
+                return change
             }
             let kind: StoredChange.Kind = line.operation == .liked ? .liked : .updated
             // This process's own change: the record it committed.

@@ -18,6 +18,8 @@ extension StoreLayout {
     static let sourcesDirectory = "sources"
     /// `sync/NAME`: what syncing with other devices keeps between syncs (see LikeKit's sync).
     static let syncDirectory = "sync"
+    /// `sync/sync.lock`: held by the one process syncing the store.
+    static let syncLockName = "sync.lock"
 
     static func owedFileName(_ key: String, _ generation: String) -> String { key + "~" + generation }
 }
@@ -83,15 +85,25 @@ extension Store {
     /// Replaces the note `name` whole (written aside, flushed, renamed over), or removes it
     /// (`nil`).
     package func setSourceState(_ data: Data?, for name: String) throws {
-        let file = Self.stateFileName(name)
+        try replaceFiles(in: StoreLayout.sourcesDirectory, [(name, data)])
+    }
+
+    /// Replaces files of a folder of notes (`sources/`, `sync/`), each whole (written aside,
+    /// flushed, renamed over), with one flush of the folder after them; `nil` removes the file.
+    /// A crash part way leaves each file old or new, never a part of one.
+    private func replaceFiles(in directory: String, _ files: [(name: String, data: Data?)]) throws {
+        guard !files.isEmpty else { return }
         try withExclusiveLock { root, _ in
-            let folder = try root.subdirectoryCreatingIfNeeded(StoreLayout.sourcesDirectory, durable: durable)
-            if let data {
-                let temporary = file + "~" + Generation.make() + ".tmp"
-                try folder.createFile(temporary, data: data, durable: durable)
-                try folder.rename(temporary, to: file)
-            } else if try folder.entry(file) != nil {
-                try folder.remove(file)
+            let folder = try root.subdirectoryCreatingIfNeeded(directory, durable: durable)
+            for (name, data) in files {
+                let file = Self.stateFileName(name)
+                if let data {
+                    let temporary = file + "~" + Generation.make() + ".tmp"
+                    try folder.createFile(temporary, data: data, durable: durable)
+                    try folder.rename(temporary, to: file)
+                } else if try folder.entry(file) != nil {
+                    try folder.remove(file)
+                }
             }
             if durable { try folder.sync(commit: true) }
         }
@@ -105,14 +117,34 @@ extension Store {
 
     /// Replaces a file of what syncing keeps, whole (written aside, flushed, renamed over).
     package func setSyncFile(_ data: Data, for name: String) throws {
-        let file = Self.stateFileName(name)
-        try withExclusiveLock { root, _ in
-            let folder = try root.subdirectoryCreatingIfNeeded(StoreLayout.syncDirectory, durable: durable)
-            let temporary = file + "~" + Generation.make() + ".tmp"
-            try folder.createFile(temporary, data: data, durable: durable)
-            try folder.rename(temporary, to: file)
-            if durable { try folder.sync(commit: true) }
-        }
+        try setSyncFiles([(name, data)])
+    }
+
+    /// What changes when a file of what syncing keeps is replaced: its inode, size and time;
+    /// `nil` when there is none.
+    package func syncFileMark(_ name: String) throws -> String? {
+        guard let root = try openRoot(), let folder = try root.subdirectoryIfFolder(StoreLayout.syncDirectory),
+            let entry = try folder.entry(Self.stateFileName(name))
+        else { return nil }
+        return "\(entry.inode):\(entry.size):\(entry.modified)"
+    }
+
+    /// Replaces files of what syncing keeps, each whole, with one flush of the folder after them;
+    /// `nil` removes the file (see ``replaceFiles(in:_:)``).
+    package func setSyncFiles(_ files: [(name: String, data: Data?)]) throws {
+        try replaceFiles(in: StoreLayout.syncDirectory, files)
+    }
+
+    /// Runs `body` while this process alone syncs the store: one sync at a time, beside any
+    /// other process's likes and reads (the store's own lock is taken only for each write).
+    /// Waits as long as the store's lock would.
+    package func withSyncLock<Result>(_ body: () throws -> Result) throws -> Result {
+        let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
+        let folder = try root.subdirectoryCreatingIfNeeded(StoreLayout.syncDirectory, durable: durable)
+        let lock = try FileLock(in: folder, named: StoreLayout.syncLockName, timeout: lockTimeout)
+        let result = try body()
+        _ = consume lock
+        return result
     }
 
     /// Where the journal ends now: its file (by inode) and length; `nil` without a journal.

@@ -25,6 +25,20 @@ package struct StoredChange: Sendable {
     /// The record is a later one than the change committed, so what the change touched is not
     /// known from it.
     var fieldsUnknown = false
+    /// For an unlike a sync merged, the stamp of the other device's unlike.
+    var unlikeStamp: String?
+
+    /// The device a change merged by a sync came from, by its stamps: a like's period, an
+    /// update's newest changed part, an unlike's own stamp; `nil` for this store's own change.
+    package var device: String? {
+        if kind == .unliked { return unlikeStamp.flatMap(RecordStamps.device(of:)) }
+        guard let stamps = record?.stamps, kind == .liked || kind == .updated else { return nil }
+        let parts = kind == .liked ? [RecordStamps.liked] : fields.map(\.rawValue)
+        let newest = parts.compactMap { stamps[$0] }.max { Self.milliseconds($0) < Self.milliseconds($1) }
+        return newest.flatMap(RecordStamps.device(of:))
+    }
+
+    private static func milliseconds(_ stamp: String) -> Int64 { Int64(stamp.prefix { $0 != "." }) ?? 0 }
 
     /// What the change touched: everything a like set; what an update's record says it changed
     /// (all of it, when that is not known); nothing for the rest.

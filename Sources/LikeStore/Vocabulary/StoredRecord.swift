@@ -182,6 +182,9 @@ package struct RecordStamps: Sendable, Hashable {
     package private(set) var values: [String: String]
 
     package static let liked = "liked"
+    /// Only in the record a `U` line keeps of a photo unliked by a sync: the stamp of the
+    /// other device's unlike, so that observers elsewhere know where the unlike came from.
+    package static let unliked = "unliked"
 
     package init() { values = [:] }
 
@@ -191,7 +194,7 @@ package struct RecordStamps: Sendable, Hashable {
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
     init(read values: [String: String]) {
-        self.values = values.filter { Self.parts.contains($0.key) && Self.isStamp($0.value) }
+        self.values = values.filter { (Self.parts.contains($0.key) || $0.key == Self.unliked) && Self.isStamp($0.value) }
         if let liked = self.values[Self.liked] { for part in Self.parts where self.values[part] == nil { self.values[part] = liked } }
     }
 
@@ -203,6 +206,19 @@ package struct RecordStamps: Sendable, Hashable {
     }
 
     package subscript(_ part: String) -> String? { values[part] }
+
+    /// The device a stamp names (`MILLIS.COUNTER.DEVICE`); `nil` for this store's own (`MILLIS`).
+    package static func device(of stamp: String) -> String? {
+        let parts = stamp.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 3 ? String(parts[2]) : nil
+    }
+
+    /// The same stamps with `part` stamped `stamp`.
+    func setting(_ part: String, to stamp: String) -> RecordStamps {
+        var stamps = self
+        stamps.values[part] = stamp
+        return stamps
+    }
 
     /// Stamps `parts` with `stamp`.
     mutating func set(_ parts: some Sequence<String>, to stamp: String) {

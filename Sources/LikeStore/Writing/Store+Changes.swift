@@ -62,8 +62,8 @@ extension Store {
     /// Unlikes a photo: its record and every image of it removed.
     ///
     /// - Throws: ``StoreError/notLiked(id:)``; `busy`, `io`.
-    package func unlike(_ id: String, onCommit: CommitListener) throws -> StoredChange {
-        try withWriteSession { session in Self.heard(try session.unlike(id), onCommit) }
+    package func unlike(_ id: String, stamp: String? = nil, onCommit: CommitListener) throws -> StoredChange {
+        try withWriteSession { session in Self.heard(try session.unlike(id, stamp: stamp), onCommit) }
     }
 
     /// Unlikes a liked photo, else likes it with `request`; `nil` when it is not liked and there

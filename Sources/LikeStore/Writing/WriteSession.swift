@@ -358,9 +358,11 @@ struct WriteSession {
         if let line = progress.lineWritten { try? journal.append([.aborting(line)], durable: durable) }
     }
 
-    mutating func unlike(_ id: String) throws -> StoredChange {
+    /// Unlikes a photo. `stamp`: for an unlike a sync merged, the other device's stamp, kept in
+    /// the record the `U` line holds (see ``RecordStamps/unliked``).
+    mutating func unlike(_ id: String, stamp: String? = nil) throws -> StoredChange {
         let key = StorageKey.make(for: id)
-        let existing: StoredRecord?
+        var existing: StoredRecord?
         do {
             existing = try records.read(key: key)
         } catch StoreError.damagedRecord {
@@ -368,10 +370,15 @@ struct WriteSession {
         }
         if existing == nil, try !records.exists(key: key) { throw StoreError.notLiked(id: id) }
         let now = tick()
+        let kept = existing.map { record in
+            var kept = record
+            if let stamp { kept.stamps = kept.stamps?.setting(RecordStamps.unliked, to: stamp) ?? RecordStamps().setting(RecordStamps.unliked, to: stamp) }
+            return kept
+        }
         let line = JournalLine(
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
             bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
-            id: existing?.id ?? id, unlikedRecord: try existing.map { Array(try $0.encoded()) })
+            id: existing?.id ?? id, unlikedRecord: try kept.map { Array(try $0.encoded()) })
         try journal.append([line], durable: durable && !flushesOnce)
         var removed = false
         do {
@@ -388,7 +395,9 @@ struct WriteSession {
         for name in imageNames { try? images.directory.remove(name) }
         if let existing { removeThumbnail(of: existing) }
         let files = [RecordFiles.directoryName + "/" + StoreLayout.recordFileName(key)] + imageNames.map { ImageFiles.directoryName + "/" + $0 }
-        return StoredChange(kind: .unliked, id: existing?.id ?? id, at: now, record: nil, files: files)
+        var change = StoredChange(kind: .unliked, id: existing?.id ?? id, at: now, record: nil, files: files)
+        change.unlikeStamp = stamp
+        return change
     }
 
     /// Removes the thumbnail made of `record`'s image, if any: it goes with the image.

@@ -1,0 +1,168 @@
+// Owns what a store keeps between syncs, in its sync/ folder: `state` (the device's engine state,
+// where the journal was, the photos a sync was writing) and the photos' side in 256 shards
+// `photos-XX` by a hash of the id, each with the histories, the stamps each record had after the
+// last sync and the SHA-256 of its images then. A sync reads and writes only the shards of the
+// photos it touches: one like at 100,000 photos costs one shard, not the whole collection.
+
+import LikeStore
+import LikeSync
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// What a store keeps between syncs besides the photos' side: its device's state, and the
+/// store's change mark as the last sync left it.
+struct SavedSync: Codable {
+    var engine: DeviceSyncState
+    /// Where the journal ended when the last sync looked for the store's changes: the lines
+    /// after it name the photos to look at; unchanged, there is nothing to publish.
+    var position: JournalPosition?
+    /// The photos a sync was writing as merged, kept before it began: a sync that died part way
+    /// leaves them here for the next to finish.
+    var applying: [String]?
+}
+
+/// The photos' side of what a store keeps, for some photos or all: each photo's history, the
+/// stamps its record had after the last sync, and the SHA-256 of its images then.
+struct SavedPhotos: Codable, Equatable {
+    var histories: [String: PhotoHistory] = [:]
+    var published: [String: [String: String]] = [:]
+    var images: [String: String] = [:]
+    var userImages: [String: String] = [:]
+
+    /// The part of it about the photos `belongs` takes.
+    func filter(_ belongs: (String) -> Bool) -> SavedPhotos {
+        SavedPhotos(
+            histories: histories.filter { belongs($0.key) }, published: published.filter { belongs($0.key) },
+            images: images.filter { belongs($0.key) }, userImages: userImages.filter { belongs($0.key) })
+    }
+
+    /// Takes in `other`'s photos, keeping its own values where both have one.
+    mutating func takeIn(_ other: SavedPhotos) {
+        histories.merge(other.histories) { kept, _ in kept }
+        published.merge(other.published) { kept, _ in kept }
+        images.merge(other.images) { kept, _ in kept }
+        userImages.merge(other.userImages) { kept, _ in kept }
+    }
+
+    /// Takes note that the store no longer holds the photo: its history stays.
+    mutating func forget(_ id: String) {
+        published[id] = nil
+        images[id] = nil
+        userImages[id] = nil
+    }
+
+    /// Every photo it names.
+    var ids: Set<String> { Set(histories.keys).union(published.keys).union(images.keys).union(userImages.keys) }
+}
+
+/// The photos' side as a sync reads it: the shards it needed, loaded as asked, and written back
+/// where they changed.
+final class PhotoShards {
+    static let count = 256
+    /// The name of the one file that held every photo before the shards.
+    static let oneFileName = "photos"
+
+    private let store: Store
+    private let displayPath: String
+    /// The photos of the shards loaded, as the sync changes them.
+    var photos = SavedPhotos()
+    /// Each shard loaded, as read.
+    private var read: [Int: SavedPhotos] = [:]
+    /// The images and user images of every photo, once asked (see ``hasImage(_:)``).
+    private var everyImage: [String: (id: String, user: Bool)]?
+
+    init(store: Store, displayPath: String) {
+        self.store = store
+        self.displayPath = displayPath
+    }
+
+    /// A shard by the id's bytes (FNV-1a), the same on every platform and run.
+    static func shard(of id: String) -> Int {
+        var hash: UInt32 = 2_166_136_261
+        for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return Int(hash % UInt32(count))
+    }
+
+    static func name(_ shard: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return "photos-" + String([digits[shard / 16], digits[shard % 16]])
+    }
+
+    /// Loads the shards of these photos.
+    func load(_ ids: some Sequence<String>) throws {
+        for shard in Set(ids.map(Self.shard)).subtracting(read.keys).sorted() { try loadShard(shard) }
+    }
+
+    /// Loads every shard.
+    func loadAll() throws {
+        for shard in 0..<Self.count where read[shard] == nil { try loadShard(shard) }
+    }
+
+    private func loadShard(_ shard: Int) throws {
+        if read.isEmpty { try takeInOneFile() }
+        let part = try decode(Self.name(shard)) ?? SavedPhotos()
+        read[shard] = read[shard] ?? part
+        photos.takeIn(part)
+    }
+
+    /// A store that synced before the shards kept every photo in one file: it is read whole once,
+    /// its photos written into their shards by the next save, and removed then.
+    private func takeInOneFile() throws {
+        guard let whole = try decode(Self.oneFileName) else { return }
+        photos.takeIn(whole)
+        for shard in 0..<Self.count { read[shard] = SavedPhotos() }
+        read[-1] = whole
+    }
+
+    private func decode(_ name: String) throws -> SavedPhotos? {
+        guard let data = try LikeRepositoryError.translating({ try store.syncFile(name) }) else { return nil }
+        do {
+            return try JSONDecoder().decode(SavedPhotos.self, from: data)
+        } catch {
+            throw LikeRepositoryError.damagedRecord(file: displayPath + "/sync/" + name + ".json", reason: "it cannot be read (\(error))")
+        }
+    }
+
+    /// Writes the shards whose photos changed since they were read, in one flush.
+    func save() throws {
+        try load(photos.ids)
+        var parts: [Int: SavedPhotos] = [:]
+        let byShard = Dictionary(grouping: photos.ids, by: Self.shard)
+        var files: [(name: String, data: Data?)] = []
+        for shard in read.keys.sorted() where shard >= 0 {
+            let ids = Set(byShard[shard] ?? [])
+            let part = photos.filter { ids.contains($0) }
+            parts[shard] = part
+            if part != read[shard] { files.append((Self.name(shard), try JSONEncoder().encode(part))) }
+        }
+        if read[-1] != nil { files.append((Self.oneFileName, nil)) }
+        try LikeRepositoryError.translating { try store.setSyncFiles(files) }
+        read = parts
+    }
+
+    /// Empties every shard: a new device keeps nothing of the old one's.
+    func clear() throws {
+        let files = (0..<Self.count).map { (name: Self.name($0), data: Data?.none) } + [(Self.oneFileName, nil)]
+        try LikeRepositoryError.translating { try store.setSyncFiles(files) }
+        photos = SavedPhotos()
+        read = [:]
+        everyImage = nil
+    }
+
+    /// A photo with this image (by SHA-256) after the last sync, and whether it is its user
+    /// image; reads every shard once.
+    func photo(withImage sha256: String) throws -> (id: String, user: Bool)? {
+        if everyImage == nil {
+            try loadAll()
+            var found: [String: (id: String, user: Bool)] = [:]
+            for (id, image) in photos.images { found[image] = (id, false) }
+            for (id, image) in photos.userImages where found[image] == nil { found[image] = (id, true) }
+            everyImage = found
+        }
+        return everyImage?[sha256]
+    }
+}

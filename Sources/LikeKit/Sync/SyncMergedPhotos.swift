@@ -1,0 +1,92 @@
+// Owns writing other devices' changes into the store: each photo a round touched written as the
+// merge left it (liked anew with its date, updated part by part, or unliked), each part with the
+// stamp it was merged with, so that observers hear it from the device that made it. Called by a
+// sync (LikeRepository+Sync) after its round, and to finish what a sync that died was writing.
+
+import LikeStore
+import LikeSync
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+extension LikeRepository {
+    /// Writes each photo the round touched as the merge left it. Returns the photos it could
+    /// not write because an image they need is gone from the folder (a folder emptied since
+    /// they were merged): they stay to be written by a later sync.
+    func apply(_ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState) throws -> [String] {
+        var waiting: [String] = []
+        let sources = Array(round.devices.keys) + [engine.device]
+        var restored = false
+        defer { if restored { _ = try? translating { try store.sortJournalAfterRestore() } } }
+        try shards.load(round.touched.keys)
+        for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
+            let current = try translating { try store.item(for: id) }?.record
+            guard let state else {
+                let unlike = engine.histories[id]?.lastUnlike?.description
+                if current != nil { _ = try translating { try store.unlike(id, stamp: unlike, onCommit: observers.changed) } }
+                shards.photos.forget(id)
+                continue
+            }
+            guard let request = try mergedRequest(id, state, current, shards.photos, from: folder, sources) else {
+                waiting.append(id)
+                continue
+            }
+            // Liked on two devices apart: the first like's date wins, and only a like of a photo
+            // not liked gives a date, so the photo is liked again whole. (Half done, the next
+            // sync finishes it: see `applying`.)
+            if current == nil || current?.likedAt != state.likedAt {
+                if current != nil {
+                    let stamp = state.stamps[RecordStamps.liked]?.description
+                    _ = try translating { try store.unlike(id, stamp: stamp, onCommit: observers.changed) }
+                }
+                var whole = request
+                whole.removeAlbums = []
+                _ = try translating { try store.restore([(whole, state.likedAt)], onCommit: observers.changed) }
+                restored = true
+            } else {
+                _ = try translating { try store.like(request, onCommit: observers.changed) }
+            }
+            shards.photos.images[id] = state.image.sha256
+            shards.photos.userImages[id] = state.userImage?.sha256
+            shards.photos.published[id] = try translating { try store.item(for: id) }?.record.stamps?.values
+        }
+        return waiting
+    }
+
+    /// The request that makes the stored photo what the merge left: its images where they
+    /// changed (from the folder, or the store's own copy), note, metadata and albums, each part
+    /// with its stamp. `nil` while an image it needs is in neither.
+    private func mergedRequest(
+        _ id: String, _ state: PhotoState, _ current: StoredRecord?, _ photos: SavedPhotos, from folder: SyncFolder, _ sources: [String]
+    ) throws -> StoreRequest? {
+        var request = StoreRequest(id: id, image: nil, userImage: nil, note: nil, photo: nil, albums: [])
+        request.stamps = state.stamps.mapValues(\.description)
+        let anew = current == nil || current?.likedAt != state.likedAt
+        if anew || photos.images[id] != state.image.sha256 {
+            guard let bytes = try folder.image(state.image, devices: sources) ?? storeImage(id, current, matching: state.image, user: false) else {
+                return nil
+            }
+            request.image = try translating { try StoreRequest.Image(Data(bytes), kind: .image) }
+        }
+        if let user = state.userImage, anew || photos.userImages[id] != user.sha256 {
+            guard let bytes = try folder.image(user, devices: sources) ?? storeImage(id, current, matching: user, user: true) else { return nil }
+            request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
+        }
+        request.note = state.note.map(StoreRequest.NoteEdit.set) ?? .clear
+        request.photo = try state.photo.map { try JSONDecoder().decode(StoredPhoto.self, from: Data($0.utf8)) }
+        request.addAlbums = state.albums.compactMap(Names.album)
+        request.removeAlbums = (current?.albums ?? []).filter { !state.albums.contains($0) }
+        return request
+    }
+
+    /// The store's own copy of an image, when it is the one named.
+    private func storeImage(_ id: String, _ current: StoredRecord?, matching reference: ImageReference, user: Bool) throws -> [UInt8]? {
+        guard current != nil, let bytes = try? imageBytes(of: id, user: user), bytes.count == reference.bytes,
+            SyncFolder.digest(bytes) == reference.sha256
+        else { return nil }
+        return bytes
+    }
+}
