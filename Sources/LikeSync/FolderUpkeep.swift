@@ -14,7 +14,8 @@ extension DeviceSyncState {
         let others = Set(merged.devices).subtracting([device])
         round.acknowledged = try folder.acknowledge(
             Acknowledgement(
-                device: device, at: hooks.now(), merged: Dictionary(uniqueKeysWithValues: others.compactMap { id in merged.through(id).map { (id, $0) } }),
+                device: device, at: hooks.now(),
+                merged: Dictionary(uniqueKeysWithValues: others.compactMap { id in merged.through(id).map { (id, $0) } }),
                 forgotten: forgotten))
         let view = try FolderView(of: folder, for: self)
         round.forgotten = view.forgotten

@@ -141,7 +141,8 @@ package struct RoundHooks {
 
     package init(
         image: @escaping (String) throws -> [UInt8]?, reserve: @escaping (DeviceSyncState) throws -> Void = { _ in },
-        histories: @escaping (Set<String>?) throws -> [String: PhotoHistory] = { _ in [:] }, inUse: @escaping (String) throws -> Bool = { _ in false },
+        histories: @escaping (Set<String>?) throws -> [String: PhotoHistory] = { _ in [:] },
+        inUse: @escaping (String) throws -> Bool = { _ in false },
         now: @escaping () -> Int64
     ) {
         self.image = image

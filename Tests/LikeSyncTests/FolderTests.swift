@@ -86,7 +86,9 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         let changes = [like("a", bytes, device: deviceA, at: 1, note: "x"), like("b", bytes, device: deviceA, at: 2)]
         let whole = try SyncFolder.encode(device: deviceA, sequence: 1, changes: changes)
         for length in 0..<whole.count {
-            #expect(SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1) != .whole(ChangeSegment(device: deviceA, sequence: 1, changes: changes)) || length == whole.count, "\(length)")
+            #expect(
+                SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1)
+                    != .whole(ChangeSegment(device: deviceA, sequence: 1, changes: changes)) || length == whole.count, "\(length)")
             if case .whole = SyncFolder.decode(Array(whole[..<length]), device: deviceA, sequence: 1) {
                 Issue.record("cut at \(length) read as whole")
             }

@@ -1,7 +1,9 @@
 // Issue 34: `likes sync` between stores through one folder, the built binary on real stores:
 // what one store likes, notes, files in albums and unlikes reaches the other; like, unlike and
 // like again ends liked; an empty or missing folder removes nothing; a copied store refuses; a
-// sync with nothing new writes nothing.
+// sync with nothing new writes nothing; the folder lets go of an unliked photo's images once
+// every device has merged the unlike (or was forgotten), compacts change logs, and a store that
+// finds its files gone publishes them again; `watch --json` names the device of each change.
 
 import Foundation
 import Testing
@@ -11,6 +13,7 @@ import Testing
     var folder: String { box.path("folder") }
     var laptop: String { box.path("laptop") }
     var phone: String { box.path("phone") }
+    var tablet: String { box.path("tablet") }
 
     init() throws {
         try FileManager.default.createDirectory(atPath: box.path("folder"), withIntermediateDirectories: true)
@@ -35,9 +38,19 @@ import Testing
         return (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
+    /// The store's device id, from its first sync's report.
+    func device(_ store: String) throws -> String {
+        try sync(store)["device"] as? String ?? ""
+    }
+
+    /// The image files a device has in the folder.
+    func images(of device: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder + "/" + device + "/images")) ?? []).sorted()
+    }
+
     /// What a user compares: the same photos with the same date, note, albums and image bytes.
-    func sameCollection() throws -> Bool {
-        let (left, right) = (try listed(laptop), try listed(phone))
+    func sameCollection(_ left: String? = nil, _ right: String? = nil) throws -> Bool {
+        let (left, right) = (try listed(left ?? laptop), try listed(right ?? phone))
         guard Set(left.keys) == Set(right.keys) else { return false }
         for (id, record) in left {
             let other = right[id] ?? [:]
@@ -243,5 +256,135 @@ import Testing
         // What the laptop liked last and never unliked is on both.
         let phoneIDs = Set(try listed(phone).keys)
         #expect(laptopLiked.isSubset(of: phoneIDs), "\(laptopLiked.subtracting(phoneIDs))")
+    }
+
+    /// An unlike's images leave the folder once every device has merged it; a device that will
+    /// not come back is forgotten (`--forget`), and when it does come back it is waited for again
+    /// and loses nothing it liked.
+    @Test func anUnlikedPhotosImagesLeaveOnceEveryDeviceMergedItAndForgetStopsTheWait() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        #expect(try likes(laptop, "like", "coffee", "--image", Samples.photo("coffee.jpg").path).status == 0)
+        let laptopID = try device(laptop)
+        let (phoneID, tabletID) = (try device(phone), try device(tablet))
+        #expect(images(of: laptopID).count == 2)
+
+        // The phone has not merged the unlike yet: the image stays; once it has, it goes.
+        #expect(try likes(laptop, "unlike", "rocket").status == 0)
+        _ = try sync(laptop)
+        #expect(images(of: laptopID).count == 2)
+        _ = try sync(phone)
+        _ = try sync(tablet)
+        let released = try sync(laptop)
+        #expect(released["released"] as? Int == 1 && images(of: laptopID).count == 1, "\(released)")
+        #expect(try listed(phone)["rocket"] == nil && listed(tablet)["rocket"] == nil)
+
+        // The tablet is lost: the folder waits for it until it is forgotten.
+        #expect(try likes(laptop, "unlike", "coffee").status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        #expect(try sync(laptop)["released"] as? Int == 0 && images(of: laptopID).count == 1)
+        let unknown = try likes(laptop, "sync", folder, "--forget", "0123456789abcdef")
+        #expect(unknown.status == 1 && unknown.stderr.contains("knows no such device") && unknown.stderr.split(separator: "\n").count == 1)
+        let itself = try likes(laptop, "sync", folder, "--forget", laptopID)
+        #expect(itself.status == 1 && itself.stderr.contains("own device"), "\(itself.stderr)")
+        let run = try likes(laptop, "sync", folder, "--forget", tabletID, "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]) ?? [:]
+        let devices = (report["devices"] as? [[String: Any]]) ?? []
+        #expect(devices.first { $0["id"] as? String == tabletID }?["forgotten"] as? Bool == true, "\(report)")
+        #expect(devices.first { $0["id"] as? String == phoneID }?["forgotten"] as? Bool == false)
+        #expect(report["released"] as? Int == 1 && images(of: laptopID).isEmpty)
+
+        // The tablet comes back with a like of its own: merged everywhere, nothing lost, and it
+        // is no longer forgotten.
+        #expect(try likes(tablet, "like", "chelsea", "--image", Samples.photo("chelsea.jpg").path).status == 0)
+        let back = try sync(tablet)
+        #expect(back["merged"] as? Int ?? 0 >= 1 && back["published"] as? Int == 1)
+        #expect(try listed(tablet)["coffee"] == nil && listed(tablet)["chelsea"] != nil)
+        let laptopNow = try sync(laptop)
+        let tabletEntry = (laptopNow["devices"] as? [[String: Any]])?.first { $0["id"] as? String == tabletID }
+        #expect(tabletEntry?["forgotten"] as? Bool == false && tabletEntry?["lastChange"] is String, "\(laptopNow)")
+        _ = try sync(phone)
+        #expect(try sameCollection() && sameCollection(laptop, tablet))
+        for store in [laptop, phone, tablet] { #expect(try likes(store, "verify").status == 0) }
+    }
+
+    /// Many syncs of a few changes each: a device compacts its change files into a snapshot
+    /// (fewer files in the folder, the last unlike of each photo kept), and a device that comes
+    /// new to the folder afterwards gets the same collection, without what was unliked.
+    @Test func changeLogsAreCompactedAndANewDeviceStillGetsTheCollection() throws {
+        #expect(try likes(laptop, "import", Samples.photos.path).status == 0)
+        let laptopID = try device(laptop)
+        _ = try sync(phone)
+        #expect(try likes(laptop, "unlike", "rocket").status == 0)
+        var compacted = false
+        for round in 0..<10 {
+            #expect(try likes(laptop, "note", "coffee", "round \(round)").status == 0)
+            compacted = try sync(laptop)["compacted"] as? Bool == true || compacted
+            _ = try sync(phone)
+        }
+        #expect(compacted)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder + "/" + laptopID).filter { $0.hasPrefix("changes-") }
+        #expect(files.count < 8, "\(files)")
+        let snapshot = try files.map { try String(contentsOfFile: folder + "/" + laptopID + "/" + $0, encoding: .utf8) }.first {
+            $0.contains("\"snapshot\":true")
+        }
+        #expect(snapshot?.contains("\"kind\":\"unlike\"") == true && snapshot?.contains("\"id\":\"rocket\"") == true)
+        _ = try sync(tablet)
+        #expect(try sameCollection() && sameCollection(laptop, tablet))
+        #expect(try listed(tablet)["rocket"] == nil && listed(tablet)["coffee"]?["note"] as? String == "round 9")
+        // The rocket's image left once both had merged the unlike.
+        let names = Set(images(of: laptopID))
+        #expect(names.count == (try listed(laptop)).count, "\(names)")
+    }
+
+    /// A folder emptied (an `rm`, a deletion the engine carried to every copy): no store loses a
+    /// photo, each publishes what it holds again, and a device new to the folder gets it all.
+    @Test func aStoreWhoseFilesLeftTheFolderPublishesThemAgain() throws {
+        #expect(try likes(laptop, "import", Samples.photos.path).status == 0)
+        #expect(try likes(phone, "like", "extra", "--image", Samples.photo("rocket.jpg").path, "--note", "phone's").status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        let count = try listed(laptop).count
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+        let again = try sync(laptop)
+        #expect(again["compacted"] as? Bool == true && again["merged"] as? Int == 0)
+        _ = try sync(phone)
+        #expect(try listed(laptop).count == count && listed(phone).count == count)
+        _ = try sync(tablet)
+        #expect(try sameCollection(laptop, tablet))
+        #expect(try listed(tablet)["extra"]?["note"] as? String == "phone's")
+    }
+
+    /// `watch --json` on one store hears the other's like, merged by a sync, with the other's
+    /// device; and its own like with its own.
+    @Test func watchNamesTheDeviceOfEachChange() throws {
+        let laptopID = try device(laptop)
+        let phoneID = try device(phone)
+        let watcher = Process()
+        watcher.executableURL = Binary.url
+        watcher.arguments = ["--store", laptop, "watch", "--json"]
+        let output = Pipe()
+        watcher.standardOutput = output
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try likes(phone, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        #expect(try likes(laptop, "like", "coffee", "--image", Samples.photo("coffee.jpg").path).status == 0)
+        #expect(try likes(phone, "unlike", "rocket").status == 0)
+        _ = try sync(phone)
+        _ = try sync(laptop)
+        Thread.sleep(forTimeInterval: 1)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let changes = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map {
+            "\($0["change"] as? String ?? "") \($0["id"] as? String ?? "") \($0["device"] as? String ?? "null")"
+        }
+        #expect(changes == ["liked rocket \(phoneID)", "liked coffee \(laptopID)", "unliked rocket \(phoneID)"], "\(lines)")
     }
 }

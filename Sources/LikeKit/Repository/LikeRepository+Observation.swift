@@ -176,7 +176,8 @@ final class ObserverRegistry: Sendable {
             struct Engine: Decodable { var device: String }
             var engine: Engine
         }
-        let id = (try? store.syncFile(LikeRepository.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?.engine
+        let id = (try? store.syncFile(LikeRepository.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?
+            .engine
             .device
         device.withLock { $0 = (mark, id) }
         return id

@@ -160,7 +160,9 @@ extension LikeRepository {
             throw LikeRepositoryError.unknownSyncDevice(device: device, reason: "it is this store's own device")
         }
         let known = Set(try folderTranslating { try folder.glance(merged: saved.engine.merged) }.devices).union(saved.engine.deviceNames.keys)
-        guard known.contains(device) else { throw LikeRepositoryError.unknownSyncDevice(device: device, reason: "the sync folder knows no such device") }
+        guard known.contains(device) else {
+            throw LikeRepositoryError.unknownSyncDevice(device: device, reason: "the sync folder knows no such device")
+        }
         saved.engine.forgotten[device] = Timestamp.milliseconds(Date())
     }
 

@@ -372,7 +372,9 @@ struct WriteSession {
         let now = tick()
         let kept = existing.map { record in
             var kept = record
-            if let stamp { kept.stamps = kept.stamps?.setting(RecordStamps.unliked, to: stamp) ?? RecordStamps().setting(RecordStamps.unliked, to: stamp) }
+            if let stamp {
+                kept.stamps = kept.stamps?.setting(RecordStamps.unliked, to: stamp) ?? RecordStamps().setting(RecordStamps.unliked, to: stamp)
+            }
             return kept
         }
         let line = JournalLine(
