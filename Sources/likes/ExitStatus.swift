@@ -47,7 +47,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         switch error {
         case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote, .unusableExport: status = .badData
         case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair,
-            .copiedStore, .unknownSyncDevice:
+            .copiedStore, .unknownSyncDevice, .damagedSyncState:
             status = .failure
         case .syncFolderMissing: status = .noInput
         case .imageRequired, .invalidArgument: status = .usage

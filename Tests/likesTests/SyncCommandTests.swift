@@ -387,4 +387,39 @@ import Testing
         }
         #expect(changes == ["liked rocket \(phoneID)", "liked coffee \(laptopID)", "unliked rocket \(phoneID)"], "\(lines)")
     }
+
+    /// What a store keeps between syncs, damaged: sync refuses in one line (exit 1), verify
+    /// names it, repair sets it aside (deleting nothing), and the next sync makes the store a new
+    /// device that ends with the same collection.
+    @Test func repairSetsDamagedSyncBookkeepingAsideAndTheStoreSyncsAsANewDevice() throws {
+        #expect(try likes(laptop, "import", Samples.photos.path).status == 0)
+        let laptopID = try device(laptop)
+        _ = try sync(phone)
+        #expect(try likes(phone, "note", "coffee", "from the phone").status == 0)
+        _ = try sync(phone)
+        for damaging in ["state", "photos-"] {
+            // The state, or every shard of the photos' side (a change on the laptop reads its own).
+            for name in try FileManager.default.contentsOfDirectory(atPath: laptop + "/sync") where name.hasPrefix(damaging) {
+                try Data("{\"engine\":".utf8).write(to: URL(fileURLWithPath: laptop + "/sync/" + name))
+            }
+            #expect(try likes(laptop, "album", "add", "Damaged \(damaging)", "rocket").status == 0)
+            let refused = try likes(laptop, "sync", folder)
+            #expect(
+                refused.status == 1 && refused.stderr.contains("likes repair") && refused.stderr.split(separator: "\n").count == 1,
+                "\(refused.stderr)")
+            let verify = try likes(laptop, "verify")
+            #expect(verify.status == 1 && verify.stdout.contains("sync bookkeeping"), "\(verify.stdout)")
+            let repair = try likes(laptop, "repair")
+            #expect(repair.status == 0 && repair.stdout.contains("new device"), "\(repair.stdout)")
+            #expect(try likes(laptop, "verify").status == 0)
+            let again = try sync(laptop)
+            #expect(again["device"] as? String != laptopID && again["merged"] as? Int ?? 0 > 0, "\(again)")
+            _ = try sync(phone)
+            #expect(try sameCollection())
+            #expect(try listed(laptop)["coffee"]?["note"] as? String == "from the phone")
+        }
+        let shelved = try FileManager.default.subpathsOfDirectory(atPath: laptop + "/damaged").filter { $0.hasSuffix("state.json") }
+        #expect(shelved.count == 2, "\(shelved)")
+        #expect(try listed(phone)["rocket"]?["albums"] as? [String] == ["Damaged photos-", "Damaged state"])
+    }
 }

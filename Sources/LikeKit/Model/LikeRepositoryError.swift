@@ -60,6 +60,10 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// the store is a copy of another device's (a copied folder, a restored backup). Nothing was
     /// written.
     case copiedStore(device: String, file: String)
+    /// What the store keeps between syncs (its `sync/` folder) cannot be read. Nothing was synced;
+    /// ``LikeRepository/repair(dryRun:)-69flr`` sets it aside, and the next sync makes the store a
+    /// new device.
+    case damagedSyncState(file: String, reason: String)
     /// `--forget` named a device the sync folder does not know, or this store's own. Nothing was
     /// written.
     case unknownSyncDevice(device: String, reason: String)
@@ -147,6 +151,11 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "This store is a copy of another device's: the sync folder holds \(file), a change of device \(device) that this store did not make; nothing was written.",
                 "Give this store a device of its own with `likes sync DIR --new-device`."
+            )
+        case .damagedSyncState(let file, let reason):
+            return (
+                "What this store keeps between syncs is damaged: \(file) \(reason); nothing was synced.",
+                "Run `likes repair`: it sets the sync bookkeeping aside (deleting nothing), and the next sync makes this store a new device."
             )
         case .unknownSyncDevice(let device, let reason):
             return (

@@ -36,7 +36,8 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func repair(dryRun: Bool = false) throws -> RepairReport {
-        let repaired = try translating { try store.repair(dryRun: dryRun) { observers.changed() } }
+        let syncDamage = syncBookkeepingDamage()
+        let repaired = try translating { try store.repair(dryRun: dryRun, syncDamage: syncDamage) { observers.changed() } }
         var report = RepairReport(
             dryRun: repaired.dryRun, rebuilt: repaired.rebuilt.map(PhotoID.init(stored:)),
             setAside: repaired.setAside.map { RepairReport.SetAside(id: $0.id, files: $0.files, reason: $0.reason) }, isOK: false)

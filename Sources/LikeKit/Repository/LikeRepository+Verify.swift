@@ -22,6 +22,9 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
     public func verify() throws -> VerificationReport {
         let found = try translating { try store.verify() }
-        return VerificationReport(problems: found.problems, orphans: found.orphans)
+        let sync = syncBookkeepingDamage().map {
+            ["the sync bookkeeping is damaged: \($0) (repair sets it aside; the next sync makes this store a new device)"]
+        }
+        return VerificationReport(problems: found.problems + (sync ?? []), orphans: found.orphans)
     }
 }

@@ -196,7 +196,7 @@ extension LikeRepository {
             do {
                 return (try JSONDecoder().decode(SavedSync.self, from: data), false)
             } catch {
-                throw LikeRepositoryError.damagedRecord(file: store.displayPath + "/sync/state.json", reason: "it cannot be read (\(error))")
+                throw LikeRepositoryError.damagedSyncState(file: store.displayPath + "/sync/state.json", reason: "cannot be read (\(error))")
             }
         }
         // A new device publishes every photo the store holds, as its own.

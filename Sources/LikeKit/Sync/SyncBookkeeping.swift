@@ -123,7 +123,7 @@ final class PhotoShards {
         do {
             return try JSONDecoder().decode(SavedPhotos.self, from: data)
         } catch {
-            throw LikeRepositoryError.damagedRecord(file: displayPath + "/sync/" + name + ".json", reason: "it cannot be read (\(error))")
+            throw LikeRepositoryError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
         }
     }
 
@@ -164,5 +164,26 @@ final class PhotoShards {
             everyImage = found
         }
         return everyImage?[sha256]
+    }
+}
+
+extension LikeRepository {
+    /// What is wrong with what the store keeps between syncs, file by file (one shard in memory
+    /// at a time); `nil` when every file reads, or there is none.
+    func syncBookkeepingDamage() -> String? {
+        func check<Value: Decodable>(_ name: String, as type: Value.Type) -> String? {
+            do {
+                guard let data = try store.syncFile(name) else { return nil }
+                _ = try JSONDecoder().decode(type, from: data)
+                return nil
+            } catch {
+                return "sync/\(name).json cannot be read"
+            }
+        }
+        if let damage = check(Self.syncStateName, as: SavedSync.self) { return damage }
+        for name in [PhotoShards.oneFileName] + (0..<PhotoShards.count).map(PhotoShards.name) {
+            if let damage = check(name, as: SavedPhotos.self) { return damage }
+        }
+        return nil
     }
 }

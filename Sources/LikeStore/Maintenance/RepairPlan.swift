@@ -78,6 +78,15 @@ struct RepairPlan {
         try rescueRecordless(records, images: images, evidence: evidence)
     }
 
+    /// Sets the sync bookkeeping aside whole: kept in part it could pass a merged change for
+    /// the store's own, or forget what it merged.
+    mutating func setAsideSync(because damage: String) throws {
+        guard try root.entry(StoreLayout.syncDirectory)?.isDirectory == true else { return }
+        try setAside(
+            [(root, StoreLayout.syncDirectory)], id: nil,
+            reason: "the sync bookkeeping is damaged (\(damage)); the next sync makes this store a new device, which publishes what it holds")
+    }
+
     // MARK: The root
 
     /// Anything at the top that is not ours as a file or folder of the kind expected is set aside.

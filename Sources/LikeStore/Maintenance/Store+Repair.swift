@@ -14,13 +14,18 @@ extension Store {
     /// deleting nothing: what cannot stay is set aside under `damaged/`, lost records are rebuilt
     /// from the best evidence, the journal is written anew where it must be, and missing or
     /// damaged thumbnails are made. `onRepair` is called before the lock is let go.
-    package func repair(dryRun: Bool, onRepair: () -> Void = {}) throws -> StoreRepairReport {
+    ///
+    /// `syncDamage`: what is wrong with the sync bookkeeping, which the caller reads (its format
+    /// is the caller's); the whole `sync/` folder is then set aside, and the store's next sync
+    /// makes it a new device.
+    package func repair(dryRun: Bool, syncDamage: String? = nil, onRepair: () -> Void = {}) throws -> StoreRepairReport {
         guard let opened = try open() else { return StoreRepairReport(dryRun: dryRun) }
         var report: StoreRepairReport
         if dryRun {
             let lock = try opened.sharedLock()
             var plan = RepairPlan(root: opened.root, durable: durable, apply: false)
             try plan.run()
+            if let syncDamage { try plan.setAsideSync(because: syncDamage) }
             report = plan.report
             try repairThumbnails(opened, stamp: plan.stamp, apply: false, into: &report)
             _ = consume lock
@@ -28,6 +33,7 @@ extension Store {
             report = try withExclusiveLock { root, lock in
                 var plan = RepairPlan(root: root, durable: durable, apply: true)
                 try plan.run()
+                if let syncDamage { try plan.setAsideSync(because: syncDamage) }
                 // The journal anew from the records as they are now, before a session opens: a
                 // session finding none would rescue again, from less evidence than the plan had.
                 if try plan.journalNeedsRebuild || root.entry(Journal.fileName) == nil,
