@@ -423,3 +423,26 @@ import Testing
         #expect(try listed(phone)["rocket"]?["albums"] as? [String] == ["Damaged photos-", "Damaged state"])
     }
 }
+
+/// The end-to-end run with two real Syncthing daemons (Tests/Tools/syncthing_pair.py), each
+/// check a line of its output.
+@Suite struct SyncthingTests {
+    static let script = Samples.root.appendingPathComponent("Tests/Tools/syncthing_pair.py")
+    static let needs = ConditionTrait.enabled(
+        if: (Needs.executable("/usr/bin/syncthing") && Needs.python()) || Needs.inCI, "needs Syncthing (apt-get install syncthing) and python3")
+
+    @Test(needs) func twoSyncthingDaemonsCarryEverySideToTheOtherWithinSeconds() throws {
+        let run = try Sandbox.execute(
+            [Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        for check in [
+            "the two daemons connect over 127.0.0.1", "a like on the laptop reaches the phone",
+            "a like and a note change on the phone reach the laptop",
+            "an unlike on each side reaches the other", "both stores list the same photos, dates, notes and image bytes",
+            "the phone's watch hears the laptop's likes with the laptop's device",
+        ] {
+            #expect(run.stdout.contains("ok   " + check), "\(check): \(run.stdout)")
+        }
+        #expect(run.stdout.contains("syncthing-pair: 12 passed, 0 failed"), "\(run.stdout)")
+    }
+}
