@@ -4,6 +4,8 @@
                                                      a cut at every step of every kind of change
     powercut.py stream --likes BIN --samples DIR [--rounds N] [--seed S] [--flush syncfs]
                                                      a cut at a random step of a stream of commands
+    powercut.py sync   --likes BIN --samples DIR [--flush syncfs]
+                                                     a cut at every step of `likes sync`
 
 `--flush syncfs` has `likes` flush as on ext4 or xfs, with one syncfs per change (which it sends
 as an fdatasync of the store's folder, LIKES_TEST_FLUSH=syncfs), and the file system flush
@@ -33,6 +35,15 @@ clean and `purge` removing no photo's bytes.
 and cuts the power at a random step, round after round, checking every acknowledged change
 against a model of the store; one round in five then deals the store a double damage like the
 above and repairs it, and every photo must come back with its image.
+
+`sync` cuts `likes sync DIR` at every step, the store and the sync folder on the power-cut file
+system, another device's store beside it: a first sync, a sync publishing a like and a note, one
+merging another device's likes, note and unlike, and one letting go of an unliked photo's images
+and compacting its change files into a snapshot. After every cut each photo must be as before or
+as the uncut sync left it (all of it after an exit 0), the store must verify, the other device's
+files in the folder must be untouched; the next sync must run (never refusing the store as a copy
+of another device's) and leave the store as the uncut sync did, verifying; and the other device,
+and a device new to the folder, must then sync to the same collection.
 
 Prints one line per scenario or round and a closing line `powercut: N passed, M failed`; exits 1
 when anything failed, 2 when FUSE cannot be used here.
@@ -91,8 +102,8 @@ class Rig:
             subprocess.run(["fusermount3", "-u", "-q", self.mountpoint], capture_output=True)
             shutil.rmtree(self.top, ignore_errors=True)
 
-    def run(self, *args, check=False):
-        result = subprocess.run([self.likes, "--store", self.store, *args], capture_output=True, text=True, env=self.env, timeout=120)
+    def run(self, *args, check=False, store=None):
+        result = subprocess.run([self.likes, "--store", store or self.store, *args], capture_output=True, text=True, env=self.env, timeout=120)
         if check and result.returncode != 0:
             raise RuntimeError(f"likes {' '.join(args)} failed ({result.returncode}): {result.stderr.strip()}")
         return result
@@ -110,10 +121,10 @@ class Rig:
 
     # MARK: What the store holds, as seen through the binary
 
-    def state(self):
+    def state(self, store=None):
         """Each liked photo: its note, albums, likedAt and the SHA-256 of its images."""
-        listing = self.run("list", "--json")
-        if listing.returncode == 66 and not os.path.exists(self.store):
+        listing = self.run("list", "--json", store=store)
+        if listing.returncode == 66 and not os.path.exists(store or self.store):
             return {}  # no store (yet, or after a cut before its first like took)
         if listing.returncode != 0:
             raise AssertionError(f"list failed ({listing.returncode}): {listing.stderr.strip()}")
@@ -488,6 +499,155 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
     return problems
 
 
+# MARK: sync
+
+
+def sync_scenarios(rig):
+    """(name, setup, what the sync must have done). The store `S` and the sync folder are on the
+    power-cut file system; another device's store `B` is beside it, on a disk that keeps all."""
+    s = rig.sample
+    base = [
+        ["S", "like", "a", "--image", s("rocket.jpg"), "--user-image", s("astronaut.jpg"), "--meta", s("rocket.json")],
+        ["S", "like", "b", "--image", s("chelsea.jpg"), "--note", "first note", "--album", "Cats"],
+    ]
+    notes = []
+    for number in range(5):
+        notes += [["S", "note", "b", f"note {number}"], ["S", "sync"]]
+    return [
+        ("first sync of a store", base, "published"),
+        ("sync publishing a like and a note", base + [["S", "sync"], ["S", "like", "c", "--image", s("coffee.jpg")], ["S", "note", "a", "later"]], "published"),
+        (
+            "sync merging another device's likes, note and unlike",
+            base + [["S", "sync"], ["B", "sync"], ["B", "like", "d", "--image", s("retina.jpg"), "--album", "Space"], ["B", "note", "b", "from B"],
+                    ["B", "unlike", "a"], ["B", "sync"]],
+            "merged",
+        ),
+        (
+            "sync letting go of images and compacting its change files",
+            base + [["S", "sync"], ["B", "sync"], ["S", "unlike", "a"], ["S", "sync"]] + notes + [["B", "sync"], ["S", "note", "b", "last"]],
+            "compacted",
+        ),
+    ]
+
+
+def folder_files(folder, device=None):
+    """Every file of the sync folder (or of one device's part of it), by path, with its digest."""
+    found = {}
+    root = os.path.join(folder, device) if device else folder
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, folder)] = sha(handle.read())
+    return found
+
+
+def cut_sync_at_every_step(rig, name, setup, effect):
+    """A sync cut at each step: the photos before or after, whole; a sync that exited 0 all there;
+    the store verifies; the other device's files untouched; the next sync runs (never refusing
+    the store as a copy) and leaves the store as the uncut sync did; and the folder gives the other
+    device and a device new to it the same collection."""
+    folder = os.path.join(rig.mountpoint, "folder")
+    other, other_base, new = (os.path.join(rig.top, name) for name in ("other", "other-base", "new"))
+    for path in (other, other_base, new):
+        shutil.rmtree(path, ignore_errors=True)
+    stores = {"S": rig.store, "B": other}
+    rig.wipe()
+    os.makedirs(folder)
+    for command in setup:
+        words = command[1:] + ([folder] if command[1] == "sync" else [])
+        rig.run(*words, check=True, store=stores[command[0]])
+    rig.fs.flush_everything()
+    base = rig.fs.snapshot()
+    before = rig.state()
+    other_device = None
+    if os.path.exists(other):
+        shutil.copytree(other, other_base)
+        with open(os.path.join(other, "sync", "state.json")) as handle:
+            other_device = json.load(handle)["engine"]["device"]
+    other_files = folder_files(folder, other_device) if other_device else {}
+    rig.fs.count_steps()
+    clean = rig.run("sync", folder, "--json")
+    if clean.returncode != 0:
+        return [f"the uncut sync failed ({clean.returncode}): {clean.stderr.strip()}"]
+    report = json.loads(clean.stdout)
+    done = {"published": report["published"] > 0, "merged": report["merged"] > 0, "compacted": report["compacted"] and report["released"] > 0}
+    if not done[effect]:
+        return [f"the uncut sync did not do what it is here for ({effect}): {clean.stdout.strip()[:300]}"]
+    count = rig.fs.steps
+    rig.fs.cut()
+    rig.fs.reboot()
+    after = rig.state()
+    problems = []
+    acknowledged = 0
+    runs = [(cut, None) for cut in range(count + 1)]
+    if rig.whole:
+        runs += [(cut, random.Random(cut)) for cut in range(0, count + 1, 3)]
+    for cut, mix in runs:
+        rig.fs.restore(base)
+        if other_device:
+            shutil.rmtree(other)
+            shutil.copytree(other_base, other)
+        shutil.rmtree(new, ignore_errors=True)
+        rig.fs.arm(cut)
+        rig.fs.mix = mix
+        result = rig.run("sync", folder)
+        rig.fs.cut()
+        rig.fs.mix = None
+        rig.fs.reboot()
+        label = f"{name}, {'mixed ' if mix else ''}cut at step {cut}/{count}" + (f" ({rig.fs.log[-1]})" if rig.fs.log else "")
+        try:
+            problems += after_the_sync_cut(rig, label, folder, result.returncode, (before, after), (other_device, other_files), (other, new))
+            acknowledged += result.returncode == 0
+        except (AssertionError, ValueError, OSError, RuntimeError) as error:
+            problems.append(f"{label}: {error}")
+    if not problems:
+        print(f"ok   {name}: {len(runs)} cuts ({acknowledged} after the sync had returned 0)")
+    return problems
+
+
+def after_the_sync_cut(rig, label, folder, status, states, other_side, stores):
+    """What must hold after a sync was cut (see cut_sync_at_every_step)."""
+    (before, after), (other_device, other_files), (other, new) = states, other_side, stores
+    now = rig.state()
+    found, _ = after_the_cut(before, after, now, status)
+    problems = [f"{label}: {problem}" for problem in found] + rig.check_store(label)
+    if other_device and folder_files(folder, other_device) != other_files:
+        problems.append(f"{label}: the other device's files in the folder changed")
+    again = rig.run("sync", folder)
+    if again.returncode != 0:
+        return problems + [f"{label}: the next sync failed ({again.returncode}): {again.stderr.strip()[:300]}"]
+    recovered = rig.state()
+    if comparable(recovered, before) != comparable(after, before):
+        problems.append(f"{label}: after the next sync the store is not what the uncut sync left: {not_all_there(before, after, recovered)}")
+    verify = rig.run("verify")
+    if verify.returncode != 0:
+        problems.append(f"{label}: after the next sync verify exits {verify.returncode}: {verify.stdout.strip()[:300]}")
+    for device, store in (("the other device", other), ("a device new to the folder", new)):
+        if device == "the other device" and not other_device:
+            continue
+        merged = rig.run("sync", folder, store=store)
+        if merged.returncode != 0 or rig.state(store) != recovered:
+            problems.append(f"{label}: {device} does not end with the same collection ({merged.returncode}: {merged.stderr.strip()[:200]})")
+    return problems
+
+
+def sync_steps(rig, only=None):
+    passed = failed = 0
+    for scenario in sync_scenarios(rig):
+        if only and only not in scenario[0]:
+            continue
+        try:
+            problems = cut_sync_at_every_step(rig, *scenario)
+        except (AssertionError, RuntimeError, ValueError, OSError) as error:
+            problems = [f"{scenario[0]}: {error}"]
+        if report(scenario[0], problems):
+            failed += 1
+        else:
+            passed += 1
+    return passed, failed
+
+
 # MARK: stream
 
 
@@ -580,7 +740,7 @@ def stream(rig, rounds, seed):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["steps", "stream"])
+    parser.add_argument("mode", choices=["steps", "stream", "sync"])
     parser.add_argument("--likes", required=True)
     parser.add_argument("--samples", required=True)
     parser.add_argument("--rounds", type=int, default=100)
@@ -604,6 +764,8 @@ def main():
         print(f"store on {flush['fileSystem']}, flushed with {flush['flush']}")
         if arguments.mode == "steps":
             passed, failed = steps(rig, arguments.only)
+        elif arguments.mode == "sync":
+            passed, failed = sync_steps(rig, arguments.only)
         else:
             print(f"seed {arguments.seed}")
             passed, failed = stream(rig, arguments.rounds, arguments.seed)

@@ -63,7 +63,7 @@ public struct LikeChange: Sendable, Hashable {
     public var files: [String]
     /// The device the change came from: for a change a sync merged, the id of the device that
     /// made it; for this store's own, this store's device id, once it has synced (`nil` before
-    /// its first sync, and for ``Kind/purged``). See ``LikeRepository/sync(with:newDevice:forgetting:)``.
+    /// its first sync, and for ``Kind/purged``). See ``LikeRepository/sync(with:newDevice:forgetting:)-2lmy9``.
     public var device: String?
 
     init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = [], device: String? = nil) {

@@ -52,7 +52,7 @@ extension LikeRepository {
         return try translating { try store.withSyncLock { try self.syncLocked(sync, newDevice: newDevice, forgetting: forgetting) } }
     }
 
-    /// Syncs; see ``sync(with:newDevice:forgetting:)``. The work runs on the repository's own
+    /// Syncs; see ``sync(with:newDevice:forgetting:)-2lmy9``. The work runs on the repository's own
     /// queue; cancelling stops a wait for the store's lock.
     public func sync(with folder: URL, newDevice: Bool = false, forgetting: String? = nil) async throws -> SyncReport {
         try await work.change { try self.sync(with: folder, newDevice: newDevice, forgetting: forgetting) }

@@ -9,7 +9,7 @@ import LikeSync
     import FoundationEssentials
 #endif
 
-/// What ``LikeRepository/sync(with:newDevice:forgetting:)`` did.
+/// What ``LikeRepository/sync(with:newDevice:forgetting:)-2lmy9`` did.
 public struct SyncReport: Sendable, Hashable {
     /// A device the sync folder knows.
     public struct Device: Sendable, Hashable {
