@@ -1,0 +1,173 @@
+"""`likes sync`, measured: the figures of BENCHMARKS.md's sync section.
+
+    sync.py RELEASE_DIR WORK [--big N] [--small N]
+
+RELEASE_DIR holds the release `likes` and `likes-bench`; WORK a few GB free. On a store of
+`--small` photos (10,000) built by likes-bench: the first sync against `likes export` of the same
+store, per photo. On a store of `--big` photos (100,000): the first sync; a quiet sync against
+`likes list --limit 20 --json`, alternated 15 times, medians; one like, one note and one unlike,
+each then synced: time, peak memory and what it wrote into the folder. Then churn: two devices
+(the small store and a copy synced from the folder), 20 rounds of 100 unlikes and 100 new likes
+of distinct JPEGs on the first with a sync on each side, and the folder's size against the
+store's. Prints one line per figure and a JSON document at the end.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run(command, check=True):
+    started = time.time()
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *command], capture_output=True, text=True)
+    elapsed = time.time() - started
+    if check and result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr.strip()[-400:]}")
+    peak = int(result.stderr.strip().splitlines()[-1]) / 1024
+    return elapsed, peak, result.stdout
+
+
+def size_of(path):
+    total = 0
+    for directory, _, names in os.walk(path):
+        for name in names:
+            total += os.lstat(os.path.join(directory, name)).st_size
+    return total
+
+
+def files_of(path):
+    found = {}
+    for directory, _, names in os.walk(path):
+        for name in names:
+            full = os.path.join(directory, name)
+            found[os.path.relpath(full, path)] = os.lstat(full).st_size
+    return found
+
+
+def jpeg(path, seed):
+    """A small distinct JPEG: what a new like brings."""
+    from PIL import Image
+
+    generator = random.Random(seed)
+    image = Image.new("RGB", (96, 64))
+    image.putdata([(generator.randrange(256), generator.randrange(256), generator.randrange(256)) for _ in range(96 * 64)])
+    image.save(path, "JPEG", quality=80)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("release")
+    parser.add_argument("work")
+    parser.add_argument("--big", type=int, default=100_000)
+    parser.add_argument("--small", type=int, default=10_000)
+    arguments = parser.parse_args()
+    likes = os.path.join(arguments.release, "likes")
+    bench = os.path.join(arguments.release, "likes-bench")
+    work = arguments.work
+    os.makedirs(work, exist_ok=True)
+    figures = {}
+
+    def report(name, text, **values):
+        print(f"{name}: {text}", flush=True)
+        figures[name] = values
+
+    # The first sync of the small store, against an export of it.
+    small = os.path.join(work, "small")
+    shutil.rmtree(small, ignore_errors=True)
+    os.makedirs(os.path.join(small, "folder"))
+    run([bench, "build", os.path.join(small, "store"), str(arguments.small), "2048"])
+    subprocess.run(["sync"])
+    synced, synced_peak, _ = run([likes, "--store", os.path.join(small, "store"), "sync", os.path.join(small, "folder")])
+    subprocess.run(["sync"])
+    exported, exported_peak, _ = run([likes, "--store", os.path.join(small, "store"), "export", os.path.join(small, "export")])
+    report(
+        f"first sync of {arguments.small:,} photos",
+        f"{synced:.1f} s ({synced / arguments.small * 1000:.2f} ms a photo, {synced_peak:.0f} MB peak) against export's {exported:.1f} s "
+        f"({exported / arguments.small * 1000:.2f} ms a photo, {exported_peak:.0f} MB): {synced / exported:.2f}x",
+        seconds=synced, exportSeconds=exported, ratio=synced / exported, peakMB=synced_peak)
+
+    # The big store: first sync, quiet sync against list, one like, note and unlike.
+    big = os.path.join(work, "big-sync")
+    store, folder = os.path.join(big, "store"), os.path.join(big, "folder")
+    if not os.path.exists(os.path.join(big, "built")):
+        shutil.rmtree(big, ignore_errors=True)
+        os.makedirs(big)
+        run([bench, "build", store, str(arguments.big), "2048"])
+        open(os.path.join(big, "built"), "w").close()
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(os.path.join(store, "sync"), ignore_errors=True)
+    os.makedirs(folder)
+    first, first_peak, _ = run([likes, "--store", store, "sync", folder])
+    report(f"first sync of {arguments.big:,} photos", f"{first:.1f} s, {first_peak:.0f} MB peak", seconds=first, peakMB=first_peak)
+    quiet, listed, quiet_peaks = [], [], []
+    for _ in range(15):
+        elapsed, peak, _ = run([likes, "--store", store, "sync", folder])
+        quiet.append(elapsed)
+        quiet_peaks.append(peak)
+        listed.append(run([likes, "--store", store, "list", "--limit", "20", "--json"])[0])
+    ratio = statistics.median(quiet) / statistics.median(listed)
+    report(
+        f"quiet sync at {arguments.big:,}",
+        f"{statistics.median(quiet) * 1000:.1f} ms against list --limit 20's {statistics.median(listed) * 1000:.1f} ms: {ratio:.2f}x "
+        f"(target <= 2x), {max(quiet_peaks):.1f} MB peak", ms=statistics.median(quiet) * 1000, listMs=statistics.median(listed) * 1000,
+        ratio=ratio)
+    photo = os.path.join(work, "one-like.jpg")
+    jpeg(photo, 1)
+    for name, command in (
+        ("one like", ["like", "sync-bench-new", "--image", photo]),
+        ("one note", ["note", "sync-bench-new", "a note"]),
+        ("one unlike", ["unlike", "sync-bench-new"]),
+    ):
+        run([likes, "--store", store, *command])
+        before = files_of(folder)
+        elapsed, peak, _ = run([likes, "--store", store, "sync", folder])
+        after = files_of(folder)
+        written = {path: size for path, size in after.items() if before.get(path) != size}
+        report(
+            f"{name}, then a sync, at {arguments.big:,}",
+            f"{elapsed * 1000:.0f} ms, {peak:.0f} MB peak; wrote {sum(written.values()):,} bytes in {len(written)} files "
+            f"({', '.join(sorted(os.path.basename(path) for path in written))})",
+            ms=elapsed * 1000, peakMB=peak, bytesWritten=sum(written.values()), files=sorted(written))
+
+    # Churn between two devices: the folder's size against the store's.
+    laptop = os.path.join(small, "store")
+    phone = os.path.join(small, "phone")
+    shutil.rmtree(phone, ignore_errors=True)
+    run([likes, "--store", phone, "sync", os.path.join(small, "folder")])
+    images = os.path.join(work, "churn")
+    os.makedirs(images, exist_ok=True)
+    generator = random.Random(34)
+    liked = [f"bench-{n}" for n in range(arguments.small)]
+    started = time.time()
+    for round_number in range(20):
+        for victim in generator.sample(liked, 100):
+            run([likes, "--store", laptop, "unlike", victim])
+            liked.remove(victim)
+        for n in range(100):
+            name = f"churn-{round_number}-{n}"
+            path = os.path.join(images, name + ".jpg")
+            jpeg(path, round_number * 1000 + n)
+            run([likes, "--store", laptop, "like", name, "--image", path])
+            os.remove(path)
+            liked.append(name)
+        for side in (laptop, phone, laptop):
+            run([likes, "--store", side, "sync", os.path.join(small, "folder")])
+    folder_bytes = size_of(os.path.join(small, "folder"))
+    store_bytes = size_of(os.path.join(laptop, "images"))
+    counts = json.loads(run([likes, "--store", phone, "stats", "--json"])[2])
+    report(
+        "the folder after churn",
+        f"20 rounds of 100 unlikes and 100 likes ({time.time() - started:.0f} s): the folder {folder_bytes / 1e6:.1f} MB against the "
+        f"store's images {store_bytes / 1e6:.1f} MB ({folder_bytes / store_bytes:.2f}x); the phone holds {counts['count']:,} photos",
+        folderBytes=folder_bytes, storeImageBytes=store_bytes, ratio=folder_bytes / store_bytes)
+    print(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()

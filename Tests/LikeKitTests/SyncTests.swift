@@ -1,0 +1,70 @@
+// LikeKit's sync as an app calls it: the async form between two repositories, observers hearing
+// a merged change with the device that made it and their own with their own, and two syncs of
+// one store at once taking turns.
+
+import Foundation
+import Testing
+
+@testable import LikeKit
+
+@Suite struct SyncTests {
+    let laptopFolder = TemporaryDirectory("laptop")
+    let phoneFolder = TemporaryDirectory("phone")
+
+    var folder: URL { laptopFolder.url.appendingPathComponent("sync-folder") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: laptopFolder.url.appendingPathComponent("sync-folder"), withIntermediateDirectories: true)
+    }
+
+    @Test func observersHearMergedChangesWithTheirDeviceThroughTheAsyncSync() async throws {
+        let laptop = laptopFolder.repository()
+        let phone = phoneFolder.repository()
+        let laptopID = try await laptop.sync(with: folder).device
+        let phoneID = try await phone.sync(with: folder).device
+        #expect(laptopID != phoneID)
+
+        let heard = Heard()
+        let token = phone.observe { heard.append($0) }
+        try await laptop.like(try PhotoID("rocket"), image: Samples.rocket, note: "launch")
+        let published = try await laptop.sync(with: folder)
+        #expect(published.published == 1)
+        let merged = try await phone.sync(with: folder)
+        #expect(merged.merged == 1 && merged.devices.map(\.id).sorted() == [laptopID, phoneID].sorted())
+        let own = try await phone.like(try PhotoID("coffee"), image: Samples.coffee)
+        #expect(own.device == phoneID)
+        try await laptop.unlike(try PhotoID("rocket"))
+        _ = try await laptop.sync(with: folder)
+        _ = try await phone.sync(with: folder)
+        try await heard.waitFor(3)
+        let changes = heard.changes.map { "\($0.kind.rawValue) \($0.id?.rawValue ?? "") \($0.device ?? "nil")" }
+        #expect(changes == ["liked rocket \(laptopID)", "liked coffee \(phoneID)", "unliked rocket \(laptopID)"], "\(changes)")
+        #expect(heard.changes.first?.record?.note == "launch")
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func twoSyncsOfOneStoreAtOnceTakeTurnsAndBothSucceed() async throws {
+        let laptop = laptopFolder.repository()
+        for index in 0..<20 { try await laptop.like(try PhotoID("photo-\(index)"), image: Samples.jpeg(seed: index)) }
+        let other = LikeRepository(directory: laptopFolder.store)
+        async let first = laptop.sync(with: folder)
+        async let second = other.sync(with: folder)
+        let reports = try await [first, second]
+        #expect(reports.map(\.published).reduce(0, +) == 20 && reports[0].device == reports[1].device)
+        #expect(try await laptop.verify().isOK)
+    }
+}
+
+/// What an observer heard, in order.
+final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var heard: [LikeChange] = []
+
+    func append(_ change: LikeChange) { lock.withLock { heard.append(change) } }
+    var changes: [LikeChange] { lock.withLock { heard } }
+
+    func waitFor(_ count: Int, seconds: Double = 5) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while changes.count < count, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+    }
+}
