@@ -2,6 +2,8 @@
 // flushed, renamed, the directory flushed), read without following a link, and names listed.
 // Called by SyncFolder only.
 
+import LikeStore
+
 #if canImport(Darwin)
     import Darwin
     import Foundation
@@ -30,6 +32,36 @@ enum FolderFiles {
     /// every reader ignores), flushed, then renamed over the name, and the directory flushed. A
     /// reader sees the old file or the new one, never a part.
     static func writeWhole(_ bytes: [UInt8], to name: String, in directory: String) throws {
+        try place(bytes, to: name, in: directory) { FolderFlush(directory: $0).flushFully($1) }
+        try flushDirectory(directory)
+    }
+
+    /// Writes `bytes` to `directory/name` as one of many files (images): renamed into place
+    /// after the flush `flush` asks for each file, which may be none; ``flushBatch(_:flush:)``
+    /// then makes them all durable.
+    static func writeOneOfMany(_ bytes: [UInt8], to name: String, in directory: String, flush: FolderFlush) throws {
+        try place(bytes, to: name, in: directory) { flush.flushOne($1) }
+    }
+
+    /// Makes durable every file ``writeOneOfMany(_:to:in:flush:)`` wrote in `directory`.
+    static func flushBatch(_ directory: String, flush: FolderFlush) throws {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
+        defer { close(descriptor) }
+        guard flush.flushAll(directory: descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
+    }
+
+    /// How files written into `directory` are flushed.
+    static func flushing(_ directory: String) throws -> FolderFlush {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
+        defer { close(descriptor) }
+        return FolderFlush(directory: descriptor)
+    }
+
+    /// Writes under a temporary name, flushes the file as `flush` says (given the directory's
+    /// and the file's descriptors), and renames it over `name`.
+    private static func place(_ bytes: [UInt8], to name: String, in directory: String, flush: (Int32, Int32) -> Int32) throws {
         let temporary = directory + "/.likes-" + DeviceID.make() + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else { throw FolderError(action: "create", path: temporary, code: errno) }
@@ -45,11 +77,14 @@ enum FolderFiles {
             }
             written += count
         }
-        guard fsync(descriptor) == 0 else {
-            let code = errno
+        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let flushed = flush(directoryDescriptor, descriptor)
+        let flushCode = errno
+        if directoryDescriptor >= 0 { close(directoryDescriptor) }
+        guard flushed == 0 else {
             close(descriptor)
             unlink(temporary)
-            throw FolderError(action: "flush", path: temporary, code: code)
+            throw FolderError(action: "flush", path: temporary, code: flushCode)
         }
         close(descriptor)
         guard rename(temporary, directory + "/" + name) == 0 else {
@@ -57,14 +92,13 @@ enum FolderFiles {
             unlink(temporary)
             throw FolderError(action: "rename into place", path: directory + "/" + name, code: code)
         }
-        try flushDirectory(directory)
     }
 
     static func flushDirectory(_ directory: String) throws {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
+        guard FolderFlush(directory: descriptor).flushFully(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
     }
 
     /// Removes a file of the device's own, and flushes its directory; nothing when it is not there.

@@ -112,11 +112,24 @@ extension DeviceSyncState {
             for change in history.changes where change.stamp.device == device && own[change.stamp] == nil { own[change.stamp] = change }
         }
         var lines: [SyncChange] = []
+        var waiting = Set<String>()
         for (id, changes) in Dictionary(grouping: own.values, by: \.id) {
             let lastUnlike = histories[id]?.lastUnlike
             let kept = changes.filter { change in
                 guard let lastUnlike, change.stamp < lastUnlike else { return true }
                 return !seenByAll(lastUnlike)
+            }
+            // Kept only until every device has merged the unlike: let go of then, whatever
+            // released before (a forgotten device that came back is waited for again).
+            if let lastUnlike {
+                let images = kept.filter { $0.stamp < lastUnlike }.flatMap(\.images).map(\.sha256)
+                if !images.isEmpty {
+                    var release = releasing[id] ?? Release(unlike: lastUnlike, images: [])
+                    release.unlike = max(release.unlike, lastUnlike)
+                    release.images = Array(Set(release.images + images)).sorted()
+                    releasing[id] = release
+                    waiting.formUnion(images)
+                }
             }
             lines += Self.withoutRepeatedEdits(kept.sorted { $0.stamp < $1.stamp }, after: lastUnlike)
         }
@@ -128,7 +141,11 @@ extension DeviceSyncState {
         let sequence = nextSequence
         nextSequence += 1
         try hooks.reserve(self)
-        try folder.publish(device: device, name: name, sequence: sequence, changes: lines, snapshotThrough: through, image: hooks.image)
+        // An image of a photo unliked since is never written again: it may have left already.
+        let live = Set(lines.filter { change in histories[change.id]?.lastUnlike.map { change.stamp > $0 } ?? true }.flatMap(\.images).map(\.sha256))
+        try folder.publish(device: device, name: name, sequence: sequence, changes: lines, snapshotThrough: through) { sha256 in
+            waiting.contains(sha256) && !live.contains(sha256) ? nil : try hooks.image(sha256)
+        }
         merged.insertSnapshot(device, sequence, through: through)
         snapshot = Snapshot(sequence: sequence, bytes: (try folder.ownSegments(device))[sequence] ?? 0)
         for earlier in present.keys where earlier < sequence { try folder.removeSegment(device, earlier) }

@@ -130,17 +130,32 @@ package struct SyncFolder: Sendable {
         _ = try announce(device: device, name: name)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
-        for change in changes where change.stamp.device == device { for reference in change.images { needed.insert(reference.sha256) } }
-        if !needed.isEmpty { try FolderFiles.makeDirectory(imagesDirectory) }
-        for sha256 in needed.sorted() {
-            let name = sha256 + ".jpg"
-            if FolderFiles.size(imagesDirectory + "/" + name) != nil, let there = try FolderFiles.contents(imagesDirectory + "/" + name),
-                Self.digest(there) == sha256
-            {
-                continue
+        var sizes: [String: Int] = [:]
+        for change in changes where change.stamp.device == device {
+            for reference in change.images {
+                needed.insert(reference.sha256)
+                sizes[reference.sha256] = reference.bytes
             }
-            guard let bytes = try image(sha256) else { continue }
-            try FolderFiles.writeWhole(bytes, to: name, in: imagesDirectory)
+        }
+        if !needed.isEmpty {
+            // Each image renamed into place as it is written, all flushed at once before the
+            // change file that names them (one syncfs where the file system allows it).
+            try FolderFiles.makeDirectory(imagesDirectory)
+            let flush = try FolderFiles.flushing(imagesDirectory)
+            var wrote = false
+            for sha256 in needed.sorted() {
+                let name = sha256 + ".jpg"
+                // Read again only for a change's few images; a snapshot names every image the
+                // device has published, and takes one of the right size for whole.
+                if let size = FolderFiles.size(imagesDirectory + "/" + name), size == sizes[sha256] {
+                    if snapshotThrough != nil { continue }
+                    if let there = try FolderFiles.contents(imagesDirectory + "/" + name), Self.digest(there) == sha256 { continue }
+                }
+                guard let bytes = try image(sha256) else { continue }
+                try FolderFiles.writeOneOfMany(bytes, to: name, in: imagesDirectory, flush: flush)
+                wrote = true
+            }
+            if wrote { try FolderFiles.flushBatch(imagesDirectory, flush: flush) }
         }
         try FolderFiles.writeWhole(
             try Self.encode(device: device, sequence: sequence, changes: changes, snapshotThrough: snapshotThrough), to: Self.segmentName(sequence),

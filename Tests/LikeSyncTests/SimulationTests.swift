@@ -90,8 +90,19 @@ struct Carrier {
     }
 }
 
+/// The seeds of a run: six, or `LIKES_SIMULATION_SEEDS` (the long run, Tests/Tools/sync_simulation.sh),
+/// from `LIKES_SIMULATION_FIRST_SEED` on.
+enum SimulationSeeds {
+    static var all: [Int] {
+        let environment = ProcessInfo.processInfo.environment
+        let count = environment["LIKES_SIMULATION_SEEDS"].flatMap(Int.init) ?? 6
+        let first = environment["LIKES_SIMULATION_FIRST_SEED"].flatMap(Int.init) ?? 0
+        return Array(first..<(first + count))
+    }
+}
+
 @Suite struct SimulationTests {
-    @Test(arguments: 0..<6)
+    @Test(arguments: SimulationSeeds.all)
     func threeDevicesConvergeWhateverTheCarrierDoes(seed: Int) throws {
         let box = SyncSandbox("simulation-\(seed)")
         var generator = SeededGenerator(seed: UInt64(seed) &* 7_919)
@@ -190,7 +201,18 @@ struct Carrier {
             let named = Set(
                 device.state.histories.values.flatMap(\.changes).filter { $0.stamp.device == device.state.device }.flatMap(\.images).map(\.sha256))
             let left = try device.folder.ownImages(device.state.device).subtracting(named)
-            #expect(left.isEmpty, "seed \(seed): \(device.state.name) kept \(left.count) images of photos unliked everywhere")
+            var whose: [String] = []
+            for sha in left {
+                let using = made.filter { change in change.images.contains { $0.sha256 == sha } }
+                guard let first = using.first else {
+                    whose.append("\(sha.prefix(8)): no change")
+                    continue
+                }
+                let story = made.filter { $0.id == first.id }.map { "\($0.stamp.milliseconds % 1_000_000).\($0.stamp.device.prefix(1)) \($0.kind)" }
+                let last = device.state.histories[first.id]?.lastUnlike.map { "\($0.milliseconds % 1_000_000).\($0.device.prefix(1))" } ?? "none"
+                whose.append("\(sha.prefix(8)) of \(first.id) at \(first.stamp.milliseconds % 1_000_000): \(story.joined(separator: ", ")); last unlike \(last)")
+            }
+            #expect(left.isEmpty, "seed \(seed): \(device.state.name) kept \(left.count) images of photos unliked everywhere: \(whose)")
             #expect(device.state.releasing.isEmpty, "seed \(seed): \(device.state.name) still waits to let go of \(device.state.releasing.keys)")
         }
         // Nothing more to do: a round with nothing new publishes and merges nothing.
