@@ -388,6 +388,41 @@ import Testing
         #expect(changes == ["liked rocket \(phoneID)", "liked coffee \(laptopID)", "unliked rocket \(phoneID)"], "\(lines)")
     }
 
+    /// A sync runs beside other processes on the store: `sync --watch` on the laptop while
+    /// another process likes, notes and unlikes there, and a second sync runs at the same time;
+    /// afterwards both stores hold what the laptop ended with, and verify.
+    @Test func aSyncRunsBesideOtherProcessesOnTheStore() throws {
+        #expect(try likes(laptop, "import", Samples.photos.path).status == 0)
+        let watcher = Process()
+        watcher.executableURL = Binary.url
+        watcher.arguments = ["--store", laptop, "sync", folder, "--watch"]
+        watcher.standardOutput = FileHandle.nullDevice
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        defer { if watcher.isRunning { watcher.terminate() } }
+        let names = ["rocket", "coffee", "chelsea", "astronaut", "retina", "hubble_deep_field"]
+        for round in 0..<30 {
+            let name = names[round % names.count]
+            let run: Run
+            switch round % 3 {
+            case 0: run = try likes(laptop, "like", "\(name)-\(round)", "--image", Samples.photo("\(name).jpg").path)
+            case 1: run = try likes(laptop, "note", name, "round \(round)")
+            default: run = try likes(laptop, "unlike", "\(names[(round - 2) % names.count])-\(round - 2)")
+            }
+            #expect(run.status == 0, "round \(round): \(run.stderr)")
+            if round % 10 == 5 { #expect(try likes(laptop, "sync", folder).status == 0) }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        watcher.terminate()
+        watcher.waitUntilExit()
+        #expect(watcher.terminationStatus == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        #expect(try sameCollection())
+        #expect(try listed(phone)["retina"]?["note"] as? String == "round 28")
+        for store in [laptop, phone] { #expect(try likes(store, "verify").status == 0) }
+    }
+
     /// What a store keeps between syncs, damaged: sync refuses in one line (exit 1), verify
     /// names it, repair sets it aside (deleting nothing), and the next sync makes the store a new
     /// device that ends with the same collection.
