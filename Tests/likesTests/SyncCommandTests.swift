@@ -309,6 +309,26 @@ import Testing
         for store in [laptop, phone, tablet] { #expect(try likes(store, "verify").status == 0) }
     }
 
+    /// Two photos with the same bytes share one image file in the folder: unliking one lets go
+    /// of nothing the other needs, and a device new to the folder still gets it.
+    @Test func anImageTwoPhotosShareStaysWhenOneIsUnliked() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        #expect(try likes(laptop, "like", "rocket-again", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        let laptopID = try device(laptop)
+        _ = try sync(phone)
+        #expect(images(of: laptopID).count == 1)
+        #expect(try likes(laptop, "unlike", "rocket").status == 0)
+        _ = try sync(laptop)
+        _ = try sync(phone)
+        #expect(try sync(laptop)["released"] as? Int == 0 && images(of: laptopID).count == 1)
+        _ = try sync(tablet)
+        #expect(try listed(tablet)["rocket-again"] != nil && listed(tablet)["rocket"] == nil)
+        #expect(try sameCollection(laptop, tablet))
+        #expect(try likes(laptop, "unlike", "rocket-again").status == 0)
+        for store in [laptop, phone, tablet, laptop] { _ = try sync(store) }
+        #expect(images(of: laptopID).isEmpty)
+    }
+
     /// Many syncs of a few changes each: a device compacts its change files into a snapshot
     /// (fewer files in the folder, the last unlike of each photo kept), and a device that comes
     /// new to the folder afterwards gets the same collection, without what was unliked.

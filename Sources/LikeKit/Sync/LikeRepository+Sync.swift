@@ -121,7 +121,7 @@ extension LikeRepository {
                 if let ids { try shards.load(ids) } else { try shards.loadAll() }
                 return ids.map { ids in shards.photos.histories.filter { ids.contains($0.key) } } ?? shards.photos.histories
             },
-            inUse: { sha256 in try shards.photo(withImage: sha256) != nil },
+            inUse: { sha256 in try shards.isInUse(sha256) },
             now: { Timestamp.milliseconds(Date()) })
         do {
             return try saved.engine.sync(with: folder, local: found.changes, hooks: hooks)

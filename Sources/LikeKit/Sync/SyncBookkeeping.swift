@@ -1,8 +1,10 @@
 // Owns what a store keeps between syncs, in its sync/ folder: `state` (the device's engine state,
 // where the journal was, the photos a sync was writing) and the photos' side in 256 shards
 // `photos-XX` by a hash of the id, each with the histories, the stamps each record had after the
-// last sync and the SHA-256 of its images then. A sync reads and writes only the shards of the
-// photos it touches: one like at 100,000 photos costs one shard, not the whole collection.
+// last sync and the SHA-256 of its images then; and, in 256 shards `uses-XX` by the SHA-256's
+// first two digits, how many photos have each image, so that an image two photos share is never
+// let go of with one of them. A sync reads and writes only the shards of the photos and images it
+// touches: one like at 100,000 photos costs a shard or two, not the whole collection.
 
 import LikeStore
 import LikeSync
@@ -72,8 +74,12 @@ final class PhotoShards {
     var photos = SavedPhotos()
     /// Each shard loaded, as read.
     private var read: [Int: SavedPhotos] = [:]
-    /// The images and user images of every photo, once asked (see ``hasImage(_:)``).
+    /// The images and user images of every photo, once asked (see ``photo(withImage:)``).
     private var everyImage: [String: (id: String, user: Bool)]?
+    /// The shards of the images' uses loaded, by number: SHA-256 → photos that have it.
+    private var uses: [Int: [String: Int]] = [:]
+    /// The shards of uses changed since they were read.
+    private var usesChanged = Set<Int>()
 
     init(store: Store, displayPath: String) {
         self.store = store
@@ -87,10 +93,17 @@ final class PhotoShards {
         return Int(hash % UInt32(count))
     }
 
-    static func name(_ shard: Int) -> String {
+    static func name(_ shard: Int) -> String { "photos-" + hex(shard) }
+
+    static func usesName(_ shard: Int) -> String { "uses-" + hex(shard) }
+
+    private static func hex(_ shard: Int) -> String {
         let digits = Array("0123456789abcdef")
-        return "photos-" + String([digits[shard / 16], digits[shard % 16]])
+        return String([digits[shard / 16], digits[shard % 16]])
     }
+
+    /// The shard of an image's uses: its SHA-256's first two digits.
+    static func usesShard(of sha256: String) -> Int { Int(sha256.prefix(2), radix: 16) ?? 0 }
 
     /// Loads the shards of these photos.
     func load(_ ids: some Sequence<String>) throws {
@@ -127,30 +140,73 @@ final class PhotoShards {
         }
     }
 
-    /// Writes the shards whose photos changed since they were read, in one flush.
+    /// Writes the shards whose photos changed since they were read, and the uses of the images
+    /// that came or went with them, in one flush.
     func save() throws {
         try load(photos.ids)
         var parts: [Int: SavedPhotos] = [:]
         let byShard = Dictionary(grouping: photos.ids, by: Self.shard)
         var files: [(name: String, data: Data?)] = []
+        var counted: [String: Int] = [:]
         for shard in read.keys.sorted() where shard >= 0 {
             let ids = Set(byShard[shard] ?? [])
             let part = photos.filter { ids.contains($0) }
             parts[shard] = part
-            if part != read[shard] { files.append((Self.name(shard), try JSONEncoder().encode(part))) }
+            guard let before = read[shard], part != before else { continue }
+            files.append((Self.name(shard), try JSONEncoder().encode(part)))
+            for sha256 in Self.images(of: before) { counted[sha256, default: 0] -= 1 }
+            for sha256 in Self.images(of: part) { counted[sha256, default: 0] += 1 }
         }
+        for (sha256, change) in counted where change != 0 {
+            let shard = Self.usesShard(of: sha256)
+            try loadUses(shard)
+            let count = (uses[shard]?[sha256] ?? 0) + change
+            uses[shard]?[sha256] = count > 0 ? count : nil
+            usesChanged.insert(shard)
+        }
+        for shard in usesChanged.sorted() { files.append((Self.usesName(shard), try JSONEncoder().encode(uses[shard] ?? [:]))) }
         if read[-1] != nil { files.append((Self.oneFileName, nil)) }
         try LikeRepositoryError.translating { try store.setSyncFiles(files) }
         read = parts
+        usesChanged = []
+    }
+
+    /// Every image and user image of the photos, once for each photo that has it.
+    private static func images(of photos: SavedPhotos) -> [String] {
+        Array(photos.images.values) + Array(photos.userImages.values)
+    }
+
+    /// Whether a photo has this image (by SHA-256) as the last sync left it: one shard read.
+    func isInUse(_ sha256: String) throws -> Bool {
+        let shard = Self.usesShard(of: sha256)
+        try loadUses(shard)
+        return (uses[shard]?[sha256] ?? 0) > 0
+    }
+
+    private func loadUses(_ shard: Int) throws {
+        guard uses[shard] == nil else { return }
+        let name = Self.usesName(shard)
+        guard let data = try LikeRepositoryError.translating({ try store.syncFile(name) }) else {
+            uses[shard] = [:]
+            return
+        }
+        do {
+            uses[shard] = try JSONDecoder().decode([String: Int].self, from: data)
+        } catch {
+            throw LikeRepositoryError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
+        }
     }
 
     /// Empties every shard: a new device keeps nothing of the old one's.
     func clear() throws {
-        let files = (0..<Self.count).map { (name: Self.name($0), data: Data?.none) } + [(Self.oneFileName, nil)]
+        let files =
+            (0..<Self.count).flatMap { [(name: Self.name($0), data: Data?.none), (Self.usesName($0), nil)] } + [(Self.oneFileName, nil)]
         try LikeRepositoryError.translating { try store.setSyncFiles(files) }
         photos = SavedPhotos()
         read = [:]
         everyImage = nil
+        uses = [:]
+        usesChanged = []
     }
 
     /// A photo with this image (by SHA-256) after the last sync, and whether it is its user
@@ -183,6 +239,9 @@ extension LikeRepository {
         if let damage = check(Self.syncStateName, as: SavedSync.self) { return damage }
         for name in [PhotoShards.oneFileName] + (0..<PhotoShards.count).map(PhotoShards.name) {
             if let damage = check(name, as: SavedPhotos.self) { return damage }
+        }
+        for name in (0..<PhotoShards.count).map(PhotoShards.usesName) {
+            if let damage = check(name, as: [String: Int].self) { return damage }
         }
         return nil
     }

@@ -95,17 +95,28 @@ extension Store {
         guard !files.isEmpty else { return }
         try withExclusiveLock { root, _ in
             let folder = try root.subdirectoryCreatingIfNeeded(directory, durable: durable)
+            // Where one syncfs flushes the whole file system, many files cost two flushes (a
+            // first sync writes hundreds): every file written aside and flushed at once, then
+            // renamed; elsewhere each file is flushed before its rename.
+            let once = durable && files.count > 1 && folder.flushStrategy == .wholeFileSystem
+            var written: [(temporary: String, file: String)] = []
             for (name, data) in files {
                 let file = Self.stateFileName(name)
                 if let data {
                     let temporary = file + "~" + Generation.make() + ".tmp"
-                    try folder.createFile(temporary, data: data, durable: durable)
-                    try folder.rename(temporary, to: file)
+                    try folder.createFile(temporary, data: data, durable: durable && !once)
+                    written.append((temporary, file))
                 } else if try folder.entry(file) != nil {
                     try folder.remove(file)
                 }
             }
-            if durable { try folder.sync(commit: true) }
+            if once { try folder.syncFileSystem() }
+            for (temporary, file) in written { try folder.rename(temporary, to: file) }
+            if once {
+                try folder.syncFileSystem()
+            } else if durable {
+                try folder.sync(commit: true)
+            }
         }
     }
 
