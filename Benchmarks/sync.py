@@ -129,11 +129,12 @@ def main():
         elapsed, peak, _ = run([likes, "--store", store, "sync", folder])
         after = files_of(folder)
         written = {path: size for path, size in after.items() if before.get(path) != size}
+        removed = sorted(os.path.basename(path) for path in before if path not in after)
         report(
             f"{name}, then a sync, at {arguments.big:,}",
             f"{elapsed * 1000:.0f} ms, {peak:.0f} MB peak; wrote {sum(written.values()):,} bytes in {len(written)} files "
-            f"({', '.join(sorted(os.path.basename(path) for path in written))})",
-            ms=elapsed * 1000, peakMB=peak, bytesWritten=sum(written.values()), files=sorted(written))
+            f"({', '.join(sorted(os.path.basename(path) for path in written))})" + (f", removed {', '.join(removed)}" if removed else ""),
+            ms=elapsed * 1000, peakMB=peak, bytesWritten=sum(written.values()), files=sorted(written), removed=removed)
 
     # Churn between two devices: the folder's size against the store's.
     laptop = os.path.join(small, "store")

@@ -9,8 +9,10 @@ extension DeviceSyncState {
     /// (and only once they hold as many bytes as it).
     static let filesBeforeSnapshot = 8
 
-    /// Acknowledges, lets go and compacts, as the round and the folder call for.
-    mutating func settle(_ folder: SyncFolder, _ round: inout SyncRound, _ hooks: RoundHooks) throws {
+    /// Acknowledges, lets go and compacts, as the round and the folder call for. Run after the
+    /// round's merged photos are in the store: what a device acknowledges, it holds, and what it
+    /// asks of `inUse` is answered by the store as it now is.
+    package mutating func keepUp(_ folder: SyncFolder, _ round: inout SyncRound, _ hooks: RoundHooks) throws {
         let others = Set(merged.devices).subtracting([device])
         round.acknowledged = try folder.acknowledge(
             Acknowledgement(

@@ -201,8 +201,10 @@ extension DeviceSyncState {
         try sync(with: folder, local: local, hooks: RoundHooks(image: { images[$0] }, reserve: reserve, now: { now }))
     }
 
-    /// As above, asking the store what ``RoundHooks`` names.
-    package mutating func sync(with folder: SyncFolder, local: [SyncChange], hooks: RoundHooks) throws -> SyncRound {
+    /// As above, asking the store what ``RoundHooks`` names. `keepingUp` false leaves the
+    /// folder's upkeep (``keepUp(_:_:_:)``) to the caller, to run once the merged photos are in
+    /// its store.
+    package mutating func sync(with folder: SyncFolder, local: [SyncChange], hooks: RoundHooks, keepingUp: Bool = true) throws -> SyncRound {
         var round = SyncRound()
         var scan = try folder.scan(merged: merged)
         // This device's own files: those it numbered are its own (a round that died after
@@ -239,7 +241,7 @@ extension DeviceSyncState {
         let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
         if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
         merge(scan.segments, from: folder, into: &round)
-        try settle(folder, &round, hooks)
+        if keepingUp { try keepUp(folder, &round, hooks) }
         return round
     }
 

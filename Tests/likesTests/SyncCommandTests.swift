@@ -309,6 +309,16 @@ import Testing
         for store in [laptop, phone, tablet] { #expect(try likes(store, "verify").status == 0) }
     }
 
+    /// With no other device to wait for, the sync that publishes an unlike lets go of the image.
+    @Test func aLoneDevicesUnlikeLetsGoOfTheImageInTheSameSync() throws {
+        #expect(try likes(laptop, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
+        let laptopID = try device(laptop)
+        #expect(images(of: laptopID).count == 1)
+        #expect(try likes(laptop, "unlike", "rocket").status == 0)
+        let report = try sync(laptop)
+        #expect(report["published"] as? Int == 1 && report["released"] as? Int == 1 && images(of: laptopID).isEmpty, "\(report)")
+    }
+
     /// Two photos with the same bytes share one image file in the folder: unliking one lets go
     /// of nothing the other needs, and a device new to the folder still gets it.
     @Test func anImageTwoPhotosShareStaysWhenOneIsUnliked() throws {

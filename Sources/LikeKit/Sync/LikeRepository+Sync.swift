@@ -71,7 +71,7 @@ extension LikeRepository {
             found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, writing: Set(saved.applying ?? []))
         }
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, let quiet = try quietReport(saved, folder) { return quiet }
-        let round = try runRound(&saved, folder, shards, found)
+        var round = try runRound(&saved, folder, shards, found)
         saved.engine.deviceNames = round.devices
         shards.photos.histories.merge(saved.engine.histories) { _, new in new }
         if !round.touched.isEmpty {
@@ -88,6 +88,9 @@ extension LikeRepository {
             try shards.save()
             try saveSync(saved)
         }
+        // The folder's upkeep once the store holds what was merged, and what is kept of the
+        // photos says so: an image is let go of only when no photo of the store has it.
+        round = try keepUp(&saved, folder, shards, round, found)
         var shown = round
         shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
         return report(saved.engine, shown)
@@ -106,10 +109,33 @@ extension LikeRepository {
         return report(saved.engine, quiet)
     }
 
-    /// The engine's round, its number for a change file kept before the file is written.
+    /// The engine's round, its number for a change file kept before the file is written; the
+    /// folder's upkeep is ``keepUp(_:_:_:_:_:)``'s.
     private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ found: LocalChanges) throws -> SyncRound {
+        let hooks = roundHooks(saved, shards, found)
+        return try engineTranslating { try saved.engine.sync(with: folder, local: found.changes, hooks: hooks, keepingUp: false) }
+    }
+
+    /// Acknowledges what the store merged, lets go of images every device has seen unliked and
+    /// compacts the change files, as the engine finds called for; keeps what that changed.
+    private func keepUp(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ round: SyncRound, _ found: LocalChanges) throws
+        -> SyncRound
+    {
+        var kept = round
+        let before = (kept.acknowledged, kept.released, kept.compacted)
+        let hooks = roundHooks(saved, shards, found)
+        try engineTranslating { try saved.engine.keepUp(folder, &kept, hooks) }
+        if (kept.acknowledged, kept.released, kept.compacted) != before {
+            try saveSync(saved)
+        }
+        return kept
+    }
+
+    /// What the engine asks of this store: its images, the sync state kept before a change
+    /// file is written, the photos' histories, whether an image is a photo's, the time.
+    private func roundHooks(_ saved: SavedSync, _ shards: PhotoShards, _ found: LocalChanges) -> RoundHooks {
         let kept = saved
-        let hooks = RoundHooks(
+        return RoundHooks(
             image: { sha256 in try self.publishedBytes(sha256, found.images[sha256] ?? shards.photo(withImage: sha256)) },
             reserve: { reserved in
                 var state = kept
@@ -123,8 +149,12 @@ extension LikeRepository {
             },
             inUse: { sha256 in try shards.isInUse(sha256) },
             now: { Timestamp.milliseconds(Date()) })
+    }
+
+    /// Runs the engine, what it throws in the façade's words.
+    private func engineTranslating<Value>(_ work: () throws -> Value) throws -> Value {
         do {
-            return try saved.engine.sync(with: folder, local: found.changes, hooks: hooks)
+            return try work()
         } catch let refusal as SyncRefusal {
             switch refusal {
             case .copiedStore(let device, let file): throw LikeRepositoryError.copiedStore(device: device, file: file)
