@@ -161,12 +161,15 @@ def main():
             run([likes, "--store", side, "sync", os.path.join(small, "folder")])
     folder_bytes = size_of(os.path.join(small, "folder"))
     store_bytes = size_of(os.path.join(laptop, "images"))
+    whole_store = size_of(laptop)
+    kept = size_of(os.path.join(laptop, "sync")) + size_of(os.path.join(laptop, "thumbnails"))
     counts = json.loads(run([likes, "--store", phone, "stats", "--json"])[2])
     report(
         "the folder after churn",
         f"20 rounds of 100 unlikes and 100 likes ({time.time() - started:.0f} s): the folder {folder_bytes / 1e6:.1f} MB against the "
-        f"store's images {store_bytes / 1e6:.1f} MB ({folder_bytes / store_bytes:.2f}x); the phone holds {counts['count']:,} photos",
-        folderBytes=folder_bytes, storeImageBytes=store_bytes, ratio=folder_bytes / store_bytes)
+        f"store's images {store_bytes / 1e6:.1f} MB ({folder_bytes / store_bytes:.2f}x) and the whole store's {whole_store / 1e6:.1f} MB "
+        f"({(whole_store - kept) / 1e6:.1f} MB without its thumbnails and sync state); the phone holds {counts['count']:,} photos",
+        folderBytes=folder_bytes, storeImageBytes=store_bytes, storeBytes=whole_store, ratio=folder_bytes / store_bytes)
     print(json.dumps(figures, indent=1))
 
 
