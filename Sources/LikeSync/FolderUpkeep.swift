@@ -2,7 +2,8 @@
 // has merged (merged.json), lets go of the images of a photo once every device the folder knows
 // and has not forgotten has merged its unlike, and, when its change files have grown as large as
 // its last snapshot, writes a new snapshot of what still matters and removes the files before.
-// Called at the end of every round (DeviceSyncState.sync).
+// Called at the end of a round (DeviceSyncState.sync), or by the caller once the round's merged
+// photos are in its store (LikeKit's sync).
 
 extension DeviceSyncState {
     /// How many change files after the last snapshot, at the least, before a new one is written
@@ -89,10 +90,21 @@ extension DeviceSyncState {
     private func needsSnapshot(_ folder: SyncFolder) throws -> Bool {
         guard nextSequence > 1 else { return false }
         let present = try folder.ownSegments(device)
-        let first = snapshot?.sequence ?? 1
-        if (first..<nextSequence).contains(where: { present[$0] == nil }) { return true }
+        if missesOwnFiles(present) { return true }
         let since = present.filter { $0.key > (snapshot?.sequence ?? 0) }
         return since.count >= Self.filesBeforeSnapshot && since.values.reduce(0, +) >= (snapshot?.bytes ?? 0)
+    }
+
+    /// Whether a change file this device numbered is not in the folder: removed by someone, or
+    /// never written by a round that died after taking its number. A sync then publishes a
+    /// snapshot, even with nothing else to do.
+    package func missesOwnFiles(in folder: SyncFolder) throws -> Bool {
+        guard nextSequence > 1 else { return false }
+        return missesOwnFiles(try folder.ownSegments(device))
+    }
+
+    private func missesOwnFiles(_ present: [Int: Int]) -> Bool {
+        ((snapshot?.sequence ?? 1)..<nextSequence).contains { present[$0] == nil }
     }
 
     /// Writes a snapshot of this device's changes that still matter, as its next change file,

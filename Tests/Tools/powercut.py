@@ -417,19 +417,25 @@ def after_the_cut(before, after, now, status):
     return problems, len(wrong)
 
 
-def steps(rig, only=None):
+def run_scenarios(rig, listed, cutter, only):
+    """Runs `cutter(rig, *scenario)` for each scenario whose name holds `only`; (passed, failed)."""
     passed = failed = 0
-    for scenario in scenarios(rig):
+    for scenario in listed:
         if only and only not in scenario[0]:
             continue
         try:
-            problems = cut_at_every_step(rig, *scenario)
+            problems = cutter(rig, *scenario)
         except (AssertionError, RuntimeError, ValueError, OSError) as error:
             problems = [f"{scenario[0]}: {error}"]
         if report(scenario[0], problems):
             failed += 1
         else:
             passed += 1
+    return passed, failed
+
+
+def steps(rig, only=None):
+    passed, failed = run_scenarios(rig, scenarios(rig), cut_at_every_step, only)
     for journal_damage in JOURNAL_DAMAGES:
         name = f"repair of a double damage ({journal_damage})"
         if only and only not in name:
@@ -633,19 +639,7 @@ def after_the_sync_cut(rig, label, folder, status, states, other_side, stores):
 
 
 def sync_steps(rig, only=None):
-    passed = failed = 0
-    for scenario in sync_scenarios(rig):
-        if only and only not in scenario[0]:
-            continue
-        try:
-            problems = cut_sync_at_every_step(rig, *scenario)
-        except (AssertionError, RuntimeError, ValueError, OSError) as error:
-            problems = [f"{scenario[0]}: {error}"]
-        if report(scenario[0], problems):
-            failed += 1
-        else:
-            passed += 1
-    return passed, failed
+    return run_scenarios(rig, sync_scenarios(rig), cut_sync_at_every_step, only)
 
 
 # MARK: stream

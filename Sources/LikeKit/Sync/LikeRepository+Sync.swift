@@ -62,7 +62,10 @@ extension LikeRepository {
         let shards = PhotoShards(store: store, displayPath: store.displayPath)
         var (saved, isNew) = try loadSync(newDevice: newDevice, shards)
         if let forgetting { try forget(forgetting, in: folder, &saved) }
-        if let unfinished = saved.applying, !unfinished.isEmpty { try finishApplying(unfinished, &saved, shards, from: folder) }
+        // Photos a sync that died was writing: finished with this round's merged photos, after
+        // the store's own changes since are found (a note made since is the newest, and an
+        // unlike made since is this store's, to publish).
+        let unfinished = saved.applying ?? []
         // Where the journal ends before this store's changes are looked for, kept as where they
         // were found to: a change another process makes while this sync runs is found by the next.
         let position = try translating { try store.journalEnd() }
@@ -70,8 +73,15 @@ extension LikeRepository {
         if position == nil || position != saved.position {
             found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, writing: Set(saved.applying ?? []))
         }
-        if found.changes.isEmpty, !found.photosChanged, forgetting == nil, let quiet = try quietReport(saved, folder) { return quiet }
+        if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
+            return quiet
+        }
         var round = try runRound(&saved, folder, shards, found)
+        try shards.load(unfinished)
+        for id in unfinished where round.touched[id] == nil {
+            if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
+            round.touched[id] = .some(saved.engine.state(of: id))
+        }
         saved.engine.deviceNames = round.devices
         shards.photos.histories.merge(saved.engine.histories) { _, new in new }
         if !round.touched.isEmpty {
@@ -102,7 +112,9 @@ extension LikeRepository {
     private func quietReport(_ saved: SavedSync, _ folder: SyncFolder) throws -> SyncReport? {
         guard saved.engine.partlyMerged.isEmpty else { return nil }
         let glance = try folderTranslating { try folder.glance(merged: saved.engine.merged) }
-        guard !glance.unmerged, glance.devices.contains(saved.engine.device), !saved.engine.canRelease(in: folder) else { return nil }
+        guard !glance.unmerged, glance.devices.contains(saved.engine.device), !saved.engine.canRelease(in: folder),
+            !(try folderTranslating { try saved.engine.missesOwnFiles(in: folder) })
+        else { return nil }
         var quiet = SyncRound()
         for device in glance.devices { quiet.devices[device] = saved.engine.deviceNames[device] ?? folder.name(of: device) ?? "" }
         quiet.forgotten = saved.engine.forgottenDevices(in: folder)
@@ -138,10 +150,19 @@ extension LikeRepository {
         return RoundHooks(
             image: { sha256 in try self.publishedBytes(sha256, found.images[sha256] ?? shards.photo(withImage: sha256)) },
             reserve: { reserved in
+                // The file's number first, then the photos' side, with the changes about to be
+                // published in their histories and their parts noted as published. A sync that
+                // dies after writing the file never makes them again with later stamps (which
+                // could win over what another device changed meanwhile); one that dies before
+                // writing it finds the numbered file missing and publishes them again from the
+                // histories, as stamped; one that dies between the two finds the changes still to
+                // make, as if it had not begun.
                 var state = kept
                 state.engine = reserved
                 state.engine.histories = [:]
                 try self.saveSync(state)
+                shards.photos.histories.merge(reserved.histories) { _, new in new }
+                try shards.save()
             },
             histories: { ids in
                 if let ids { try shards.load(ids) } else { try shards.loadAll() }
@@ -169,19 +190,6 @@ extension LikeRepository {
     private func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?) throws -> [UInt8]? {
         guard let place, let bytes = try? imageBytes(of: place.id, user: place.user), SyncFolder.digest(bytes) == sha256 else { return nil }
         return bytes
-    }
-
-    /// Writes the photos a sync that died was writing as their merged histories give them.
-    private func finishApplying(_ ids: [String], _ saved: inout SavedSync, _ shards: PhotoShards, from folder: SyncFolder) throws {
-        try shards.load(ids)
-        for id in ids { saved.engine.histories[id] = shards.photos.histories[id] }
-        var finishing = SyncRound()
-        for id in ids { finishing.touched[id] = .some(saved.engine.state(of: id)) }
-        for device in try folderTranslating({ try folder.glance(merged: MergedFiles()) }).devices { finishing.devices[device] = "" }
-        let waiting = try apply(finishing, from: folder, shards, engine: saved.engine)
-        saved.applying = waiting.isEmpty ? nil : waiting
-        try shards.save()
-        try saveSync(saved)
     }
 
     /// Takes note that the folder need not wait for `device` (see `forgetting`).

@@ -35,11 +35,14 @@ struct SavedPhotos: Codable, Equatable {
     var images: [String: String] = [:]
     var userImages: [String: String] = [:]
 
-    /// The part of it about the photos `belongs` takes.
-    func filter(_ belongs: (String) -> Bool) -> SavedPhotos {
-        SavedPhotos(
-            histories: histories.filter { belongs($0.key) }, published: published.filter { belongs($0.key) },
-            images: images.filter { belongs($0.key) }, userImages: userImages.filter { belongs($0.key) })
+    /// Its photos split by shard (``PhotoShards/shard(of:)``), in one pass.
+    func byShard() -> [Int: SavedPhotos] {
+        var parts: [Int: SavedPhotos] = [:]
+        for (id, history) in histories { parts[PhotoShards.shard(of: id), default: SavedPhotos()].histories[id] = history }
+        for (id, stamps) in published { parts[PhotoShards.shard(of: id), default: SavedPhotos()].published[id] = stamps }
+        for (id, image) in images { parts[PhotoShards.shard(of: id), default: SavedPhotos()].images[id] = image }
+        for (id, image) in userImages { parts[PhotoShards.shard(of: id), default: SavedPhotos()].userImages[id] = image }
+        return parts
     }
 
     /// Takes in `other`'s photos, keeping its own values where both have one.
@@ -144,13 +147,11 @@ final class PhotoShards {
     /// that came or went with them, in one flush.
     func save() throws {
         try load(photos.ids)
-        var parts: [Int: SavedPhotos] = [:]
-        let byShard = Dictionary(grouping: photos.ids, by: Self.shard)
+        var parts = photos.byShard()
         var files: [(name: String, data: Data?)] = []
         var counted: [String: Int] = [:]
         for shard in read.keys.sorted() where shard >= 0 {
-            let ids = Set(byShard[shard] ?? [])
-            let part = photos.filter { ids.contains($0) }
+            let part = parts[shard] ?? SavedPhotos()
             parts[shard] = part
             guard let before = read[shard], part != before else { continue }
             files.append((Self.name(shard), try JSONEncoder().encode(part)))

@@ -33,8 +33,9 @@ extension LikeRepository {
     /// and the ids unliked with the times), or, without a position or where the journal was
     /// written anew, every record. With no position at all (a new device), every photo the
     /// store holds is this store's to publish.
-    /// A photo in `writing` (merged, and not yet written for want of its image) is never taken
-    /// for unliked here.
+    /// A photo in `writing` (merged, and not yet all written: a sync died part way, or its image
+    /// had not arrived) is taken for unliked only when this store unliked it, not the sync that
+    /// was writing it (which unlikes a photo to like it again at its first date).
     func localChanges(_ engine: inout DeviceSyncState, _ shards: PhotoShards, since position: JournalPosition?, writing: Set<String>) throws
         -> LocalChanges
     {
@@ -67,7 +68,8 @@ extension LikeRepository {
         }
         // Unlikes: photos this device had as liked that its store no longer holds.
         let now = Timestamp.milliseconds(Date())
-        for id in candidates.sorted() where shards.photos.published[id] != nil && !writing.contains(id) {
+        let bySync = try translating { try store.unlikedBySync(writing.intersection(candidates)) }
+        for id in candidates.sorted() where shards.photos.published[id] != nil && !bySync.contains(id) {
             if engine.state(of: id) != nil {
                 drafts.append((unlikeTimes[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
             }

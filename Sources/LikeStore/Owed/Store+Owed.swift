@@ -199,6 +199,19 @@ extension Store {
         return times
     }
 
+    /// Of `ids`, those whose last unlike in the journal a sync made (the record its line keeps
+    /// names the other device's unlike, ``RecordStamps/unliked``): not a change of this store's
+    /// own. Reads the whole journal; only for the few photos a sync that died was writing.
+    package func unlikedBySync(_ ids: Set<String>) throws -> Set<String> {
+        guard !ids.isEmpty, let root = try openRoot(), let reader = try Journal(root: root).reader(records: nil) else { return [] }
+        var bySync: [String: Bool] = [:]
+        try reader.forEachParsableLine { line in
+            guard line.operation == .unliked, let id = line.id, ids.contains(id) else { return }
+            bySync[id] = line.unlikedRecord.flatMap { try? StoredRecord.decode(Data($0)) }?.stamps?[RecordStamps.unliked] != nil
+        }
+        return Set(bySync.filter(\.value).keys)
+    }
+
     /// The note's file name: `name` with anything but letters, digits, `-` and `_` escaped.
     private static func stateFileName(_ name: String) -> String {
         StorageKey.make(for: name) + ".json"
