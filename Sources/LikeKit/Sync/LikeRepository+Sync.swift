@@ -175,13 +175,11 @@ extension LikeRepository {
     /// Runs the engine, what it throws in the façade's words.
     private func engineTranslating<Value>(_ work: () throws -> Value) throws -> Value {
         do {
-            return try work()
+            return try folderTranslating(work)
         } catch let refusal as SyncRefusal {
             switch refusal {
             case .copiedStore(let device, let file): throw LikeRepositoryError.copiedStore(device: device, file: file)
             }
-        } catch let error as FolderError {
-            throw LikeRepositoryError.io(action: error.action, path: error.path, code: error.code)
         }
     }
 
