@@ -1,6 +1,7 @@
 // LikeKit's sync as an app calls it: the async form between two repositories, observers hearing
-// a merged change with the device that made it and their own with their own, and two syncs of
-// one store at once taking turns.
+// a merged change with the device that made it and their own with their own, likes and unlikes
+// made around another device's changes ending as the later one says, and two syncs of one store
+// at once taking turns.
 
 import Foundation
 import Testing
@@ -41,6 +42,56 @@ import Testing
         #expect(changes == ["liked rocket \(laptopID)", "liked coffee \(phoneID)", "unliked rocket \(laptopID)"], "\(changes)")
         #expect(heard.changes.first?.record?.note == "launch")
         withExtendedLifetime(token) {}
+    }
+
+    /// A like of a photo the phone still holds, made after the laptop unliked it and before the
+    /// phone merged that unlike, likes it again everywhere: a like that carries an image is a
+    /// like, even when the image is the one the photo had (SPEC §13: it starts a liked period).
+    @Test func aLikeOfAPhotoAnotherDeviceUnlikedMeanwhileLikesItAgainEverywhere() async throws {
+        let (laptop, phone) = (laptopFolder.repository(), phoneFolder.repository())
+        let rocket = try PhotoID("rocket")
+        try await laptop.like(rocket, image: Samples.rocket, note: "launch")
+        _ = try await laptop.sync(with: folder)
+        _ = try await phone.sync(with: folder)
+        try await laptop.unlike(rocket)
+        _ = try await laptop.sync(with: folder)
+        try await Task.sleep(for: .milliseconds(5))
+        try await phone.like(rocket, image: Samples.rocket, note: "again")
+        for repository in [phone, laptop, phone] { _ = try await repository.sync(with: folder) }
+        #expect(try await laptop.record(for: rocket)?.note == "again")
+        #expect(try await phone.record(for: rocket)?.note == "again")
+    }
+
+    /// An unlike the store made and never published (before its first sync, or between two
+    /// syncs) still reaches a device that liked the photo before it: the later change wins.
+    @Test func anUnlikeNeverPublishedStillWinsOverAnEarlierLikeElsewhere() async throws {
+        let (laptop, phone) = (laptopFolder.repository(), phoneFolder.repository())
+        let (rocket, coffee) = (try PhotoID("rocket"), try PhotoID("coffee"))
+        // Before the laptop's first sync: liked there, liked on the phone, unliked there.
+        try await laptop.like(rocket, image: Samples.rocket)
+        try await Task.sleep(for: .milliseconds(5))
+        try await phone.like(rocket, image: Samples.rocket, note: "from the phone")
+        _ = try await phone.sync(with: folder)
+        try await Task.sleep(for: .milliseconds(5))
+        try await laptop.unlike(rocket)
+        _ = try await laptop.sync(with: folder)
+        _ = try await phone.sync(with: folder)
+        #expect(try await laptop.record(for: rocket) == nil)
+        #expect(try await phone.record(for: rocket) == nil)
+
+        // Between two syncs: the same.
+        try await laptop.like(coffee, image: Samples.coffee)
+        try await Task.sleep(for: .milliseconds(5))
+        try await phone.like(coffee, image: Samples.coffee, note: "from the phone")
+        _ = try await phone.sync(with: folder)
+        try await Task.sleep(for: .milliseconds(5))
+        try await laptop.unlike(coffee)
+        _ = try await laptop.sync(with: folder)
+        _ = try await phone.sync(with: folder)
+        #expect(try await laptop.record(for: coffee) == nil)
+        #expect(try await phone.record(for: coffee) == nil)
+        #expect(try await laptop.verify().isOK)
+        #expect(try await phone.verify().isOK)
     }
 
     @Test func twoSyncsOfOneStoreAtOnceTakeTurnsAndBothSucceed() async throws {

@@ -27,12 +27,13 @@ extension LikeRepository {
     /// makes once stamped.
     typealias Draft = (time: Int64, order: Int, make: (Stamp) -> SyncChange)
 
-    /// The changes the store made since the last sync, in the order made, each stamped by the
-    /// device's clock from the time the store stamped its parts with, and the images they need.
-    /// The photos to look at: those the journal's lines after `position` name (their records,
-    /// and the ids unliked with the times), or, without a position or where the journal was
-    /// written anew, every record. With no position at all (a new device), every photo the
-    /// store holds is this store's to publish.
+    /// The changes the store made since the last sync, in the order made, each stamped as the
+    /// device's clock stood at the time the store stamped its parts with, and the images they
+    /// need. The photos to look at: those the journal's lines after `position` name (their
+    /// records, and the ids unliked with the times), or, without a position or where the journal
+    /// was written anew, every record and every unlike the journal holds. With no position at all
+    /// (a new device), every photo the store holds is this store's to publish, and every unlike
+    /// it made of a photo it no longer holds.
     /// A photo in `writing` (merged, and not yet all written: a sync died part way, or its image
     /// had not arrived) is taken for unliked only when this store unliked it, not the sync that
     /// was writing it (which unlikes a photo to like it again at its first date).
@@ -53,8 +54,13 @@ extension LikeRepository {
             let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
             records = try translating { try store.page(all) }.items.map(\.record)
             let present = Set(records.map(\.id))
-            candidates = shards.photos.published.keys.filter { !present.contains($0) }
-            unlikeTimes = candidates.isEmpty ? [:] : try translating { try store.unlikeTimes() }
+            unlikeTimes = try translating { try store.unlikeTimes() }
+            // Photos the store unliked and never published (before its first sync, or liked and
+            // unliked while its syncs died): their unlikes are its changes too, but for those a
+            // sync made.
+            let unpublished = Set(unlikeTimes.keys).subtracting(present).filter { shards.photos.published[$0] == nil }
+            let bySync = unpublished.isEmpty ? [] : try translating { try store.unlikedBySync(unpublished) }
+            candidates = shards.photos.published.keys.filter { !present.contains($0) } + unpublished.subtracting(bySync).sorted()
         }
         let before = shards.photos
         // The histories first: a change made now goes into its photo's history.
@@ -66,14 +72,18 @@ extension LikeRepository {
         for record in records {
             drafts += try changeDrafts(for: record, &shards.photos, &found.images, after: drafts.count, everything: everything)
         }
-        // Unlikes: photos this device had as liked that its store no longer holds.
+        // Unlikes: photos the store unliked since, that it liked or had as liked.
         let now = Timestamp.milliseconds(Date())
         let bySync = try translating { try store.unlikedBySync(writing.intersection(candidates)) }
-        for id in candidates.sorted() where shards.photos.published[id] != nil && !bySync.contains(id) {
-            if engine.state(of: id) != nil {
+        for id in candidates.sorted() where !bySync.contains(id) {
+            let published = shards.photos.published[id] != nil
+            // One liked and unliked between two syncs was never published, and its unlike is all
+            // the same: another device may have liked the photo before it. One a merged unlike
+            // took from the store is not this store's.
+            if engine.state(of: id) != nil || !published && engine.histories[id] == nil {
                 drafts.append((unlikeTimes[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
             }
-            shards.photos.forget(id)
+            if published { shards.photos.forget(id) }
         }
         let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
         found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
@@ -83,8 +93,9 @@ extension LikeRepository {
 
     /// The changes of one record since the last sync: a part is this store's change when its
     /// stamp is new and its own (no device in it). A photo not published yet whose liked period
-    /// the store started is published whole; one merged from another device (its period's stamp
-    /// is that device's: a sync that died before keeping its state) is not this store's change.
+    /// the store started is published whole. Of one merged from another device and not noted as
+    /// published (a sync died before keeping its state), only the parts this store changed
+    /// since are its own: a like or a note made on the merged photo.
     /// One change a time the store stamped parts with; a period's start gives every part.
     private func changeDrafts(
         for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: (id: String, user: Bool)], after count: Int,
@@ -95,11 +106,11 @@ extension LikeRepository {
         let whole = before == nil && (everything || !(stamps[RecordStamps.liked] ?? "").contains("."))
         let changed = PhotoState.parts.filter { part in
             guard let stamp = stamps[part], stamp != before?[part] else { return false }
-            return whole || before != nil && !stamp.contains(".")
+            return whole || !stamp.contains(".")
         }
         photos.published[record.id] = stamps
         guard !changed.isEmpty else { return [] }
-        let startsPeriod = before == nil || changed.contains("liked")
+        let startsPeriod = whole || changed.contains("liked")
         var mainImage: ImageReference?
         var userImage: ImageReference??
         if startsPeriod || changed.contains("image") {

@@ -82,6 +82,10 @@ package struct StoreRequest: Sendable {
     /// change that gave it (`MILLIS.COUNTER.DEVICE`); a part changed and not named here (all of
     /// them for a change of this store's own) is stamped with the change's time.
     package var stamps: [String: String]?
+    /// Parts (see ``RecordStamps``) a like of a liked photo gives again, stamped as changed even
+    /// when their value is the same: a like that carries an image is a like wherever its change
+    /// goes, and starts a liked period again after an unlike made before it on another device.
+    var restated: [String] = []
 
     /// A like, or an update of what is given.
     package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {

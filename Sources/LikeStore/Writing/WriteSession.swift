@@ -105,6 +105,13 @@ struct WriteSession {
         }
         guard existing != nil || request.image != nil else { throw StoreError.imageRequired(id: request.id) }
         if let existing {
+            // What this store's own like gives is its change, even where the value is the same.
+            if request.stamps == nil, request.image != nil {
+                var restated = ["image"]
+                if request.userImage != nil { restated.append("userImage") }
+                if case .set = request.note { restated.append("note") }
+                request.restated = restated
+            }
             // An image the photo has already, byte for byte, is no change: it is not written again.
             if let image = request.image,
                 try images.holds(image, StoreLayout.imageFileName(existing.key, existing.image.generation, user: false), as: existing.image)
@@ -287,7 +294,7 @@ struct WriteSession {
                 legacy.set(RecordStamps.parts, to: String(existing.likedAt))
                 return legacy
             }()
-        for part in (record.changed ?? []).map(\.rawValue) { stamps.set([part], to: request.stamps?[part] ?? local) }
+        for part in (record.changed ?? []).map(\.rawValue) + request.restated { stamps.set([part], to: request.stamps?[part] ?? local) }
         return stamps
     }
 
