@@ -117,14 +117,7 @@ extension DeviceSyncState {
     private mutating func compact(_ folder: SyncFolder, _ round: inout SyncRound, _ hooks: RoundHooks, _ seenByAll: (Stamp) -> Bool) throws {
         histories.merge(try hooks.histories(nil)) { kept, _ in kept }
         let present = try folder.ownSegments(device)
-        var own: [Stamp: SyncChange] = [:]
-        for sequence in present.keys.sorted() {
-            guard let segment = try folder.ownSegment(device, sequence) else { continue }
-            for change in segment.changes where change.stamp.device == device { own[change.stamp] = change }
-        }
-        for history in histories.values {
-            for change in history.changes where change.stamp.device == device && own[change.stamp] == nil { own[change.stamp] = change }
-        }
+        let own = try ownChanges(folder, present)
         var lines: [SyncChange] = []
         var waiting = Set<String>()
         for (id, changes) in Dictionary(grouping: own.values, by: \.id) {
@@ -148,7 +141,9 @@ extension DeviceSyncState {
             lines += Self.withoutRepeatedEdits(kept.sorted { $0.stamp < $1.stamp }, after: lastUnlike)
         }
         for (id, history) in histories {
-            if let lastUnlike = history.lastUnlike, own[lastUnlike] == nil { lines.append(SyncChange(id: id, stamp: lastUnlike, kind: .unlike)) }
+            if let lastUnlike = history.lastUnlike, own[id + " " + lastUnlike.description] == nil {
+                lines.append(SyncChange(id: id, stamp: lastUnlike, kind: .unlike))
+            }
         }
         lines.sort { $0.stamp < $1.stamp }
         let through = Stamp(milliseconds: clock.last.milliseconds, counter: clock.last.counter, device: device)
@@ -172,6 +167,28 @@ extension DeviceSyncState {
         }
         releasing = releasing.filter { !seenByAll($0.value.unlike) }
         round.compacted = true
+    }
+
+    /// This device's changes in its files there now and in the histories, by photo and stamp (a
+    /// stamp is one change's alone within a photo). A round that died after keeping its changes
+    /// and before keeping its clock left them newer than the clock: the clock takes them in, so
+    /// that the snapshot covers them and later changes come after them.
+    private mutating func ownChanges(_ folder: SyncFolder, _ present: [Int: Int]) throws -> [String: SyncChange] {
+        var own: [String: SyncChange] = [:]
+        for sequence in present.keys.sorted() {
+            guard let segment = try folder.ownSegment(device, sequence) else { continue }
+            for change in segment.changes where change.stamp.device == device { own[change.id + " " + change.stamp.description] = change }
+        }
+        for history in histories.values {
+            for change in history.changes where change.stamp.device == device && own[change.id + " " + change.stamp.description] == nil {
+                own[change.id + " " + change.stamp.description] = change
+            }
+        }
+        for change in own.values {
+            clock.merge(change.stamp)
+            ownLast = max(ownLast ?? change.stamp, change.stamp)
+        }
+        return own
     }
 
     /// A photo's changes (in stamp order) without what a later one gives again: from an edit

@@ -33,6 +33,13 @@ package struct DeviceSyncState: Sendable {
     package var releasing: [String: Release] = [:]
     /// This device's newest snapshot (see ``ChangeSegment/isSnapshot``): its number and size.
     package var snapshot: Snapshot?
+    /// The newest stamp of a change this device made.
+    package var ownLast: Stamp?
+    /// Where the clock stood before rounds merged other devices' changes, and when: a change
+    /// made before such a merge and found by a later round (made while a sync ran, or left by
+    /// one that died) is stamped as the clock stood when it was made, not after what was merged
+    /// since (see ``make(_:now:)``).
+    package var checkpoints: [Checkpoint] = []
 
     /// The images a photo's unlike lets go of, once every device has merged it.
     package struct Release: Sendable, Hashable, Codable {
@@ -45,6 +52,16 @@ package struct DeviceSyncState: Sendable {
         package var bytes: Int
     }
 
+    /// The clock's newest stamp before a round's merge, and when it merged (the wall clock's
+    /// milliseconds, before the merged photos reach the store).
+    package struct Checkpoint: Sendable, Hashable, Codable {
+        package var at: Int64
+        package var before: Stamp
+    }
+
+    /// The most checkpoints kept: a change older than the oldest is stamped after it.
+    static let checkpointsKept = 64
+
     package init(device: String, name: String) {
         self.device = device
         self.name = name
@@ -54,12 +71,40 @@ package struct DeviceSyncState: Sendable {
     /// The photo as this device's history gives it.
     package func state(of id: String) -> PhotoState? { histories[id]?.state }
 
-    /// Records a change this device makes, stamped now by its clock: it is in the photo's
-    /// history at once, and published by the next round.
+    /// Records a change this device made at `now` (the wall clock's milliseconds), stamped as
+    /// its clock stood then: after every stamp merged before that instant and every change this
+    /// device made before it (of the photo too), never after a stamp merged later. The change is
+    /// in the photo's history at once, and published by the next round. Changes are made in the
+    /// order the device made them.
     package mutating func make(_ change: (Stamp) -> SyncChange, now: Int64) -> SyncChange {
-        let made = change(clock.tick(now: now))
+        var then = clock
+        if let checkpoint = checkpoints.first(where: { $0.at > now }) {
+            // The clock before that merge, with every change this device made since.
+            let own = ownLast.map { Self.later($0, checkpoint.before) ? $0 : checkpoint.before } ?? checkpoint.before
+            then = HybridClock(device: device, last: (own.milliseconds, own.counter))
+        }
+        var made = change(then.tick(now: now))
+        // After this device's own changes of the photo, whatever the wall clock did.
+        let history = histories[made.id]
+        let ownOfPhoto = ((history?.changes.map(\.stamp) ?? []) + [history?.lastUnlike].compactMap { $0 }).filter { $0.device == device }.max()
+        if let ownOfPhoto, made.stamp <= ownOfPhoto {
+            made.stamp = Stamp(milliseconds: ownOfPhoto.milliseconds, counter: ownOfPhoto.counter + 1, device: device)
+        }
+        clock.merge(made.stamp)
+        ownLast = max(ownLast ?? made.stamp, made.stamp)
         record(made)
         return made
+    }
+
+    /// Whether `left` is later than `right` by milliseconds and counter.
+    static func later(_ left: Stamp, _ right: Stamp) -> Bool {
+        (left.milliseconds, left.counter) > (right.milliseconds, right.counter)
+    }
+
+    /// Forgets the checkpoints of merges before `time`: no change made before it is still to
+    /// be found.
+    package mutating func forgetCheckpoints(before time: Int64) {
+        checkpoints.removeAll { $0.at < time }
     }
 
     /// Takes a change into its photo's history; an unlike that ends what this device published
@@ -82,7 +127,8 @@ package struct DeviceSyncState: Sendable {
 
 extension DeviceSyncState: Codable {
     enum CodingKeys: String, CodingKey {
-        case device, name, clock, nextSequence, merged, partlyMerged, lastChange, deviceNames, forgotten, releasing, snapshot
+        case device, name, clock, nextSequence, merged, partlyMerged, lastChange, deviceNames, forgotten, releasing, snapshot, ownLast,
+            checkpoints
     }
 
     package init(from decoder: any Decoder) throws {
@@ -99,6 +145,10 @@ extension DeviceSyncState: Codable {
         forgotten = try container.decodeIfPresent([String: Int64].self, forKey: .forgotten) ?? [:]
         releasing = try container.decodeIfPresent([String: Release].self, forKey: .releasing) ?? [:]
         snapshot = try container.decodeIfPresent(Snapshot.self, forKey: .snapshot)
+        // Kept since changes are stamped as the clock stood when made; a state saved before has
+        // none, and stamps its next changes after everything it merged, as it did.
+        ownLast = try container.decodeIfPresent(Stamp.self, forKey: .ownLast)
+        checkpoints = try container.decodeIfPresent([Checkpoint].self, forKey: .checkpoints) ?? []
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -114,6 +164,8 @@ extension DeviceSyncState: Codable {
         try container.encode(forgotten, forKey: .forgotten)
         try container.encode(releasing, forKey: .releasing)
         try container.encodeIfPresent(snapshot, forKey: .snapshot)
+        try container.encodeIfPresent(ownLast, forKey: .ownLast)
+        try container.encode(checkpoints, forKey: .checkpoints)
     }
 }
 
@@ -240,7 +292,12 @@ extension DeviceSyncState {
         round.pending = scan.pending
         let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
         if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
+        let before = clock.last
         merge(scan.segments, from: folder, into: &round)
+        if clock.last != before {
+            checkpoints.append(Checkpoint(at: hooks.now(), before: Stamp(milliseconds: before.milliseconds, counter: before.counter, device: device)))
+            checkpoints = Array(checkpoints.suffix(Self.checkpointsKept))
+        }
         if keepingUp { try keepUp(folder, &round, hooks) }
         return round
     }

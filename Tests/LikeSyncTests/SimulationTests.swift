@@ -263,4 +263,44 @@ enum SimulationSeeds {
         let again = try died.sync(with: folder, local: [], images: [:])
         #expect(again.merged == 1 && died.merged.contains(deviceB, 1))
     }
+
+    /// A change the store made before a round merged another device's later change, and found
+    /// by a round after (made while that sync ran, or left by one that died), is stamped as the
+    /// clock stood when it was made: the later change wins on both devices. One made after the
+    /// merge comes after what was merged, even from a device whose clock runs ahead.
+    @Test func aChangeIsStampedAsTheClockStoodWhenItWasMade() throws {
+        let box = SyncSandbox()
+        try FileManager.default.createDirectory(atPath: box.path("dir"), withIntermediateDirectories: true)
+        let folder = SyncFolder(path: box.path("dir"))
+        var laptop = DeviceSyncState(device: deviceA, name: "laptop")
+        var phone = DeviceSyncState(device: deviceB, name: "phone")
+        let bytes = jpegLike(7)
+        let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
+        func note(_ text: String) -> (Stamp) -> SyncChange { { SyncChange(id: "x", stamp: $0, kind: .edit, note: .some(text)) } }
+        let liked = laptop.make({ SyncChange(id: "x", stamp: $0, kind: .like, likedAt: 1_000, image: reference) }, now: 1_000)
+        _ = try laptop.sync(with: folder, local: [liked], images: [reference.sha256: bytes], now: 1_000)
+        _ = try phone.sync(with: folder, local: [], images: [:], now: 1_100)
+
+        // The phone's note at 2,500 is merged by a laptop round at 3,000; the laptop's own note
+        // at 2,000 is found by the round after.
+        let phoneNote = phone.make(note("from the phone"), now: 2_500)
+        _ = try phone.sync(with: folder, local: [phoneNote], images: [:], now: 2_500)
+        _ = try laptop.sync(with: folder, local: [], images: [:], now: 3_000)
+        let laptopNote = laptop.make(note("older, from the laptop"), now: 2_000)
+        #expect(laptopNote.stamp == Stamp(milliseconds: 2_000, counter: 0, device: deviceA) && laptopNote.stamp < phoneNote.stamp)
+        _ = try laptop.sync(with: folder, local: [laptopNote], images: [:], now: 3_100)
+        _ = try phone.sync(with: folder, local: [], images: [:], now: 3_200)
+        #expect(laptop.state(of: "x")?.note == "from the phone" && phone.state(of: "x")?.note == "from the phone")
+
+        // A device whose clock runs ahead: what the laptop makes after merging it comes after.
+        let ahead = phone.make(note("from a clock ahead"), now: 9_000)
+        _ = try phone.sync(with: folder, local: [ahead], images: [:], now: 3_300)
+        _ = try laptop.sync(with: folder, local: [], images: [:], now: 3_400)
+        let seen = laptop.make(note("after seeing it"), now: 3_500)
+        let second = laptop.make(note("and again"), now: 3_500)
+        #expect(ahead.stamp < seen.stamp && seen.stamp < second.stamp && second.stamp.milliseconds == 9_000, "\(seen.stamp) \(second.stamp)")
+        _ = try laptop.sync(with: folder, local: [seen, second], images: [:], now: 3_600)
+        _ = try phone.sync(with: folder, local: [], images: [:], now: 3_700)
+        #expect(laptop.state(of: "x")?.note == "and again" && phone.state(of: "x")?.note == "and again")
+    }
 }

@@ -68,7 +68,9 @@ extension LikeRepository {
         let unfinished = saved.applying ?? []
         // Where the journal ends before this store's changes are looked for, kept as where they
         // were found to: a change another process makes while this sync runs is found by the next.
+        let positionAt = Timestamp.milliseconds(Date())
         let position = try translating { try store.journalEnd() }
+        let unstamped = saved.engine
         var found = LocalChanges()
         if position == nil || position != saved.position {
             found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, writing: Set(saved.applying ?? []))
@@ -76,7 +78,7 @@ extension LikeRepository {
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
             return quiet
         }
-        var round = try runRound(&saved, folder, shards, found)
+        var round = try runRound(&saved, folder, shards, found, unstamped: unstamped)
         try shards.load(unfinished)
         for id in unfinished where round.touched[id] == nil {
             if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
@@ -95,6 +97,9 @@ extension LikeRepository {
         saved.applying = waiting.isEmpty ? nil : waiting
         if round.changedState || found.photosChanged || forgetting != nil {
             saved.position = position
+            // No change made before the position is still to be found (a minute for a write that
+            // took its time before it reached the journal).
+            saved.engine.forgetCheckpoints(before: positionAt - 60_000)
             try shards.save()
             try saveSync(saved)
         }
@@ -123,8 +128,10 @@ extension LikeRepository {
 
     /// The engine's round, its number for a change file kept before the file is written; the
     /// folder's upkeep is ``keepUp(_:_:_:_:_:)``'s.
-    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ found: LocalChanges) throws -> SyncRound {
-        let hooks = roundHooks(saved, shards, found)
+    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ found: LocalChanges, unstamped: DeviceSyncState)
+        throws -> SyncRound
+    {
+        let hooks = roundHooks(saved, shards, found, unstamped: unstamped)
         return try engineTranslating { try saved.engine.sync(with: folder, local: found.changes, hooks: hooks, keepingUp: false) }
     }
 
@@ -145,24 +152,33 @@ extension LikeRepository {
 
     /// What the engine asks of this store: its images, the sync state kept before a change
     /// file is written, the photos' histories, whether an image is a photo's, the time.
-    private func roundHooks(_ saved: SavedSync, _ shards: PhotoShards, _ found: LocalChanges) -> RoundHooks {
+    /// `unstamped`: the state before this round stamped the store's changes.
+    private func roundHooks(_ saved: SavedSync, _ shards: PhotoShards, _ found: LocalChanges, unstamped: DeviceSyncState? = nil) -> RoundHooks {
         let kept = saved
         return RoundHooks(
             image: { sha256 in try self.publishedBytes(sha256, found.images[sha256] ?? shards.photo(withImage: sha256)) },
             reserve: { reserved in
-                // The file's number first, then the photos' side, with the changes about to be
-                // published in their histories and their parts noted as published. A sync that
+                // The file's number first, with the clock as it stood before the changes were
+                // stamped; then the photos' side, with the changes about to be published in
+                // their histories and their parts noted as published; then the clock. A sync that
                 // dies after writing the file never makes them again with later stamps (which
                 // could win over what another device changed meanwhile); one that dies before
                 // writing it finds the numbered file missing and publishes them again from the
-                // histories, as stamped; one that dies between the two finds the changes still to
-                // make, as if it had not begun.
+                // histories, as stamped; one that dies before the photos' side finds the changes
+                // still to make and stamps them as it would have, as if it had not begun.
                 var state = kept
                 state.engine = reserved
                 state.engine.histories = [:]
-                try self.saveSync(state)
+                let stamped = unstamped.map { $0.clock != reserved.clock || $0.ownLast != reserved.ownLast } ?? false
+                var first = state
+                if stamped, let unstamped {
+                    first.engine.clock = unstamped.clock
+                    first.engine.ownLast = unstamped.ownLast
+                }
+                try self.saveSync(first)
                 shards.photos.histories.merge(reserved.histories) { _, new in new }
                 try shards.save()
+                if stamped { try self.saveSync(state) }
             },
             histories: { ids in
                 if let ids { try shards.load(ids) } else { try shards.loadAll() }
