@@ -51,10 +51,11 @@ extension LikeRepository {
             unlikeTimes = changes.unliked
         } else {
             try shards.loadAll()
+            // Read before the records, so that the journal and the records are not in memory at once.
+            unlikeTimes = try translating { try store.unlikeTimes() }
             let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
             records = try translating { try store.page(all) }.items.map(\.record)
             let present = Set(records.map(\.id))
-            unlikeTimes = try translating { try store.unlikeTimes() }
             // Photos the store unliked and never published (before its first sync, or liked and
             // unliked while its syncs died): their unlikes are its changes too, but for those a
             // sync made.
