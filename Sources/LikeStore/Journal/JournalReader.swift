@@ -406,6 +406,22 @@ struct JournalReader {
         _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_WILLNEED)
     }
 
+    /// Where the journal's lines end for a reader that goes on from there later: the file's
+    /// length, or, when its last line's change has not taken effect yet (its writer is between
+    /// the line and the record file, which a reader of the records would not see changed yet),
+    /// that line's start.
+    func settledEnd() throws -> Int {
+        let size = try source.currentSize()
+        var lastStart = size
+        var uncommitted = false
+        _ = try backwardLines { bytes, start in
+            lastStart = start
+            if let line = JournalLine.parse(bytes), line.operation.changesPhoto { uncommitted = try !isCommitted(line) }
+            return .stopped
+        }
+        return uncommitted ? min(lastStart, size) : size
+    }
+
     /// Every complete line from the end back, as bytes with its offset; `visit` returns how the
     /// walk ends, or `nil` to go on. Bytes after the last newline are left out and counted.
     private func backwardLines(

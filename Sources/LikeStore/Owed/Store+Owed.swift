@@ -158,10 +158,16 @@ extension Store {
         return result
     }
 
-    /// Where the journal ends now: its file (by inode) and length; `nil` without a journal.
+    /// Where the journal ends now: its file (by inode) and length, short of a last change still
+    /// being committed; `nil` without a journal.
     package func journalEnd() throws -> JournalPosition? {
         guard let root = try openRoot(), let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile else { return nil }
-        return JournalPosition(inode: entry.inode, offset: entry.size)
+        // Without a last line whose change has not taken effect yet: a reader that read the
+        // records now would miss it, and one going on from here later would never see it.
+        guard let reader = try Journal(root: root).reader(records: try open()?.records) else {
+            return JournalPosition(inode: entry.inode, offset: entry.size)
+        }
+        return JournalPosition(inode: entry.inode, offset: min(entry.size, try reader.settledEnd()))
     }
 
     /// The storage keys of the photos the journal's lines from `position` on change (liked,
