@@ -66,6 +66,11 @@ import Testing
         // Only the last line is judged: the same line earlier is taken as written.
         let later = Self.journal([a, b, Self.line(.liked, "c", 3, at: 12)])
         #expect(try Self.read(later, committed: { $0 != b }).forward.count == 3)
+        // The end a sync keeps stops before such a line, and is the file's end once it took effect
+        // or another line follows it.
+        #expect(try JournalReader(source: bytes, isCommitted: { $0 != b }).settledEnd() == bytes.count - b.encoded.count)
+        #expect(try JournalReader(source: bytes, isCommitted: { _ in true }).settledEnd() == bytes.count)
+        #expect(try JournalReader(source: later, isCommitted: { $0 != b }).settledEnd() == later.count)
     }
 
     @Test func aTornAppendIsLeftOutAndCounted() throws {
