@@ -66,30 +66,23 @@ import Testing
     /// syncs) still reaches a device that liked the photo before it: the later change wins.
     @Test func anUnlikeNeverPublishedStillWinsOverAnEarlierLikeElsewhere() async throws {
         let (laptop, phone) = (laptopFolder.repository(), phoneFolder.repository())
-        let (rocket, coffee) = (try PhotoID("rocket"), try PhotoID("coffee"))
-        // Before the laptop's first sync: liked there, liked on the phone, unliked there.
-        try await laptop.like(rocket, image: Samples.rocket)
-        try await Task.sleep(for: .milliseconds(5))
-        try await phone.like(rocket, image: Samples.rocket, note: "from the phone")
-        _ = try await phone.sync(with: folder)
-        try await Task.sleep(for: .milliseconds(5))
-        try await laptop.unlike(rocket)
-        _ = try await laptop.sync(with: folder)
-        _ = try await phone.sync(with: folder)
-        #expect(try await laptop.record(for: rocket) == nil)
-        #expect(try await phone.record(for: rocket) == nil)
-
-        // Between two syncs: the same.
-        try await laptop.like(coffee, image: Samples.coffee)
-        try await Task.sleep(for: .milliseconds(5))
-        try await phone.like(coffee, image: Samples.coffee, note: "from the phone")
-        _ = try await phone.sync(with: folder)
-        try await Task.sleep(for: .milliseconds(5))
-        try await laptop.unlike(coffee)
-        _ = try await laptop.sync(with: folder)
-        _ = try await phone.sync(with: folder)
-        #expect(try await laptop.record(for: coffee) == nil)
-        #expect(try await phone.record(for: coffee) == nil)
+        // Liked on the laptop, then on the phone (which publishes it), then unliked on the laptop.
+        func likedThereThenUnlikedHere(_ name: String, _ image: Data) async throws {
+            let id = try PhotoID(name)
+            try await laptop.like(id, image: image)
+            try await Task.sleep(for: .milliseconds(5))
+            try await phone.like(id, image: image, note: "from the phone")
+            _ = try await phone.sync(with: folder)
+            try await Task.sleep(for: .milliseconds(5))
+            try await laptop.unlike(id)
+            _ = try await laptop.sync(with: folder)
+            _ = try await phone.sync(with: folder)
+            #expect(try await laptop.record(for: id) == nil, "\(name)")
+            #expect(try await phone.record(for: id) == nil, "\(name)")
+        }
+        // Before the laptop's first sync, then between two of its syncs.
+        try await likedThereThenUnlikedHere("rocket", Samples.rocket)
+        try await likedThereThenUnlikedHere("coffee", Samples.coffee)
         #expect(try await laptop.verify().isOK)
         #expect(try await phone.verify().isOK)
     }
