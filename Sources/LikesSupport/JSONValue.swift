@@ -159,30 +159,65 @@ package indirect enum JSONValue: Codable, Sendable {
     /// A JSON string: `"` and `\` escaped, control characters (C0, DEL, C1) and the line
     /// separators U+2028/U+2029 as `\u` escapes, everything else as its UTF-8 bytes.
     private static func quote(_ text: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
-        func escape(_ value: UInt32) {
-            out += "\\u".utf8
-            for shift in [12, 8, 4, 0] { out.append(hex[Int((value >> UInt32(shift)) & 0xF)]) }
-        }
         out.append(UInt8(ascii: "\""))
-        var bytes = Array(text.utf8)[...]
-        while let byte = bytes.popFirst() {
-            switch byte {
-            case UInt8(ascii: "\""): out += "\\\"".utf8
-            case UInt8(ascii: "\\"): out += "\\\\".utf8
-            case 0x0A: out += "\\n".utf8
-            case 0x0D: out += "\\r".utf8
-            case 0x09: out += "\\t".utf8
-            case 0x00..<0x20, 0x7F: escape(UInt32(byte))
-            case 0xC2 where (0x80...0x9F).contains(bytes.first ?? 0):
-                escape(UInt32(bytes.removeFirst()))
-            case 0xE2
-            where bytes.count >= 2 && bytes[bytes.startIndex] == 0x80 && (bytes[bytes.startIndex + 1] == 0xA8 || bytes[bytes.startIndex + 1] == 0xA9):
-                bytes.removeFirst()
-                escape(0x2000 + UInt32(bytes.removeFirst()) - 0x80)
-            default: out.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            // Runs of bytes that stand for themselves are copied whole.
+            var start = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                    index += 1
+                    continue
+                }
+                let length = escapedLength(bytes, at: index)
+                guard length > 0 else {
+                    index += 1  // the start of a character written as itself
+                    continue
+                }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                escape(bytes, at: index, length: length, into: &out)
+                index += length
+                start = index
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// How many bytes at `index` make one character that is written escaped; 0 when the byte
+    /// there is written as itself.
+    private static func escapedLength(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int {
+        switch bytes[index] {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x00..<0x20, 0x7F: return 1
+        case 0xC2 where index + 1 < bytes.count && (0x80...0x9F).contains(bytes[index + 1]): return 2
+        case 0xE2 where index + 2 < bytes.count && bytes[index + 1] == 0x80 && (bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9):
+            return 3
+        default: return 0
+        }
+    }
+
+    /// Writes the character of `length` bytes at `index` escaped.
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int, into out: inout [UInt8]) {
+        let scalar: UInt32
+        switch length {
+        case 1:
+            switch bytes[index] {
+            case UInt8(ascii: "\""): return out += "\\\"".utf8
+            case UInt8(ascii: "\\"): return out += "\\\\".utf8
+            case 0x0A: return out += "\\n".utf8
+            case 0x0D: return out += "\\r".utf8
+            case 0x09: return out += "\\t".utf8
+            default: scalar = UInt32(bytes[index])
+            }
+        case 2: scalar = UInt32(bytes[index + 1])  // C1 controls: U+0080 to U+009F
+        default: scalar = 0x2000 + UInt32(bytes[index + 2]) - 0x80  // U+2028, U+2029
+        }
+        out += "\\u".utf8
+        for shift: UInt32 in [12, 8, 4, 0] {
+            let digit = UInt8((scalar >> shift) & 0xF)
+            out.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        }
     }
 }

@@ -42,6 +42,21 @@ package struct PercentEscaping: Sendable {
 
     /// Appends the escaped form of `bytes` to `out`.
     package func escape(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
+        if bytes.withContiguousStorageIfAvailable({ escape(buffer: $0, into: &out) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { escape(buffer: $0, into: &out) }
+        }
+    }
+
+    /// Appends the escaped form of `text`'s UTF-8 to `out`. Not left to the generic form: across
+    /// modules that one walks a sequence through its witness tables, a byte at a time, and a
+    /// new process first looks those up (a twentieth of a warm `list` went to storage keys).
+    package func escape(_ text: String.UTF8View, into out: inout [UInt8]) {
+        if text.withContiguousStorageIfAvailable({ escape(buffer: $0, into: &out) }) == nil {
+            Array(text).withUnsafeBufferPointer { escape(buffer: $0, into: &out) }
+        }
+    }
+
+    private func escape(buffer bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         for byte in bytes {
             if kept[Int(byte)] {
                 out.append(byte)

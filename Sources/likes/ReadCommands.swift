@@ -141,16 +141,16 @@ struct ShowCommand: Command {
         }
         var lines: [(String, String)] = [
             ("id", Format.oneLine(record.id.rawValue)),
-            ("file", record.image.file.path),
+            ("file", record.image.path),
             ("size", Format.size(record.image.byteCount)),
             ("pixels", "\(record.image.width)×\(record.image.height)"),
             ("liked", Format.localDate(record.likedAt, seconds: true)),
         ]
         if let user = record.userImage {
-            lines.append(("user image", "\(user.file.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
+            lines.append(("user image", "\(user.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
         }
         if let thumbnail = record.thumbnail {
-            lines.append(("thumbnail", "\(thumbnail.file.path) (\(Format.size(thumbnail.byteCount)), \(thumbnail.width)×\(thumbnail.height))"))
+            lines.append(("thumbnail", "\(thumbnail.path) (\(Format.size(thumbnail.byteCount)), \(thumbnail.width)×\(thumbnail.height))"))
         }
         if let note = record.note { lines.append(("note", Format.oneLine(note))) }
         if !record.albums.isEmpty { lines.append(("albums", record.albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))) }

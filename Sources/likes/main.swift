@@ -11,4 +11,4 @@
     import Darwin
 #endif
 
-exit(LikesCommandLine.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
+exit(LikesCommandLine.run(Array(CommandLine.arguments.dropFirst()), environment: System.environment()))

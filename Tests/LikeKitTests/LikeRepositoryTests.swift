@@ -29,6 +29,23 @@ import Testing
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
+    @Test func theStoreDirectoryIsStandardizedAsFoundationStandardizesIt() throws {
+        try FileManager.default.createDirectory(at: folder.store, withIntermediateDirectories: true)
+        let base = folder.store.path
+        let relative = FileManager.default.currentDirectoryPath
+        let paths = [
+            base, base + "/", base + "//", base + "/.", base + "/./", base + "/../" + folder.store.lastPathComponent, base + "/missing",
+            base + "/missing/", base + "/...", base + "/a/..", "/", "relative/store", "./relative", "../up", relative,
+        ]
+        for path in paths {
+            for url in [URL(fileURLWithPath: path), URL(fileURLWithPath: path, isDirectory: true), URL(fileURLWithPath: path, isDirectory: false)] {
+                let ours = LikeRepository.standardized(url)
+                #expect(ours == url.standardizedFileURL, "\(path)")
+                #expect(ours.path == url.standardizedFileURL.path && ours.hasDirectoryPath == url.standardizedFileURL.hasDirectoryPath)
+            }
+        }
+    }
+
     @Test func storeDirectoryIsPrivate() throws {
         try folder.repository().like(PhotoID(valid: "a"), image: Samples.chelsea)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder.store.path)

@@ -126,6 +126,16 @@ import Testing
         #expect(try box.run(["list", "--json"]).array().first?["note"] as? String == note)
     }
 
+    @Test func jsonStringsAreWrittenByteForByte() {
+        // Every character that must be escaped, at the start, the middle and the end of a run
+        // of plain text, and the near misses that are written as themselves.
+        let text = "\"a\\b\u{0}c\u{1F}\u{7F}\u{80}\u{9F}\u{A0}é\u{2027}\u{2028}\u{2029}\u{202A}📷\n\r\t/<\u{85}"
+        let expected = #""\"a\\b\u0000c\u001f\u007f\u0080\u009f"# + "\u{A0}é\u{2027}" + #"\u2028\u2029"# + "\u{202A}📷" + #"\n\r\t/<\u0085""#
+        #expect(JSONValue.string(text).rendered(pretty: false) == expected)
+        #expect(JSONValue.string("").rendered(pretty: false) == #""""#)
+        #expect(JSONValue.string("plain").rendered(pretty: false) == #""plain""#)
+    }
+
     @Test func likingAgainUpdatesAndKeepsTheDate() throws {
         let first = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--note", "one", "--json"]).object()
         let second = try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path, "--json"])

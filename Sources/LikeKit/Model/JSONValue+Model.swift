@@ -28,7 +28,7 @@ extension LikeRecord {
 extension StoredImage {
     /// `{"file", "bytes", "width", "height"}`, `file` an absolute path.
     package var json: JSONValue {
-        .object([("file", .string(file.path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height))])
+        .object([("file", .string(path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height))])
     }
 }
 

@@ -91,7 +91,10 @@ public struct LikeRecord: Sendable, Hashable, Codable {
 /// A JPEG file kept in the store.
 public struct StoredImage: Sendable, Hashable, Codable {
     /// Where the file is now: the store's directory joined with ``fileName``.
-    public var file: URL
+    public var file: URL {
+        get { URL(fileURLWithPath: path, isDirectory: false) }
+        set { path = newValue.path }
+    }
     /// The file's path inside the store, such as `images/abc~1a2b3c4d5e6f.jpg`.
     public var fileName: String
     /// The file's size in bytes.
@@ -100,11 +103,14 @@ public struct StoredImage: Sendable, Hashable, Codable {
     public var width: Int
     /// The height in pixels, from the JPEG frame header.
     public var height: Int
+    /// ``file``'s absolute path. Kept as text, and made a URL only when asked for: a page of
+    /// records prints paths, and joining a URL's components took a twentieth of a `list`.
+    package var path: String
 
     enum CodingKeys: String, CodingKey { case file, bytes, width, height }
 
-    init(file: URL, fileName: String, byteCount: Int, width: Int, height: Int) {
-        self.file = file
+    init(path: String, fileName: String, byteCount: Int, width: Int, height: Int) {
+        self.path = path
         self.fileName = fileName
         self.byteCount = byteCount
         self.width = width
@@ -114,8 +120,8 @@ public struct StoredImage: Sendable, Hashable, Codable {
     /// Decodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let path = try container.decode(String.self, forKey: .file)
-        file = URL(fileURLWithPath: path)
+        let file = URL(fileURLWithPath: try container.decode(String.self, forKey: .file))
+        path = file.path
         fileName = file.deletingLastPathComponent().lastPathComponent + "/" + file.lastPathComponent
         byteCount = try container.decode(Int.self, forKey: .bytes)
         width = try container.decode(Int.self, forKey: .width)

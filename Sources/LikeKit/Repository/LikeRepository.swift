@@ -66,12 +66,35 @@ public final class LikeRepository: Sendable {
     }
 
     init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
-        self.directory = directory.standardizedFileURL
+        self.directory = Self.standardized(directory)
         self.durability = durability
         self.lockTimeout = lockTimeout
         store = Store(path: self.directory.path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
         observers = ObserverRegistry(store: store, directory: self.directory)
         work = BlockingWork(label: "LikeKit.LikeRepository")
+    }
+
+    /// `directory.standardizedFileURL`. A plain absolute path (no `.` or `..`, no `//`, not
+    /// under `/private` or `/var/automount`, which Foundation's standardizing also rewrites)
+    /// stands as it is, made into a URL directly: Foundation's way took 6 % of a warm `list`.
+    static func standardized(_ directory: URL) -> URL {
+        guard directory.isFileURL else { return directory.standardizedFileURL }
+        var path = directory.path
+        let plain = path.withUTF8 { bytes -> Bool in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            var componentStart = 1
+            for index in 1...bytes.count {
+                guard index == bytes.count || bytes[index] == UInt8(ascii: "/") else { continue }
+                let component = bytes[componentStart..<index]
+                let dots = component.allSatisfy { $0 == UInt8(ascii: ".") }
+                if index < bytes.count, component.isEmpty || dots { return false }  // `//`, `/./`, `/../`
+                if index == bytes.count, !component.isEmpty, dots, component.count <= 2 { return false }
+                componentStart = index + 1
+            }
+            return true
+        }
+        guard plain, !path.hasPrefix("/private/"), !path.hasPrefix("/var/automount/") else { return directory.standardizedFileURL }
+        return URL(fileURLWithPath: path, isDirectory: directory.hasDirectoryPath)
     }
 
     var isDurable: Bool { store.durable }

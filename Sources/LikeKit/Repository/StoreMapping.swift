@@ -92,26 +92,29 @@ extension LikeRepository {
 
     /// A record as stored, with its images' places in the store in `directory`.
     static func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int?, in directory: URL) -> LikeRecord {
+        let base = directory.path
         func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
-            file(stored.imagePath(user: user) ?? "", in: directory, bytes: info.bytes, width: info.width, height: info.height)
+            file(stored.imagePath(user: user) ?? "", in: base, bytes: info.bytes, width: info.width, height: info.height)
         }
         return LikeRecord(
             id: PhotoID(stored: stored.id), likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
             userImage: stored.userImage.map { image($0, user: true) },
-            thumbnail: thumbnailBytes.map { thumbnailImage(stored, bytes: $0, in: directory) },
+            thumbnail: thumbnailBytes.map {
+                file(stored.thumbnailPath, in: base, bytes: $0, width: stored.thumbnailSize.width, height: stored.thumbnailSize.height)
+            },
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
     }
 
     static func thumbnailImage(_ stored: StoredRecord, bytes: Int, in directory: URL) -> StoredImage {
         let size = stored.thumbnailSize
-        return file(stored.thumbnailPath, in: directory, bytes: bytes, width: size.width, height: size.height)
+        return file(stored.thumbnailPath, in: directory.path, bytes: bytes, width: size.width, height: size.height)
     }
 
-    /// A file of the store as a record shows it: `relative` is its path inside the store.
-    private static func file(_ relative: String, in directory: URL, bytes: Int, width: Int, height: Int) -> StoredImage {
-        var url = directory
-        for part in relative.split(separator: "/") { url = url.appendingPathComponent(String(part), isDirectory: false) }
-        return StoredImage(file: url, fileName: relative, byteCount: bytes, width: width, height: height)
+    /// A file of the store as a record shows it: `relative` is its path inside the store, whose
+    /// directory's absolute path is `base`.
+    private static func file(_ relative: String, in base: String, bytes: Int, width: Int, height: Int) -> StoredImage {
+        let path = base.hasSuffix("/") ? base + relative : base + "/" + relative
+        return StoredImage(path: path, fileName: relative, byteCount: bytes, width: width, height: height)
     }
 }
 

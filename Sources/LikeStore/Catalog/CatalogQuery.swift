@@ -102,10 +102,14 @@ extension OpenStore {
         let matches = query.newestFirst ? found[...] : found.reversed().dropFirst(query.offset)
         let page = matches.prefix(query.limit ?? matches.count)
         var result: [StoredRecord] = []
-        for (place, read) in zip(page, records.read(keys: page.map(\.key))) {
+        let reads = records.read(keys: page.map(\.key))
+        // By index, not `zip`: the runtime makes a `Zip2Sequence` of these types once a process,
+        // searching its conformance tables, which took 4 % of a warm `list --limit 20`.
+        for offset in reads.indices {
+            let place = page[page.startIndex + offset]
             let stored: StoredRecord?
             do {
-                stored = try read.get()
+                stored = try reads[offset].get()
             } catch StoreError.damagedRecord {
                 return nil  // the sure path names it
             }

@@ -67,20 +67,24 @@ struct RecordFiles {
     /// The records of `keys`, in their order, each as ``read(key:)`` gives it.
     ///
     /// A page's records lie scattered over the disk. Read one after the other from a cold cache,
-    /// each waits for its own read (about half a millisecond each here); so when the first takes
+    /// each waits for its own read (about half a millisecond each here); so when the second takes
     /// longer than a read from memory would, the rest are read by up to eight threads at once,
-    /// whose reads the disk serves together. From memory they are read in turn.
-    func read(keys: [String]) -> [Result<StoredRecord?, any Error>] {
-        guard let first = keys.first else { return [] }
+    /// whose reads the disk serves together. From memory they are read in turn. (The second, not
+    /// the first: a process's first record also pays for the decoder's first use, about as long
+    /// as a read from the disk, and starting eight threads for a page in memory costs more than
+    /// reading it.)
+    func read(keys: [String]) -> [RecordRead] {
+        guard keys.count > 1 else { return keys.map { key in RecordRead { try read(key: key) } } }
+        var results = [RecordRead { try read(key: keys[0]) }]
         let started = DispatchTime.now().uptimeNanoseconds
-        var results: [Result<StoredRecord?, any Error>] = [Result { try read(key: first) }]
-        let rest = keys.dropFirst()
+        results.append(RecordRead { try read(key: keys[1]) })
+        let rest = keys.dropFirst(2)
         let fromDisk = DispatchTime.now().uptimeNanoseconds - started > 150_000
         guard fromDisk, rest.count >= 2 else {
-            results += rest.map { key in Result { try read(key: key) } }
+            results += rest.map { key in RecordRead { try read(key: key) } }
             return results
         }
-        let shared = Locked((next: rest.startIndex, results: [Result<StoredRecord?, any Error>?](repeating: nil, count: keys.count)))
+        let shared = Locked((next: rest.startIndex, results: [RecordRead?](repeating: nil, count: keys.count)))
         let done = DispatchSemaphore(value: 0)
         let workers = min(8, rest.count)
         let records = self
@@ -93,7 +97,7 @@ struct RecordFiles {
                         return state.next
                     }
                     guard let index else { break }
-                    let result = Result { try records.read(key: keys[index]) }
+                    let result = RecordRead { try records.read(key: keys[index]) }
                     shared.withLock { $0.results[index] = result }
                 }
                 done.signal()
@@ -102,7 +106,7 @@ struct RecordFiles {
         for _ in 0..<workers { done.wait() }
         let gathered = shared.withLock { $0.results }
         // Every index was read by a worker; one that was not is read here.
-        return results + rest.indices.map { index in gathered[index] ?? Result { try read(key: keys[index]) } }
+        return results + rest.indices.map { index in gathered[index] ?? RecordRead { try read(key: keys[index]) } }
     }
 
     /// Whether the photo with `key` has a record file (of any kind), without reading it.
@@ -185,6 +189,30 @@ struct RecordFiles {
             return "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
         default:
             return "\(error)"
+        }
+    }
+}
+
+/// What reading one record of a page gave. Not `Result<StoredRecord?, any Error>`: a generic type
+/// of the standard library costs a new process a search of the runtime's conformance tables the
+/// first time it is used (about as long as decoding a record), and a page is read once a process.
+enum RecordRead: Sendable {
+    case read(StoredRecord?)
+    case failed(any Error)
+
+    init(_ body: () throws -> StoredRecord?) {
+        do {
+            self = .read(try body())
+        } catch {
+            self = .failed(error)
+        }
+    }
+
+    /// The record, or the error reading it threw.
+    func get() throws -> StoredRecord? {
+        switch self {
+        case .read(let record): return record
+        case .failed(let error): throw error
         }
     }
 }

@@ -15,8 +15,10 @@
 struct RecordReader {
     /// A JSON value, as far as records need one. An object's members stay in an array: a
     /// record's objects have ten members at most, and a dictionary's first use in a process costs
-    /// the runtime a search of every conformance of the binary (for `String: Hashable`).
-    private indirect enum Value {
+    /// the runtime a search of every conformance of the binary (for `String: Hashable`). Not
+    /// `indirect`: the arrays already hold their elements apart, and a box for every value cost a
+    /// page of records an allocation per string.
+    private enum Value {
         case null
         case int(Int)
         case string(String)
@@ -80,7 +82,7 @@ struct RecordReader {
     /// An object of strings, as ``RecordStamps`` reads it; `nil` for anything else.
     private static func stamps(_ value: Value) -> RecordStamps? {
         guard case .object(let members) = value else { return nil }
-        var values: [String: String] = [:]
+        var values = [String: String](minimumCapacity: members.pairs.count)
         for (key, value) in members.pairs {
             guard case .string(let text) = value else { return nil }
             values[key] = text
@@ -160,7 +162,7 @@ struct RecordReader {
         case UInt8(ascii: "{"): return object()
         case UInt8(ascii: "["): return array()
         case UInt8(ascii: "\""): return string().map(Value.string)
-        case UInt8(ascii: "n"): return literal("null") ? .null : nil
+        case UInt8(ascii: "n"): return null() ? .null : nil
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer().map(Value.int)
         default: return nil  // true, false and anything else: not in a record
         }
@@ -193,6 +195,18 @@ struct RecordReader {
     /// `\r`, `\t`, and `\u` with four hex digits outside the surrogates.
     private mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
+        // Most strings are ASCII with nothing escaped: made from their bytes at once.
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x80, bytes[index] != UInt8(ascii: "\""),
+            bytes[index] != UInt8(ascii: "\\")
+        {
+            index += 1
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            defer { index += 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        }
+        index = start
         var decoded: [UInt8] = []
         while index < bytes.count {
             let byte = bytes[index]
@@ -235,14 +249,19 @@ struct RecordReader {
         let digits = index
         while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
         guard index > digits, index - digits == 1 || bytes[digits] != UInt8(ascii: "0"), index - digits <= 18 else { return nil }
-        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
-        return Int(String(decoding: bytes[start..<index], as: UTF8.self))
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] | 0x20 == UInt8(ascii: "e") { return nil }
+        var value = 0
+        for digit in bytes[digits..<index] { value = value * 10 + Int(digit - UInt8(ascii: "0")) }
+        return bytes[start] == UInt8(ascii: "-") ? -value : value
     }
 
-    private mutating func literal(_ word: String) -> Bool {
-        let end = index + word.utf8.count
-        guard end <= bytes.count, bytes[index..<end].elementsEqual(word.utf8) else { return false }
-        index = end
+    /// `null`, taken byte by byte (a comparison with a `String`'s bytes went through the
+    /// standard library's generic sequence comparison).
+    private mutating func null() -> Bool {
+        guard index + 4 <= bytes.count, bytes[index + 1] == UInt8(ascii: "u"), bytes[index + 2] == UInt8(ascii: "l"),
+            bytes[index + 3] == UInt8(ascii: "l")
+        else { return false }
+        index += 4
         return true
     }
 

@@ -194,8 +194,11 @@ package struct RecordStamps: Sendable, Hashable {
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
     init(read values: [String: String]) {
-        self.values = values.filter { (Self.parts.contains($0.key) || $0.key == Self.unliked) && Self.isStamp($0.value) }
-        if let liked = self.values[Self.liked] { for part in Self.parts where self.values[part] == nil { self.values[part] = liked } }
+        // Made at its full size at once: growing it part by part rehashed it four times a record.
+        var kept = [String: String](minimumCapacity: Self.parts.count + 1)
+        for (part, stamp) in values where (part == Self.unliked || Self.parts.contains(part)) && Self.isStamp(stamp) { kept[part] = stamp }
+        if let liked = kept[Self.liked] { for part in Self.parts where kept[part] == nil { kept[part] = liked } }
+        self.values = kept
     }
 
     /// The stamps as a record file keeps them: a part changed with the period's start is left

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Queries on a store built the way people build one, beside sqlite3 on an indexed table of the
+same records (issue 37), at several collection sizes, and a chart of cost against size.
+
+A store of N photos is built through the `likes` binary only: ten `likes import` runs of N/10
+JPEGs with an Unsplash photo object beside each (a description from a vocabulary, a colour, a
+photographer), N/20 `likes note` commands, N/10 album memberships in 20 albums by `likes album
+add` of ten ids at a time, an export of one album, N/100 unlikes (that album's photos among
+them), and the export restored. The one-pass store of the same size (`likes-bench build`) is
+measured beside it. The peer is the `sqlite3` command on a table of the same records (the
+store's own `list --json`) with an index on `likedAt` and the colour's family as a column
+(Benchmarks/sqlite_peer.py), and a membership table for the albums.
+
+Usage: userstore.py RELEASE_DIR WORKDIR [SIZE ...]     (sizes default to 1000 10000 100000)
+Needs Pillow (python3-pil) for the one small JPEG the photos are made from; root for the cold
+rows (the page cache emptied before each run).
+"""
+import io
+import json
+import math
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+from PIL import Image
+
+RELEASE, WORK = sys.argv[1], sys.argv[2]
+SIZES = [int(size) for size in sys.argv[3:]] or [1000, 10000, 100000]
+LIKES = os.path.abspath(os.path.join(RELEASE, "likes"))
+BENCH = os.path.abspath(os.path.join(RELEASE, "likes-bench"))
+SQLITE = shutil.which("sqlite3")
+PEER = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sqlite_peer.py")]
+ENV = {key: value for key, value in os.environ.items() if not key.startswith("LIKES_")}
+CAN_DROP = os.geteuid() == 0
+os.makedirs(WORK, exist_ok=True)
+
+# Words of the descriptions: "sunset" in about a fifth of the photos (a common word), "lighthouse"
+# in 1 % (a rare one), "zzz" in none.
+COMMON, RARE, NONE = "sunset", "lighthouse", "zzz"
+VOCABULARY = ("morning city street light window river mountain forest coffee table chair dog cat "
+              "bridge road field flower garden beach wave cloud night lamp book market train").split()
+FIRST = "Anna Ben Chloé Dmitri Emeka Fatima Goro Hana Ivan Júlia Kofi Lena Mateo Noor Olga Pablo".split()
+LAST = "Smith Tanaka Müller García Okafor Ivanova Rossi Kim Nowak Silva Haddad Larsen".split()
+
+
+def base_jpeg():
+    """One small real JPEG (96x64, a gradient); each photo is it with a comment naming its number."""
+    picture = Image.new("RGB", (96, 64))
+    picture.putdata([(x * 2, y * 3, (x + y) % 256) for y in range(64) for x in range(96)])
+    buffer = io.BytesIO()
+    picture.save(buffer, "JPEG", quality=80)
+    return buffer.getvalue()
+
+
+BASE = base_jpeg()
+
+
+def photo_bytes(number):
+    comment = f"photo {number}".encode()
+    return BASE[:2] + b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment + BASE[2:]
+
+
+def metadata(number, rng):
+    words = rng.sample(VOCABULARY, 4)
+    if rng.random() < 0.2:
+        words.insert(rng.randrange(5), COMMON)
+    if number % 100 == 37:
+        words.insert(rng.randrange(5), RARE)
+    first, last = FIRST[rng.randrange(len(FIRST))], LAST[rng.randrange(len(LAST))]
+    author = rng.randrange(2000)
+    return {
+        "id": f"u{number:07d}", "created_at": "2024-05-01T10:00:00Z", "width": 96, "height": 64,
+        "color": "#%06X" % rng.randrange(1 << 24), "description": " ".join(words).capitalize(),
+        "alt_description": None, "urls": None,
+        "links": {"html": f"https://unsplash.com/photos/u{number:07d}"},
+        "user": {"name": f"{first} {last} {author}", "username": f"{first.lower()}{author}", "profile_image": None},
+    }
+
+
+def likes(store, *arguments, check=True):
+    result = subprocess.run([LIKES, "--store", store, *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    if check and result.returncode != 0:
+        raise SystemExit(f"likes {' '.join(arguments[:3])} failed ({result.returncode}): {result.stderr.decode()[-400:]}")
+    return result.stdout
+
+
+def build_user_store(folder, size):
+    """The store of `size` photos built as a user builds one; returns the seconds of each step."""
+    rng = random.Random(size)
+    store, steps = os.path.join(folder, "store"), {}
+    start = time.perf_counter()
+    for run_number in range(10):
+        batch = os.path.join(folder, "batch")
+        shutil.rmtree(batch, ignore_errors=True)
+        os.makedirs(batch)
+        for number in range(run_number * size // 10, (run_number + 1) * size // 10):
+            with open(os.path.join(batch, f"u{number:07d}.jpg"), "wb") as handle:
+                handle.write(photo_bytes(number))
+            with open(os.path.join(batch, f"u{number:07d}.json"), "w") as handle:
+                json.dump(metadata(number, rng), handle)
+        likes(store, "import", batch)
+        shutil.rmtree(batch)
+    steps["import"] = time.perf_counter() - start
+    ids = [f"u{number:07d}" for number in range(size)]
+    start = time.perf_counter()
+    for number in range(size // 20):
+        words = rng.sample(VOCABULARY, 3) + ([COMMON] if number % 5 == 0 else [])
+        likes(store, "note", rng.choice(ids), f"Note {number}: {' '.join(words)}")
+    steps["notes"] = time.perf_counter() - start
+    start = time.perf_counter()
+    members = rng.sample(ids, size // 10)
+    for offset in range(0, len(members), 10):
+        likes(store, "album", "add", f"Album {offset // 10 % 20}", *members[offset:offset + 10])
+    steps["albums"] = time.perf_counter() - start
+    start = time.perf_counter()
+    backup = os.path.join(folder, "backup")
+    shutil.rmtree(backup, ignore_errors=True)
+    likes(store, "export", backup, "--album", "Album 3")
+    exported = json.loads(likes(store, "list", "--album", "Album 3", "--limit", str(size), "--json"))
+    gone = [record["id"] for record in exported] + rng.sample(ids, max(1, size // 100 - len(exported)))
+    for identifier in dict.fromkeys(gone):
+        likes(store, "unlike", identifier, check=False)
+    likes(store, "import", backup)
+    shutil.rmtree(backup)
+    steps["unlikes and restore"] = time.perf_counter() - start
+    return steps
+
+
+def peer_database(folder, store):
+    """The store's records (its own `list --json`, without the cursors) in sqlite3's tables."""
+    records = json.loads(likes(store, "list", "--limit", "10000000", "--json"))
+    with open(os.path.join(folder, "records.jsonl"), "w") as handle:
+        for record in records:
+            record.pop("cursor", None)
+            handle.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    database = os.path.join(folder, "likes.db")
+    if os.path.exists(database):
+        os.remove(database)
+    subprocess.run([*PEER, "build", folder], check=True)
+    return len(records)
+
+
+def spawn(command):
+    start = time.perf_counter()
+    pid = os.posix_spawn(command[0], command, ENV, file_actions=[(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)])
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        raise SystemExit(f"{command} failed with status {status}")
+    return time.perf_counter() - start
+
+
+def peak_mb(command):
+    result = subprocess.run(["/usr/bin/time", "-f", "%M", *command], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV, check=True)
+    return int(result.stderr.decode().strip().splitlines()[-1]) / 1024
+
+
+def warm_pair(ours, peer, repeat=15):
+    """Medians of `repeat` runs of each, a new process each time, the two alternating."""
+    spawn(ours), spawn(peer)
+    times = ([], [])
+    for _ in range(repeat):
+        times[0].append(spawn(ours))
+        times[1].append(spawn(peer))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as handle:
+        handle.write("3\n")
+
+
+def cold_pair(ours, peer, repeat=5):
+    times = ([], [])
+    for _ in range(repeat):
+        for side, command in enumerate((ours, peer)):
+            drop_caches()
+            times[side].append(spawn(command))
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def page_of(where, join=""):
+    return f"SELECT json_group_array(json(record)) FROM (SELECT record FROM likes {join} {where} ORDER BY likedAt DESC LIMIT 20)"
+
+
+def queries(store, database, cursor, liked_at, family):
+    """(name, our arguments, sqlite3's query, cold too?) of every query the issue names."""
+    return [
+        ("newest page", ["list", "--limit", "20", "--json"], page_of(""), True),
+        (f"search, a common word ({COMMON})", ["list", "--search", COMMON, "--limit", "20", "--json"], page_of(f"WHERE record LIKE '%{COMMON}%'"), True),
+        (f"search, a rare word ({RARE}, 1 %)", ["list", "--search", RARE, "--limit", "20", "--json"], page_of(f"WHERE record LIKE '%{RARE}%'"), True),
+        (f"search, no match ({NONE})", ["list", "--search", NONE, "--limit", "20", "--json"], page_of(f"WHERE record LIKE '%{NONE}%'"), True),
+        (f"colour family ({family})", ["list", "--color", family, "--limit", "20", "--json"], page_of(f"WHERE family = '{family}'"), True),
+        ("albums", ["albums", "--json"],
+         "SELECT json_group_array(json_object('name', album, 'count', n, 'newest', newest)) FROM "
+         "(SELECT album, count(*) AS n, max(likedAt) AS newest FROM members JOIN likes USING (id) GROUP BY album ORDER BY album)", False),
+        ("album page (Album 7)", ["list", "--album", "Album 7", "--limit", "20", "--json"],
+         page_of("WHERE album = 'Album 7'", "JOIN members USING (id)"), False),
+        ("page after the middle, by cursor", ["list", "--after", cursor, "--limit", "20", "--json"], page_of(f"WHERE likedAt < '{liked_at}'"), False),
+    ]
+
+
+def measure(label, store, folder, size):
+    database = os.path.join(folder, "likes.db")
+    listing = json.loads(likes(store, "list", "--offset", str(size // 2 - 1), "--limit", "1", "--json"))
+    counts = json.loads(subprocess.run([*PEER, "families", folder], stdout=subprocess.PIPE, check=True).stdout)
+    family = max(counts, key=lambda name: counts[name])
+    rows = {}
+    for name, arguments, query, cold in queries(store, database, listing[0]["cursor"], listing[0]["likedAt"], family):
+        ours, peer = [LIKES, "--store", store, *arguments], [SQLITE, database, query]
+        warm = warm_pair(ours, peer)
+        row = {"likesMs": warm[0] * 1000, "sqliteMs": warm[1] * 1000, "ratio": warm[0] / warm[1],
+               "likesPeakMB": peak_mb(ours), "sqlitePeakMB": peak_mb(peer)}
+        text = f"{warm[0] * 1000:.1f} vs {warm[1] * 1000:.1f} ms, {row['ratio']:.2f}x, peak {row['likesPeakMB']:.1f} vs {row['sqlitePeakMB']:.1f} MB"
+        if cold and CAN_DROP:
+            cold_times = cold_pair(ours, peer)
+            row.update(coldLikesMs=cold_times[0] * 1000, coldSqliteMs=cold_times[1] * 1000, coldRatio=cold_times[0] / cold_times[1])
+            text += f"; cold {cold_times[0] * 1000:.1f} vs {cold_times[1] * 1000:.1f} ms, {row['coldRatio']:.2f}x"
+        rows[name] = row
+        print(f"  {label} {size:,}: {name}: {text}", flush=True)
+    return rows
+
+
+def chart(results, width=48):
+    """Milliseconds of each query against the collection's size, ours beside sqlite3's, as bars
+    on a logarithmic scale (0.5 ms to 500 ms) so that a flat cost shows as bars of one length."""
+    lines = ["ms (log scale):  0.5      1        5   10       50  100      500",
+             "                 |" + "-" * width + "|"]
+    low, high = math.log10(0.5), math.log10(500)
+    for name in results["user"][str(SIZES[0])]:
+        lines.append(name)
+        for size in SIZES:
+            row = results["user"][str(size)][name]
+            for side, key, mark in (("likes  ", "likesMs", "#"), ("sqlite3", "sqliteMs", "=")):
+                length = round((math.log10(max(row[key], 0.5)) - low) / (high - low) * width)
+                lines.append(f"  {size:>9,} {side} |{mark * length}{' ' * (width - length)}| {row[key]:.1f}")
+    return "\n".join(lines)
+
+
+results = {"user": {}, "onePass": {}, "build": {}}
+for size in SIZES:
+    folder = os.path.join(WORK, f"user-{size}")
+    if not os.path.exists(os.path.join(folder, "likes.db")):
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        steps = build_user_store(folder, size)
+        count = peer_database(folder, os.path.join(folder, "store"))
+        results["build"][str(size)] = dict(steps, photos=count)
+        print(f"built the user's store of {size:,} ({count:,} photos): " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()), flush=True)
+    results["user"][str(size)] = measure("user-built", os.path.join(folder, "store"), folder, size)
+    one_pass = os.path.join(WORK, f"one-pass-{size}")
+    if not os.path.exists(os.path.join(one_pass, "likes.db")):
+        shutil.rmtree(one_pass, ignore_errors=True)
+        os.makedirs(one_pass)
+        subprocess.run([BENCH, "build", os.path.join(one_pass, "store"), str(size), "2048"], stdout=subprocess.DEVNULL, check=True)
+        peer_database(one_pass, os.path.join(one_pass, "store"))
+    results["onePass"][str(size)] = measure("one-pass", os.path.join(one_pass, "store"), one_pass, size)
+    verify = [LIKES, "--store", os.path.join(folder, "store"), "verify"]
+    purge = [LIKES, "--store", os.path.join(folder, "store"), "purge", "--dry-run"]
+    find = ["/bin/sh", "-c", f"find '{os.path.join(folder, 'store')}' -type f | wc -l"]
+    purge_times = warm_pair(purge, find, 5)
+    results["user"][str(size)]["verify"] = {"seconds": spawn(verify), "peakMB": peak_mb(verify)}
+    results["user"][str(size)]["purge --dry-run"] = {"likesMs": purge_times[0] * 1000, "findMs": purge_times[1] * 1000, "ratio": purge_times[0] / purge_times[1]}
+    print(f"  user-built {size:,}: verify {results['user'][str(size)]['verify']}, purge --dry-run vs find: {purge_times[0] * 1000:.0f} vs {purge_times[1] * 1000:.0f} ms", flush=True)
+
+with open(os.path.join(WORK, "userstore.json"), "w") as handle:
+    json.dump(results, handle, indent=2)
+picture = chart({"user": {size: {k: v for k, v in rows.items() if "sqliteMs" in v} for size, rows in results["user"].items()}})
+with open(os.path.join(WORK, "chart.txt"), "w") as handle:
+    handle.write(picture + "\n")
+print(picture)
+print(f"results in {os.path.join(WORK, 'userstore.json')}, the chart in {os.path.join(WORK, 'chart.txt')}")
