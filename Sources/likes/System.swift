@@ -21,7 +21,9 @@ enum System {
     /// `ProcessInfo` took 5 % of a warm `list --limit 20` (`perf`, issue 37) to make.
     static func environment() -> [String: String] {
         #if canImport(Glibc)
-            var values: [String: String] = [:]
+            var count = 0
+            while environ[count] != nil { count += 1 }
+            var values = [String: String](minimumCapacity: count)
             var entry = environ
             while let pointer = entry.pointee {
                 let text = String(cString: pointer)

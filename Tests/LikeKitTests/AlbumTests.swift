@@ -234,6 +234,35 @@ import Testing
         #expect(journal.contains(" %C3%89te%2C%202026%20100%25\n"))
     }
 
+    @Test func verifyCountsEachRecordTheIndexLacksOrDescribesWrongly() throws {
+        // Verify compares the index with the records by a sum of digests and, only where the sums
+        // differ, entry by entry: the counts must be those of the entry by entry comparison.
+        let repository = folder.repository()
+        try like(repository, ["a", "b", "c", "d", "e"])
+        let records = folder.store.appendingPathComponent("records")
+        func edit(_ name: String, _ change: (inout [String: Any]) -> Void) throws {
+            let file = records.appendingPathComponent(name + ".json")
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+            change(&object)
+            try JSONSerialization.data(withJSONObject: object).write(to: file)
+        }
+        try edit("a") { $0["note"] = "edited by hand" }
+        try edit("b") { $0["albums"] = ["Edited"] }
+        // A record the journal never named: c's, copied under another photo's key.
+        var copy = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: records.appendingPathComponent("c.json"))) as? [String: Any])
+        copy["id"] = "f"
+        try JSONSerialization.data(withJSONObject: copy).write(to: records.appendingPathComponent("f.json"))
+        try Data("not a record".utf8).write(to: records.appendingPathComponent("d.json"))  // damaged: named on its own
+        let report = try repository.verify()
+        #expect(report.problems.contains { $0.hasPrefix("The record file") && $0.contains("d.json") })
+        #expect(
+            report.problems.contains {
+                $0.hasSuffix("disagrees with the record files (1 records missing from it, 2 entries stale). Repairing the store rebuilds it.")
+            }, "\(report.problems)")
+        #expect(report.problems.contains { $0.contains("images/f~") })  // f's record names an image f never had
+        #expect(report.problems.count == 3)
+    }
+
     @Test func verifyNoticesAnIndexWhoseAlbumsDisagreeWithTheRecords() throws {
         let repository = folder.repository()
         try like(repository, ["a"])

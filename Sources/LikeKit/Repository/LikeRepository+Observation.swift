@@ -197,7 +197,7 @@ final class ObserverRegistry: Sendable {
 
     private func deliver(_ followed: FollowedChange) {
         let observers = state.withLock { state in state.observers.sorted { $0.key < $1.key }.map(\.value) }
-        let change = LikeRepository.publicChange(followed.change, in: directory, ownDevice: ownDevice)
+        let change = LikeRepository.publicChange(followed.change, in: directory.path, ownDevice: ownDevice)
         for observer in observers where observer.follows(followed) {
             observer.queue.async {
                 guard !observer.cancelled.withLock({ $0 }) else { return }

@@ -64,12 +64,12 @@ extension LikeRepository {
 
     /// A change as the store reported it, for this store.
     func publicChange(_ change: StoredChange) -> LikeChange {
-        Self.publicChange(change, in: directory, ownDevice: observers.ownDevice)
+        Self.publicChange(change, in: store.path, ownDevice: observers.ownDevice)
     }
 
     /// A record as stored, with its thumbnail when one was made.
     func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int? = nil) -> LikeRecord {
-        Self.publicRecord(stored, thumbnailBytes: thumbnailBytes, in: directory)
+        Self.publicRecord(stored, thumbnailBytes: thumbnailBytes, in: store.path)
     }
 
     func publicRecord(_ item: StoredItem) -> LikeRecord {
@@ -78,21 +78,21 @@ extension LikeRepository {
 
     /// The thumbnail of `stored` as a record shows it.
     func thumbnailImage(_ stored: StoredRecord, bytes: Int) -> StoredImage {
-        Self.thumbnailImage(stored, bytes: bytes, in: directory)
+        Self.thumbnailImage(stored, bytes: bytes, in: store.path)
     }
 
-    /// A change as the store reported it, for the store in `directory`; `ownDevice` asked for
-    /// the store's device id when the change is its own.
-    static func publicChange(_ change: StoredChange, in directory: URL, ownDevice: () -> String?) -> LikeChange {
+    /// A change as the store reported it, for the store whose directory's absolute path is
+    /// `directory`; `ownDevice` asked for the store's device id when the change is its own.
+    static func publicChange(_ change: StoredChange, in directory: String, ownDevice: () -> String?) -> LikeChange {
         LikeChange(
             kind: LikeChange.Kind(change.kind), id: change.id.map(PhotoID.init(stored:)), date: Timestamp.date(change.at),
             record: change.record.map { publicRecord($0, thumbnailBytes: nil, in: directory) }, fields: Set(change.fields.map(LikeChange.Field.init)),
             files: change.files, device: change.kind == .purged ? nil : change.device ?? ownDevice())
     }
 
-    /// A record as stored, with its images' places in the store in `directory`.
-    static func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int?, in directory: URL) -> LikeRecord {
-        let base = directory.path
+    /// A record as stored, with its images' places in the store whose directory's absolute path
+    /// is `base` (a string: `URL.path` took a twentieth of a `list`, asked for each record).
+    static func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int?, in base: String) -> LikeRecord {
         func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
             file(stored.imagePath(user: user) ?? "", in: base, bytes: info.bytes, width: info.width, height: info.height)
         }
@@ -105,9 +105,9 @@ extension LikeRepository {
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
     }
 
-    static func thumbnailImage(_ stored: StoredRecord, bytes: Int, in directory: URL) -> StoredImage {
+    static func thumbnailImage(_ stored: StoredRecord, bytes: Int, in base: String) -> StoredImage {
         let size = stored.thumbnailSize
-        return file(stored.thumbnailPath, in: directory.path, bytes: bytes, width: size.width, height: size.height)
+        return file(stored.thumbnailPath, in: base, bytes: bytes, width: size.width, height: size.height)
     }
 
     /// A file of the store as a record shows it: `relative` is its path inside the store, whose

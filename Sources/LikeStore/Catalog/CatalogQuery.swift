@@ -200,6 +200,24 @@ extension OpenStore {
         return end == .complete ? statistics : nil
     }
 
+    /// The digests (see ``CatalogScan/Photo/digest``) of every live photo the catalog names,
+    /// added up (wrapping), with their number, and whether every photo's line has a catalog
+    /// (`nil` where some have one and some not): what `verify` compares the records with, in
+    /// memory that does not grow with the collection. `nil` as ``catalogDigests()``.
+    func catalogDigestSum() throws -> (count: Int, sum: Int, withCatalog: Bool?)? {
+        guard let records, let reader = try journal.reader(records: records) else { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        var (count, sum, withCatalog, without) = (0, 0, 0, 0)
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+            count += 1
+            sum &+= photo.digest
+            if photo.newest.text != nil { withCatalog += 1 } else { without += 1 }
+            return true
+        }
+        guard end == .complete else { return nil }
+        return (count, sum, without == 0 ? true : withCatalog == 0 ? false : nil)
+    }
+
     /// What the catalog says of each live photo, as a digest by key (see
     /// ``CatalogScan/Photo/digest``), and whether its line has a catalog; `nil` where the journal
     /// is damaged, missing, cut short or out of order (the index then says which). Reads the

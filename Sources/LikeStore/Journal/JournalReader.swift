@@ -406,6 +406,17 @@ struct JournalReader {
         _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_WILLNEED)
     }
 
+    /// Lets the whole pages of `range` of a mapped file go from the process's memory; touched
+    /// again, they are read again (from the page cache).
+    private static func letGo(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+        guard let base = bytes.baseAddress, !range.isEmpty else { return }
+        let page = Int(getpagesize())
+        let first = (Int(bitPattern: base) + range.lowerBound + page - 1) / page * page
+        let last = (Int(bitPattern: base) + range.upperBound) / page * page
+        guard last > first else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED)
+    }
+
     /// Where the journal's lines end for a reader that goes on from there later: the file's
     /// length, or, when its last line's change has not taken effect yet (its writer is between
     /// the line and the record file, which a reader of the records would not see changed yet),
@@ -431,18 +442,29 @@ struct JournalReader {
         // Mapped, the file is asked for chunk by chunk back from its end (the mapping reads no
         // more than the page touched, see ``OpenFile/withMappedBytes(_:)``): a walk that stops
         // soon reads little from a cold cache, one through the whole file reads it in large parts.
+        //
+        // The pages walked are let go as the walk goes on, a step of at most 1 MB at a time
+        // (MADV_DONTNEED: a read-only mapping of a file the lock keeps unchanged, so a page asked
+        // for again is read again from the cache), so that a walk through the whole journal does
+        // not hold all of it: a command's peak memory would otherwise grow with the collection.
         let mapped = try source.withMappedBytes { bytes -> BackwardEnd in
             var end = bytes.count  // the lines before it are unvisited (with a carried line's end)
             var chunkStart = bytes.count
             var chunkSize = Self.firstChunkSize
             while chunkStart > 0 {
-                let start = max(0, chunkStart - chunkSize)
+                let chunkEnd = chunkStart
+                chunkStart = max(0, chunkStart - chunkSize)
                 chunkSize = min(2 * chunkSize, Self.largestMappedChunkSize)
-                Self.willNeed(bytes, start..<chunkStart)
-                let outcome = try walk.lines(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: start, visit)
-                if let reached = outcome.end { return reached }
-                end = start + outcome.carry
-                chunkStart = start
+                Self.willNeed(bytes, chunkStart..<chunkEnd)
+                var stepEnd = chunkEnd
+                while stepEnd > chunkStart {
+                    let start = max(chunkStart, stepEnd - Self.largestChunkSize)
+                    let outcome = try walk.lines(in: UnsafeBufferPointer(rebasing: bytes[start..<end]), from: start, visit)
+                    if let reached = outcome.end { return reached }
+                    Self.letGo(bytes, (start + outcome.carry)..<end)
+                    end = start + outcome.carry
+                    stepEnd = start
+                }
             }
             return .damaged
         }

@@ -19,7 +19,7 @@ extension Store {
         var check = StoreCheck()
         if let records = opened.records {
             try check.readIndex(opened, locked: lock != nil)
-            try check.readRecords(records, images: opened.images)
+            try check.readRecords(records, images: opened.images, opened: opened, locked: lock != nil)
         }
         if let images = opened.images {
             // Images a journal set aside by an earlier repair still names: a photo to rebuild.
@@ -28,7 +28,7 @@ extension Store {
             }
             try check.readImages(images)
         }
-        try check.readThumbnails(opened.thumbnails(), root: opened.root)
+        try check.readThumbnails(opened.thumbnails(), root: opened.root, records: opened.records)
         try check.readRoot(opened.root)
         return StoreVerification(
             problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
@@ -37,13 +37,23 @@ extension Store {
 }
 
 /// What one `verify` has found so far.
+///
+/// Its memory: the index is compared with the records by the sum of their digests (see
+/// ``OpenStore/catalogDigestSum()``), and only where the sums differ entry by entry, in a second
+/// pass; the generations of each photo's images are kept in one array sorted by key. At 100,000
+/// photos, the three tables by key it kept before took 33 of its 42 MB.
 private struct StoreCheck {
-    /// What the index says of each live photo; `seen` once its record was read.
-    var indexed: [String: (digest: Int, hasCatalog: Bool, seen: Bool)] = [:]
-    /// The generations of each recorded photo's images, to tell its image files from orphans.
-    var imageGenerations: [String: (image: String, user: String?)] = [:]
-    /// Each recorded photo's id, for the sentences about its thumbnail.
-    var ids: [String: String] = [:]
+    /// Each recorded photo's key and its images' generations, sorted by key once the records
+    /// are read: what tells a photo's image and thumbnail files from orphans.
+    var recorded: [(key: String, image: String, user: String?)] = []
+    /// The index by its sum: each digest added up, and whether its photos' lines have a
+    /// catalog; `nil` where the index was read the sure way (a damaged or mixed journal).
+    var indexSum: (count: Int, sum: Int, withCatalog: Bool)?
+    /// The records' digests added up, as the index's are.
+    var recordSum = (count: 0, sum: 0)
+    /// What the index says of each live photo whose record has not been compared yet; filled
+    /// only where the sums differ, or the index was read the sure way.
+    var indexed: [String: (digest: Int, hasCatalog: Bool)] = [:]
     var damagedKeys: Set<String> = []
     var damage: [String] = []
     var imageProblems: [String] = []
@@ -60,31 +70,84 @@ private struct StoreCheck {
         if let indexDamage {
             return "\(indexDamage.prefix(1).uppercased() + indexDamage.dropFirst()). Repairing the store rebuilds it."
         }
-        let stale = staleInIndex + indexed.filter { key, entry in !entry.seen && !damagedKeys.contains(key) }.count
+        let stale = staleInIndex + indexed.keys.filter { !damagedKeys.contains($0) }.count
         guard missingFromIndex + stale > 0 else { return nil }
         return
             "The index \(Journal.fileName) disagrees with the record files (\(missingFromIndex) records missing from it, \(stale) entries stale). Repairing the store rebuilds it."
     }
 
-    /// The index, by one scan of the catalog; where that cannot be read, the whole index is read
-    /// the sure way (which names the damage).
+    /// The index, by one scan of the catalog into a sum; where that cannot be read, or its
+    /// lines mix photos with and without a catalog, the whole index the sure way (which names
+    /// the damage).
     mutating func readIndex(_ opened: OpenStore, locked: Bool) throws {
+        if let found = try opened.catalogDigestSum(), let withCatalog = found.withCatalog {
+            indexSum = (found.count, found.sum, withCatalog)
+            return
+        }
+        try readIndexEntries(opened, locked: locked)
+    }
+
+    /// The index entry by entry: by the catalog where it can be read, else the sure way.
+    mutating func readIndexEntries(_ opened: OpenStore, locked: Bool) throws {
         if let digests = try opened.catalogDigests() {
-            indexed = digests.mapValues { ($0.digest, $0.hasCatalog, false) }
+            indexed = digests
             return
         }
         let index = try opened.index(locked: locked)
         indexDamage = index.damage
         for (key, entry) in index.live {
-            indexed[key] = (CatalogScan.Photo.digest(of: entry, withCatalog: entry.catalog != nil), entry.catalog != nil, false)
+            indexed[key] = (CatalogScan.Photo.digest(of: entry, withCatalog: entry.catalog != nil), entry.catalog != nil)
         }
     }
 
     /// Decodes each record file in turn: its damage, its images, and what the index says of it.
-    mutating func readRecords(_ records: RecordFiles, images: ImageFiles?) throws {
+    mutating func readRecords(_ records: RecordFiles, images: ImageFiles?, opened: OpenStore, locked: Bool) throws {
+        recorded.reserveCapacity(indexSum?.count ?? indexed.count)
+        let directory = records.directory
+        try Self.forEachRecord(
+            records, other: { name, key in try consider(directory, name, prefix: RecordFiles.directoryName, key: key) },
+            damaged: { key, file, reason in
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                damagedKeys.insert(key)
+            }
+        ) { key, record in
+            recorded.append((key, record.image.generation, record.userImage?.generation))
+            try checkImages(of: record, images: images)
+            if let indexSum {
+                recordSum.count += 1
+                recordSum.sum &+= CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: indexSum.withCatalog)
+            } else {
+                compare(key, record)
+            }
+        }
+        recorded.sort { $0.key < $1.key }
+        if let indexSum, indexSum.count != recordSum.count || indexSum.sum != recordSum.sum || !damagedKeys.isEmpty {
+            // The sums differ (or a damaged record left one out): entry by entry, to count.
+            try readIndexEntries(opened, locked: locked)
+            try Self.forEachRecord(records) { key, record in compare(key, record) }
+        }
+        if indexDamage != nil { indexed = [:] }  // a damaged index is reported as such, not entry by entry
+    }
+
+    /// Takes the index's entry for `key` out, counting a record it does not describe as stale
+    /// and one it lacks as missing.
+    private mutating func compare(_ key: String, _ record: StoredRecord) {
+        if let entry = indexed.removeValue(forKey: key) {
+            if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: entry.hasCatalog) { staleInIndex += 1 }
+        } else if indexDamage == nil {
+            missingFromIndex += 1
+        }
+    }
+
+    /// Each record file, read and handed to `body`; a name that is no record file goes to
+    /// `other`, a damaged record to `damaged`.
+    private static func forEachRecord(
+        _ records: RecordFiles, other: (String, String?) throws -> Void = { _, _ in }, damaged: (String, String, String) -> Void = { _, _, _ in },
+        _ body: (String, StoredRecord) throws -> Void
+    ) throws {
         try records.directory.forEachName { name in
             guard let key = StoreLayout.key(ofRecordFile: name), try records.directory.entry(name)?.isRegularFile == true else {
-                try consider(records.directory, name, prefix: RecordFiles.directoryName, key: StoreLayout.key(ofRecordFile: name))
+                try other(name, StoreLayout.key(ofRecordFile: name))
                 return
             }
             let record: StoredRecord
@@ -92,21 +155,22 @@ private struct StoreCheck {
                 guard let read = try records.read(key: key) else { return }  // gone since listed
                 record = read
             } catch StoreError.damagedRecord(let file, let reason) {
-                damage.append("The record file \(file) is damaged (\(reason)).")
-                damagedKeys.insert(key)
+                damaged(key, file, reason)
                 return
             }
-            imageGenerations[key] = (record.image.generation, record.userImage?.generation)
-            ids[key] = record.id
-            try checkImages(of: record, images: images)
-            if let entry = indexed[key] {
-                indexed[key]?.seen = true
-                if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: entry.hasCatalog) { staleInIndex += 1 }
-            } else if indexDamage == nil {
-                missingFromIndex += 1
-            }
+            try body(key, record)
         }
-        if indexDamage != nil { indexed = [:] }  // a damaged index is reported as such, not entry by entry
+    }
+
+    /// The generations of the images of the recorded photo with `key`.
+    func generations(of key: String) -> (image: String, user: String?)? {
+        var (low, high) = (0, recorded.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if recorded[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < recorded.count, recorded[low].key == key else { return nil }
+        return (recorded[low].image, recorded[low].user)
     }
 
     /// A sentence for each image of `record` that is not whole.
@@ -123,7 +187,7 @@ private struct StoreCheck {
     /// The files of images/ that belong to no record (nor to a damaged record's photo).
     mutating func readImages(_ images: ImageFiles) throws {
         try images.directory.forEachName { name in
-            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+            if let key = StoreLayout.key(ofImageFile: name), let generations = generations(of: key),
                 name == StoreLayout.imageFileName(key, generations.image, user: false)
                     || generations.user.map({ name == StoreLayout.imageFileName(key, $0, user: true) }) == true
             {
@@ -141,7 +205,7 @@ private struct StoreCheck {
 
     /// Each thumbnail of a recorded photo's image checked against the checksum it carries (a
     /// missing one is no problem: it is made on first need); any other file is an orphan.
-    mutating func readThumbnails(_ thumbnails: ThumbnailFiles, root: StoreDirectory) throws {
+    mutating func readThumbnails(_ thumbnails: ThumbnailFiles, root: StoreDirectory, records: RecordFiles?) throws {
         guard let directory = thumbnails.directory else {
             if let entry = try root.entry(ThumbnailFiles.directoryName), !entry.isDirectory {
                 thumbnailProblems.append("\(ThumbnailFiles.directoryName) should be a folder and is not; repairing the store sets it aside.")
@@ -149,11 +213,13 @@ private struct StoreCheck {
             return
         }
         try directory.forEachName { name in
-            if let key = StoreLayout.key(ofImageFile: name), let generations = imageGenerations[key],
+            if let key = StoreLayout.key(ofImageFile: name), let generations = generations(of: key),
                 name == StoreLayout.thumbnailFileName(key, generations.image)
             {
                 if case .damaged(let problem) = try thumbnails.state(key: key, generation: generations.image) {
-                    let who = MessageText.quoted(ids[key] ?? key)
+                    // The id from the key, or for a hashed key from the record.
+                    let id = StorageKey.decode(key) ?? records.flatMap { try? $0.read(key: key) }?.id
+                    let who = MessageText.quoted(id ?? key)
                     thumbnailProblems.append(
                         "The thumbnail \(ThumbnailFiles.directoryName)/\(name) of photo \(who) \(problem); repairing the store makes it anew.")
                 }
