@@ -15,3 +15,4 @@ python3 Benchmarks/bench.py .build/release "$work"
 python3 Benchmarks/serve.py .build/release/likes "$work/big/store" "$work" Samples/photos/coffee.jpg
 python3 Benchmarks/restore.py .build/release/likes "$work"
 /usr/bin/python3 Benchmarks/sync.py .build/release "$work"
+/usr/bin/python3 Benchmarks/userstore.py .build/release "$work"

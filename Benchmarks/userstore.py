@@ -228,9 +228,13 @@ def measure(label, store, folder, size):
 def chart(results, width=48):
     """Milliseconds of each query against the collection's size, ours beside sqlite3's, as bars
     on a logarithmic scale (0.5 ms to 500 ms) so that a flat cost shows as bars of one length."""
-    lines = ["ms (log scale):  0.5      1        5   10       50  100      500",
-             "                 |" + "-" * width + "|"]
     low, high = math.log10(0.5), math.log10(500)
+    ticks = [" "] * (width + 1)
+    for value in ("0.5", "1", "5", "10", "50", "100", "500"):
+        place = round((math.log10(float(value)) - low) / (high - low) * width)
+        place = min(place, width + 1 - len(value))
+        ticks[place:place + len(value)] = list(value)
+    lines = ["ms, log scale".ljust(21) + "".join(ticks), " " * 20 + "|" + "-" * width + "|"]
     for name in results["user"][str(SIZES[0])]:
         lines.append(name)
         for size in SIZES:
