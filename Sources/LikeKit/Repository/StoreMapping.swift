@@ -99,9 +99,7 @@ extension LikeRepository {
         return LikeRecord(
             id: PhotoID(stored: stored.id), likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
             userImage: stored.userImage.map { image($0, user: true) },
-            thumbnail: thumbnailBytes.map {
-                file(stored.thumbnailPath, in: base, bytes: $0, width: stored.thumbnailSize.width, height: stored.thumbnailSize.height)
-            },
+            thumbnail: thumbnailBytes.map { thumbnailImage(stored, bytes: $0, in: base) },
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
     }
 

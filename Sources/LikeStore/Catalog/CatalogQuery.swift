@@ -124,8 +124,7 @@ extension OpenStore {
     /// ``JournalReader/likedLines(after:newestFirst:_:)``): its cost is the page's, however deep.
     /// Each like met is confirmed by its record; `nil` where the journal cannot be jumped in.
     private func jumpingPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
-        guard locked, let reader = try journal.reader(records: records, mapped: true) else { return nil }
-        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        guard locked, let reader = try catalogReader(mapped: true) else { return nil }
         var page: [StoredRecord] = []
         var skipped = 0
         var more = false
@@ -205,17 +204,13 @@ extension OpenStore {
     /// (`nil` where some have one and some not): what `verify` compares the records with, in
     /// memory that does not grow with the collection. `nil` as ``catalogDigests()``.
     func catalogDigestSum() throws -> (count: Int, sum: Int, withCatalog: Bool?)? {
-        guard let records, let reader = try journal.reader(records: records) else { return nil }
-        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         var (count, sum, withCatalog, without) = (0, 0, 0, 0)
-        let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+        let complete = try forEachCatalogPhoto { photo in
             count += 1
             sum &+= photo.digest
             if photo.newest.text != nil { withCatalog += 1 } else { without += 1 }
-            return true
         }
-        guard end == .complete else { return nil }
-        return (count, sum, without == 0 ? true : withCatalog == 0 ? false : nil)
+        return complete ? (count, sum, without == 0 ? true : withCatalog == 0 ? false : nil) : nil
     }
 
     /// What the catalog says of each live photo, as a digest by key (see
@@ -223,22 +218,37 @@ extension OpenStore {
     /// is damaged, missing, cut short or out of order (the index then says which). Reads the
     /// journal in chunks, under a lock the caller holds: memory grows with the keys only.
     func catalogDigests() throws -> [String: (digest: Int, hasCatalog: Bool)]? {
-        guard let records, let reader = try journal.reader(records: records) else { return nil }
-        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         var digests: [String: (digest: Int, hasCatalog: Bool)] = [:]
-        let end = try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+        let complete = try forEachCatalogPhoto { photo in
             digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, photo.newest.text != nil)
-            return true
         }
-        return end == .complete ? digests : nil
+        return complete ? digests : nil
+    }
+
+    /// Hands every live photo of the catalog to `body`, each field checked, reading the journal in
+    /// chunks; false where the catalog cannot be read whole.
+    private func forEachCatalogPhoto(_ body: (CatalogScan.Photo) -> Void) throws -> Bool {
+        guard let reader = try catalogReader() else { return false }
+        return try CatalogScan.photos(in: reader, checkingEveryField: true) { photo in
+            body(photo)
+            return true
+        } == .complete
+    }
+
+    /// The journal's reader for a scan of the catalog (`mapped` only under a lock the caller
+    /// holds); `nil` where there are no records or no journal, or the journal is shorter than the
+    /// length noted on it (cut short: the index then says so).
+    private func catalogReader(mapped: Bool = false) throws -> JournalReader? {
+        guard let records, let reader = try journal.reader(records: records, mapped: mapped) else { return nil }
+        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        return reader
     }
 
     /// The files of each live photo by the catalog, and the number of lines walked (for purge,
     /// which needs no more of it); `nil` where the journal is damaged, missing, cut short or out
     /// of order (the index then says which). Under a lock the caller holds (`locked`: it got one).
     func catalogFiles(locked: Bool) throws -> (files: [PhotoFiles], lineCount: Int)? {
-        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return nil }
-        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
+        guard let reader = try catalogReader(mapped: locked) else { return nil }
         var files: [PhotoFiles] = []
         var lines = 0
         let end = try CatalogScan.photos(in: reader, checkingEveryField: true, lineCount: &lines) { photo in
@@ -255,8 +265,7 @@ extension OpenStore {
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
     private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
-        guard let records, let reader = try journal.reader(records: records, mapped: locked) else { return .damaged }
-        if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return .damaged }
+        guard let reader = try catalogReader(mapped: locked) else { return .damaged }
         return try CatalogScan.photos(in: reader, body)
     }
 }
