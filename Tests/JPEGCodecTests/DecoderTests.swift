@@ -31,6 +31,49 @@ import Testing
         for scale in JPEGScale.allCases { try expectSameAsLibjpeg(jpeg, scale: scale, name: variant.name, floor: variant.floor) }
     }
 
+    /// A thumbnail's decode at 1/8 that keeps only each chroma block's mean: its luma is the
+    /// full decode's, and over every 2x2 that a 4:2:0 encode averages, its chroma (one value
+    /// repeated) is the mean of the full decode's chroma there. Photos without subsampled
+    /// chroma decode the same either way.
+    @Test(arguments: Reference.photos)
+    func chromaMeansAtAnEighthAreWhatTheFullChromaAverages(name: String) throws {
+        let jpeg = try Reference.photo(name)
+        let (full, means, subsampled) = try jpeg.withUnsafeBytes { raw in
+            let decoder = Decoder(bytes: raw, blockSize: 1, subsampled: .meansRepeated)
+            let means = try decoder.decode()
+            let chroma = decoder.frame?.components[1]
+            return (try Decoder(bytes: raw, blockSize: 1).decode(), means, chroma.map { $0.horizontal < decoder.frame!.maxHorizontal } ?? false)
+        }
+        #expect(means.width == full.width && means.height == full.height)
+        #expect(means.planes[0] == full.planes[0])
+        guard subsampled else {
+            #expect(means.planes == full.planes, "\(name): no subsampled chroma, yet the decodes differ")
+            return
+        }
+        var cells = 0
+        var worst = 0.0
+        var total = 0.0
+        for plane in 1...2 {
+            let meanPlane = means.planes[plane]
+            let fullPlane = full.planes[plane]
+            for y in stride(from: 0, to: full.height - 1, by: 2) {
+                for x in stride(from: 0, to: full.width - 1, by: 2) {
+                    let cell = [y * full.width + x, y * full.width + x + 1, (y + 1) * full.width + x, (y + 1) * full.width + x + 1]
+                    #expect(Set(cell.map { meanPlane[$0] }).count == 1, "\(name): the mean is not repeated over (\(x), \(y))")
+                    let average = Double(cell.reduce(0) { $0 + Int(fullPlane[$1]) }) / 4
+                    let difference = abs(Double(meanPlane[cell[0]]) - average)
+                    worst = max(worst, difference)
+                    total += difference
+                    cells += 1
+                }
+            }
+        }
+        #expect(cells > 0)
+        // Each of the full decode's samples is rounded (and clamped) on its own: within 2.
+        #expect(worst <= 2, "\(name): a mean \(worst) away from the full chroma's")
+        #expect(total / Double(cells) < 0.5, "\(name): means \(total / Double(cells)) away on average")
+    }
+
     @Test(arguments: [
         ("pil_sample_cmyk.jpg", JPEGError.unsupported(reason: "four colour components (CMYK or YCCK)"))
     ])

@@ -18,7 +18,8 @@ extension Decoder {
             result.append(
                 Upsampling.plane(
                     planes[index], stride: stride, validWidth: max(validWide, 1), validHeight: max(validHigh, 1), factorX: component.upsampleX,
-                    factorY: component.upsampleY, width: width, height: height))
+                    factorY: component.upsampleY, width: width, height: height,
+                    interpolating: subsampled != .meansRepeated))
         }
         return PlanarImage(width: width, height: height, planes: result)
     }
@@ -26,10 +27,12 @@ extension Decoder {
 
 /// Brings a decoded plane to the output's size: crops its padding and, for a component sampled
 /// more coarsely than the DCT could make up, upsamples it by whole factors (linear between
-/// sample centres for 2, as libjpeg's "fancy" upsampling; repeated samples otherwise).
+/// sample centres for 2, as libjpeg's "fancy" upsampling, unless not `interpolating`; repeated
+/// samples otherwise).
 enum Upsampling {
     static func plane(
-        _ samples: UnsafePointer<UInt8>, stride: Int, validWidth: Int, validHeight: Int, factorX: Int, factorY: Int, width: Int, height: Int
+        _ samples: UnsafePointer<UInt8>, stride: Int, validWidth: Int, validHeight: Int, factorX: Int, factorY: Int, width: Int, height: Int,
+        interpolating: Bool = true
     ) -> [UInt8] {
         var result = [UInt8](repeating: 0, count: width * height)
         if factorX == 1 && factorY == 1 {
@@ -42,7 +45,21 @@ enum Upsampling {
             return result
         }
         // As libjpeg: a plane of one or two samples a row is repeated, not interpolated.
-        let linear = validWidth > 2
+        let linear = interpolating && validWidth > 2
+        if !linear || (factorX != 2 && factorY != 2) {
+            // Each sample repeated: the nearest source sample, found once per column.
+            let columns = (0..<width).map { min($0 / factorX, validWidth - 1) }
+            result.withUnsafeMutableBufferPointer { target in
+                columns.withUnsafeBufferPointer { columns in
+                    for y in 0..<height {
+                        let row = samples + min(y / factorY, validHeight - 1) * stride
+                        let line = target.baseAddress! + y * width
+                        for x in 0..<width { line[x] = row[columns[x]] }
+                    }
+                }
+            }
+            return result
+        }
         result.withUnsafeMutableBufferPointer { target in
             // Column positions in the source for each output column: the two nearest samples and
             // the weight of the second.

@@ -14,18 +14,46 @@ extension Decoder {
         let sampleHeight: Int
         let horizontal: Int
         let vertical: Int
+        /// For a block of 2 to 16 samples: each coefficient's dequantized share of every sample,
+        /// row by row, at its natural position; `nil` for a block of 1 or 64.
+        let shares: UnsafeMutablePointer<SIMD16<Float>>?
+
+        /// The ``shares`` of a block of `width` x `height` samples dequantized by `quantization`,
+        /// or `nil` when a block of that size is not summed from shares.
+        static func shares(width: Int, height: Int, quantization: UnsafePointer<Float>) -> UnsafeMutablePointer<SIMD16<Float>>? {
+            guard width * height > 1, width * height <= 16 else { return nil }
+            let horizontal = InverseDCT.factors + InverseDCT.offset(width)
+            let vertical = InverseDCT.factors + InverseDCT.offset(height)
+            let shares = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 64)
+            for natural in 0..<64 {
+                var share = SIMD16<Float>(repeating: 0)
+                for y in 0..<height {
+                    for x in 0..<width {
+                        share[y * width + x] = quantization[natural] * vertical[y * 8 + (natural >> 3)] * horizontal[x * 8 + (natural & 7)]
+                    }
+                }
+                shares[natural] = share
+            }
+            return shares
+        }
     }
 
     /// A sequential scan: each block decoded, dequantized and transformed into its plane at once.
     func decodeSequentialScan(_ scan: ScanHeader, frame: Frame, tables: [ScanTables], reader: inout BitReader) {
-        let members = zip(scan.members, tables).map { member, tables in
+        let described = zip(scan.members, tables).map { member, tables in
             let component = frame.components[member.component]
+            let table = UnsafePointer(quantization + component.quantizationTable * 64)
             return SequentialMember(
-                dc: tables.dc, ac: tables.ac,
-                quantization: UnsafePointer(quantization + component.quantizationTable * 64), plane: planes[member.component],
+                dc: tables.dc, ac: tables.ac, quantization: table, plane: planes[member.component],
                 stride: component.paddedWide * component.sampleWidth, sampleWidth: component.sampleWidth, sampleHeight: component.sampleHeight,
-                horizontal: scan.members.count == 1 ? 1 : component.horizontal, vertical: scan.members.count == 1 ? 1 : component.vertical)
+                horizontal: scan.members.count == 1 ? 1 : component.horizontal, vertical: scan.members.count == 1 ? 1 : component.vertical,
+                shares: SequentialMember.shares(width: component.sampleWidth, height: component.sampleHeight, quantization: table))
         }
+        defer { for member in described { member.shares?.deallocate() } }
+        // Raw memory, so that the block loop reads each member in place: no copy, no reference.
+        let members = UnsafeMutableBufferPointer<SequentialMember>.allocate(capacity: described.count)
+        _ = members.initialize(from: described)
+        defer { members.deallocate() }
         let single = scan.members.count == 1
         let first = frame.components[scan.members[0].component]
         let mcusWide = single ? first.blocksWide : frame.mcusWide
@@ -54,14 +82,14 @@ extension Decoder {
                     guard restartInterval > 0 else { return }
                     continue
                 }
-                for (index, member) in members.enumerated() {
-                    for blockY in 0..<member.vertical {
-                        for blockX in 0..<member.horizontal {
-                            let x = mcuX * member.horizontal + blockX
-                            let y = mcuY * member.vertical + blockY
+                for index in 0..<members.count {
+                    let member = members.baseAddress! + index
+                    for blockY in 0..<member.pointee.vertical {
+                        for blockX in 0..<member.pointee.horizontal {
+                            let x = mcuX * member.pointee.horizontal + blockX
+                            let y = mcuY * member.pointee.vertical + blockY
                             Self.decodeSequentialBlock(
-                                member, into: member.plane + y * member.sampleHeight * member.stride + x * member.sampleWidth,
-                                reader: &local, predictor: &predictor[index], order: order, block: block, scratch: scratch)
+                                member, x: x, y: y, reader: &local, predictor: &predictor[index], order: order, block: block, scratch: scratch)
                         }
                     }
                 }
@@ -73,45 +101,83 @@ extension Decoder {
     /// the rest is read and dropped.
     @inline(__always)
     private static func decodeSequentialBlock(
-        _ member: SequentialMember, into target: UnsafeMutablePointer<UInt8>, reader: inout BitReader, predictor: inout Int,
+        _ described: UnsafePointer<SequentialMember>, x: Int, y: Int, reader: inout BitReader, predictor: inout Int,
         order: UnsafePointer<Int>, block: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>
     ) {
+        let member = described.pointee
+        let target = member.plane + y * member.sampleHeight * member.stride + x * member.sampleWidth
         let q = member.quantization
-        reader.fill()
-        let size = min(reader.decode(member.dc), 16)
-        predictor += reader.receiveExtend(size)
+        // A copy whose address never leaves this function keeps its bits in registers.
+        var local = reader
+        defer { reader = local }
+        local.fill()
+        // The difference's code and bits in one lookup when both fit in it (and the symbol is a
+        // size, as in any sound DC table).
+        let fast = Int(member.dc.coefficients[local.peek(HuffmanTable.lookupBits)])
+        if fast != 0, (fast >> 8) & 0xFF == 0 {
+            local.skip(fast & 0xFF)
+            predictor &+= fast >> 16
+        } else {
+            let size = min(local.decode(member.dc), 16)
+            predictor &+= local.receiveExtend(size)
+        }
         let dc = Float(Int32(truncatingIfNeeded: predictor)) * q[0]
         if member.sampleWidth == 1 && member.sampleHeight == 1 {
-            readAC(member.ac, reader: &reader, order: order) { _, _ in }
+            skipAC(member.ac, reader: &local)
             target[0] = InverseDCT.clamp(dc * 0.125)
             return
         }
         let width = member.sampleWidth
         let height = member.sampleHeight
-        if width * height <= 16 {
+        if let shares = member.shares {
             // A reduced block is the sum of each nonzero coefficient's share of its few samples:
             // cheaper than the transform, since most coefficients are zero.
-            let horizontal = InverseDCT.factors + InverseDCT.offset(width)
-            let vertical = InverseDCT.factors + InverseDCT.offset(height)
-            block.update(repeating: dc * horizontal[0] * vertical[0], count: width * height)
-            readAC(member.ac, reader: &reader, order: order) { natural, value in
-                let share = Float(value) * q[natural]
-                let u = natural & 7
-                let v = natural >> 3
-                for y in 0..<height {
-                    let row = share * vertical[y * 8 + v]
-                    for x in 0..<width { block[y * width + x] += row * horizontal[x * 8 + u] }
-                }
-            }
+            var sum = Float(Int32(truncatingIfNeeded: predictor)) * shares[0]
+            readAC(member.ac, reader: &local, order: order) { natural, value in sum += Float(Int32(truncatingIfNeeded: value)) * shares[natural] }
             for y in 0..<height {
-                for x in 0..<width { target[y * member.stride + x] = InverseDCT.clamp(block[y * width + x]) }
+                for x in 0..<width { target[y * member.stride + x] = InverseDCT.clamp(sum[y * width + x]) }
             }
             return
         }
         block.update(repeating: 0, count: 64)
         block[0] = dc
-        readAC(member.ac, reader: &reader, order: order) { natural, value in block[natural] = Float(value) * q[natural] }
+        readAC(member.ac, reader: &local, order: order) { natural, value in block[natural] = Float(value) * q[natural] }
         InverseDCT.transform(block, width: member.sampleWidth, height: member.sampleHeight, into: target, stride: member.stride, scratch: scratch)
+    }
+
+    /// Steps over a sequential block's AC coefficients, whose values a block of one sample does
+    /// not need: each code of up to ``HuffmanTable/lookupBits`` bits says at once how many bits it
+    /// and its value take and how far it moves along the block.
+    @inline(__always)
+    private static func skipAC(_ table: HuffmanCodes, reader: inout BitReader) {
+        var local = reader
+        defer { reader = local }
+        var k = 1
+        while k < 64 {
+            local.fill()
+            // Several codes at once, when the block does not end before the last of them.
+            let group = Int(table.groups[local.peek(HuffmanTable.groupBits)])
+            if group != 0, k &+ (group >> 16) < 64 {
+                local.skip(group & 0xFF)
+                k &+= (group >> 8) & 0xFF
+                continue
+            }
+            let entry = Int(table.skips[local.peek(HuffmanTable.lookupBits)])
+            if entry != 0 {
+                local.skip(entry & 0xFF)
+                k &+= entry >> 8
+                continue
+            }
+            let symbol = local.decode(table)
+            let size = symbol & 15
+            if size == 0 {
+                if symbol != 0xF0 { break }
+                k &+= 16
+                continue
+            }
+            local.skip(size)
+            k &+= (symbol >> 4) &+ 1
+        }
     }
 
     /// Reads a sequential block's AC coefficients (JPEG F.2.2.2), handing each nonzero one to
@@ -120,18 +186,20 @@ extension Decoder {
     private static func readAC(
         _ table: HuffmanCodes, reader: inout BitReader, order: UnsafePointer<Int>, _ visit: (_ natural: Int, _ value: Int) -> Void
     ) {
+        var local = reader
+        defer { reader = local }
         var k = 1
         while k < 64 {
-            reader.fill()
-            let fast = table.coefficients[reader.peek(HuffmanTable.lookupBits)]
+            local.fill()
+            let fast = table.coefficients[local.peek(HuffmanTable.lookupBits)]
             if fast != 0 {
-                reader.skip(Int(fast & 0xFF))
+                local.skip(Int(fast & 0xFF))
                 k += Int((fast >> 8) & 0xFF)
                 visit(order[k], Int(fast >> 16))
                 k += 1
                 continue
             }
-            let symbol = reader.decode(table)
+            let symbol = local.decode(table)
             let run = symbol >> 4
             let size = symbol & 15
             if size == 0 {
@@ -140,7 +208,7 @@ extension Decoder {
                 continue
             }
             k += run
-            visit(order[k], reader.receiveExtend(size))
+            visit(order[k], local.receiveExtend(size))
             k += 1
         }
     }

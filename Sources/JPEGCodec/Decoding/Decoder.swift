@@ -57,10 +57,28 @@ final class Decoder {
     let block = UnsafeMutablePointer<Float>.allocate(capacity: 64)
     let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
 
-    /// - Parameter blockSize: samples per block side for full-resolution components: 8, 4, 2 or 1.
-    init(bytes: UnsafeRawBufferPointer, blockSize: Int) {
+    /// How a subsampled component is decoded at 1/8.
+    let subsampled: Subsampled
+
+    /// How a component sampled at half the resolution or less (the chroma of 4:2:0 or 4:2:2) is
+    /// decoded at 1/8, where each of its blocks covers more than one output sample.
+    enum Subsampled {
+        /// As many samples as each block covers (2x2 for 4:2:0), from all its coefficients.
+        case fromCoefficients
+        /// Each block's mean, from its DC alone, repeated over the samples it covers. A 4:2:0
+        /// encode of the picture at this size averages those samples back to that mean, the
+        /// mean of the same pixels the full decode would average: no detail it keeps is lost,
+        /// and the AC coefficients of chroma are stepped over unread.
+        case meansRepeated
+    }
+
+    /// - Parameters:
+    ///   - blockSize: samples per block side for full-resolution components: 8, 4, 2 or 1.
+    ///   - subsampled: at 1/8, how a subsampled component's blocks are decoded.
+    init(bytes: UnsafeRawBufferPointer, blockSize: Int, subsampled: Subsampled = .fromCoefficients) {
         self.bytes = bytes
         self.blockSize = blockSize
+        self.subsampled = blockSize == 1 ? subsampled : .fromCoefficients
     }
 
     deinit {
@@ -139,7 +157,7 @@ final class Decoder {
             let total = counts.reduce(0, +)
             guard index + 17 + total <= payload.count else { throw .damaged(reason: "a Huffman table segment is cut short") }
             let symbols = Array(payload[(index + 17)..<(index + 17 + total)])
-            let table = try HuffmanTable(counts: counts, symbols: symbols)
+            let table = try HuffmanTable(counts: counts, symbols: symbols, forAC: kind == 1)
             if kind == 0 { dcTables[slot] = table } else { acTables[slot] = table }
             index += 17 + total
         }
@@ -173,7 +191,7 @@ final class Decoder {
         if header.components.count == 3, rgb {
             throw .unsupported(reason: "RGB colour (only YCbCr and grayscale)")
         }
-        header.scale(blockSize: blockSize)
+        header.scale(blockSize: blockSize, meansOnly: subsampled == .meansRepeated)
         // A valid scan spends at least one bit on each block: a frame claiming far more blocks
         // than the file has bits is refused before anything is allocated for it.
         let blocks = header.components.reduce(0) { $0 + $1.paddedWide * $1.paddedHigh }

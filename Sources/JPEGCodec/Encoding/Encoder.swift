@@ -83,135 +83,251 @@ struct JPEGWriter {
     // MARK: The scan
 
     private mutating func encodeScan() {
-        let luma = StandardTables.luminance.encoding
-        let chroma = StandardTables.chrominance.encoding
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: 64)
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
-        let quantized = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        var scan = ScanWriter(capacity: image.width * image.height / 2 + 1024)
+        let luma = ScanCodes(StandardTables.luminance.encoding, divisors: luminance)
+        let chroma = ScanCodes(StandardTables.chrominance.encoding, divisors: chrominance)
         defer {
-            block.deallocate()
-            scratch.deallocate()
-            quantized.deallocate()
+            luma.free()
+            chroma.free()
         }
-        var predictors = [0, 0, 0]
         let width = image.width
         let height = image.height
         let planes = image.planes
-        if image.isGrayscale {
-            for blockY in stride(from: 0, to: height, by: 8) {
-                for blockX in stride(from: 0, to: width, by: 8) {
-                    load(planes[0], x: blockX, y: blockY, step: 1, into: block)
-                    encodeBlock(block, scratch: scratch, quantized: quantized, divisors: luminance, codes: luma, predictor: &predictors[0])
-                }
-            }
-        } else {
-            for mcuY in stride(from: 0, to: height, by: 16) {
-                for mcuX in stride(from: 0, to: width, by: 16) {
-                    for (dy, dx) in [(0, 0), (0, 8), (8, 0), (8, 8)] {
-                        load(planes[0], x: mcuX + dx, y: mcuY + dy, step: 1, into: block)
-                        encodeBlock(block, scratch: scratch, quantized: quantized, divisors: luminance, codes: luma, predictor: &predictors[0])
+        planes[0].withUnsafeBufferPointer { y in
+            let luminance = Plane(samples: y.baseAddress!, width: width, height: height)
+            if planes.count == 1 {
+                for blockY in stride(from: 0, to: height, by: 8) {
+                    for blockX in stride(from: 0, to: width, by: 8) {
+                        luminance.load(x: blockX, y: blockY, step: 1, into: scan.block)
+                        scan.encodeBlock(luma, component: 0)
                     }
-                    for plane in 1...2 {
-                        load(planes[plane], x: mcuX, y: mcuY, step: 2, into: block)
-                        encodeBlock(
-                            block, scratch: scratch, quantized: quantized, divisors: chrominance, codes: chroma, predictor: &predictors[plane])
+                }
+                return
+            }
+            planes[1].withUnsafeBufferPointer { cb in
+                planes[2].withUnsafeBufferPointer { cr in
+                    let blue = Plane(samples: cb.baseAddress!, width: width, height: height)
+                    let red = Plane(samples: cr.baseAddress!, width: width, height: height)
+                    for mcuY in stride(from: 0, to: height, by: 16) {
+                        for mcuX in stride(from: 0, to: width, by: 16) {
+                            for (dy, dx) in [(0, 0), (0, 8), (8, 0), (8, 8)] {
+                                luminance.load(x: mcuX + dx, y: mcuY + dy, step: 1, into: scan.block)
+                                scan.encodeBlock(luma, component: 0)
+                            }
+                            blue.load(x: mcuX, y: mcuY, step: 2, into: scan.block)
+                            scan.encodeBlock(chroma, component: 1)
+                            red.load(x: mcuX, y: mcuY, step: 2, into: scan.block)
+                            scan.encodeBlock(chroma, component: 2)
+                        }
                     }
                 }
             }
         }
-        // Pad the last byte with 1 bits (JPEG F.1.2.3).
-        if count > 0 { emit(0x7F, length: 7) }
+        scan.finish()
+        output.append(contentsOf: UnsafeBufferPointer(start: scan.bytes, count: scan.written))
+        scan.free()
     }
+}
+
+/// One plane of the picture as raw memory, for the block loads.
+private struct Plane {
+    let samples: UnsafePointer<UInt8>
+    let width: Int
+    let height: Int
 
     /// Loads the 8x8 block at (`x`, `y`), level-shifted; `step` 2 averages 2x2 samples (the
     /// chroma of 4:2:0). Samples past the edge repeat the last row or column.
-    private func load(_ plane: [UInt8], x: Int, y: Int, step: Int, into block: UnsafeMutablePointer<Float>) {
-        let width = image.width
-        let height = image.height
-        plane.withUnsafeBufferPointer { samples in
+    @inline(__always)
+    func load(x: Int, y: Int, step: Int, into block: UnsafeMutablePointer<Float>) {
+        let inside = x + 8 * step <= width && y + 8 * step <= height
+        if inside {
+            // A row at a time, with the same arithmetic as the sample-by-sample loop below.
+            let rows = UnsafeMutableRawPointer(block)
             for row in 0..<8 {
-                for column in 0..<8 {
-                    if step == 1 {
-                        let sy = min(y + row, height - 1)
-                        let sx = min(x + column, width - 1)
-                        block[row * 8 + column] = Float(samples[sy * width + sx]) - 128
-                    } else {
-                        var sum = 0
-                        for dy in 0..<2 {
-                            for dx in 0..<2 {
-                                let sy = min(y + 2 * row + dy, height - 1)
-                                let sx = min(x + 2 * column + dx, width - 1)
-                                sum += Int(samples[sy * width + sx])
-                            }
+                let line = UnsafeRawPointer(samples + (y + step * row) * width + x)
+                let values: SIMD8<Float>
+                if step == 1 {
+                    values = SIMD8<Float>(line.loadUnaligned(as: SIMD8<UInt8>.self)) - 128
+                } else {
+                    let sums =
+                        SIMD16<UInt16>(truncatingIfNeeded: line.loadUnaligned(as: SIMD16<UInt8>.self))
+                        &+ SIMD16<UInt16>(truncatingIfNeeded: (line + width).loadUnaligned(as: SIMD16<UInt8>.self))
+                    values = SIMD8<Float>(sums.evenHalf &+ sums.oddHalf) * 0.25 - 128
+                }
+                rows.storeBytes(of: values, toByteOffset: row * 32, as: SIMD8<Float>.self)
+            }
+            return
+        }
+        for row in 0..<8 {
+            for column in 0..<8 {
+                if step == 1 {
+                    let sy = min(y + row, height - 1)
+                    let sx = min(x + column, width - 1)
+                    block[row * 8 + column] = Float(samples[sy * width + sx]) - 128
+                } else {
+                    var sum = 0
+                    for dy in 0..<2 {
+                        for dx in 0..<2 {
+                            let sy = min(y + 2 * row + dy, height - 1)
+                            let sx = min(x + 2 * column + dx, width - 1)
+                            sum += Int(samples[sy * width + sx])
                         }
-                        block[row * 8 + column] = Float(sum) * 0.25 - 128
                     }
+                    block[row * 8 + column] = Float(sum) * 0.25 - 128
                 }
             }
         }
     }
+}
 
-    /// Forward DCT, quantization and Huffman coding of one block.
-    private mutating func encodeBlock(
-        _ block: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>, quantized: UnsafeMutablePointer<Int>, divisors: [Float],
-        codes: StandardTables.Encoding, predictor: inout Int
-    ) {
+/// A DC and an AC table's codes, `length << 16 | code` by symbol, and the quantization's
+/// divisors, as raw memory the block loop reads without bounds checks or reference counting.
+private struct ScanCodes {
+    let dc: UnsafeMutablePointer<UInt32>
+    let ac: UnsafeMutablePointer<UInt32>
+    let divisors: UnsafeMutablePointer<Float>
+
+    init(_ encoding: StandardTables.Encoding, divisors table: [Float]) {
+        dc = .allocate(capacity: encoding.dc.count)
+        dc.initialize(from: encoding.dc.map { UInt32($0.length) << 16 | $0.code }, count: encoding.dc.count)
+        ac = .allocate(capacity: encoding.ac.count)
+        ac.initialize(from: encoding.ac.map { UInt32($0.length) << 16 | $0.code }, count: encoding.ac.count)
+        divisors = .allocate(capacity: 64)
+        divisors.initialize(from: table, count: 64)
+    }
+
+    func free() {
+        dc.deallocate()
+        ac.deallocate()
+        divisors.deallocate()
+    }
+}
+
+/// The entropy-coded segment as it is written: each block transformed, quantized and coded,
+/// its bits gathered in a word and stored four bytes at a time when none is FF.
+private struct ScanWriter {
+    /// The 64 samples, then coefficients, of the block being coded.
+    let block = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+    private let scratch = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+    private let quantized = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+    private(set) var bytes: UnsafeMutablePointer<UInt8>
+    private(set) var written = 0
+    private var capacity: Int
+    /// The bits not yet stored, right-aligned: `count` of them.
+    private var bits: UInt64 = 0
+    private var count = 0
+    private var predictors = (0, 0, 0)
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1024)
+        bytes = .allocate(capacity: self.capacity)
+    }
+
+    func free() {
+        block.deallocate()
+        scratch.deallocate()
+        quantized.deallocate()
+        bytes.deallocate()
+    }
+
+    /// Forward DCT, quantization and Huffman coding of ``block``, of component 0, 1 or 2.
+    mutating func encodeBlock(_ codes: ScanCodes, component: Int) {
         ForwardDCT.transform(block, scratch: scratch)
         for natural in 0..<64 {
-            let value = block[natural] * divisors[natural]
-            quantized[natural] = Int((value + (value >= 0 ? 0.5 : -0.5)).rounded(.towardZero))
+            let value = block[natural] * codes.divisors[natural]
+            quantized[natural] = Int(value + (value >= 0 ? 0.5 : -0.5))
         }
-        let difference = quantized[0] - predictor
-        predictor = quantized[0]
-        let size = magnitudeBits(difference)
-        emit(codes.dc[size].code, length: codes.dc[size].length)
-        if size > 0 { emit(extraBits(difference, size), length: size) }
+        // A block of 64 coefficients takes at most 64 codes of 27 bits, each byte maybe stuffed.
+        if written + 512 > capacity { grow() }
+        let previous = component == 0 ? predictors.0 : component == 1 ? predictors.1 : predictors.2
+        let difference = quantized[0] - previous
+        switch component {
+        case 0: predictors.0 = quantized[0]
+        case 1: predictors.1 = quantized[0]
+        default: predictors.2 = quantized[0]
+        }
+        let size = Self.magnitudeBits(difference)
+        emit(codes.dc[size], extra: Self.extraBits(difference, size), size: size)
+        let order = Zigzag.order
         var run = 0
         for k in 1..<64 {
-            let value = quantized[zigzagToNatural[k]]
+            let value = quantized[order[k]]
             if value == 0 {
                 run += 1
                 continue
             }
             while run > 15 {
-                emit(codes.ac[0xF0].code, length: codes.ac[0xF0].length)
+                emit(codes.ac[0xF0], extra: 0, size: 0)
                 run -= 16
             }
-            let size = magnitudeBits(value)
-            let symbol = run << 4 | size
-            emit(codes.ac[symbol].code, length: codes.ac[symbol].length)
-            emit(extraBits(value, size), length: size)
+            let size = Self.magnitudeBits(value)
+            emit(codes.ac[run << 4 | size], extra: Self.extraBits(value, size), size: size)
             run = 0
         }
-        if run > 0 { emit(codes.ac[0x00].code, length: codes.ac[0x00].length) }
+        if run > 0 { emit(codes.ac[0x00], extra: 0, size: 0) }
     }
 
-    private func magnitudeBits(_ value: Int) -> Int {
-        var magnitude = value < 0 ? -value : value
-        var bits = 0
-        while magnitude > 0 {
-            bits += 1
-            magnitude >>= 1
-        }
-        return bits
+    /// Pads the last byte with 1 bits (JPEG F.1.2.3) and stores every whole byte held.
+    mutating func finish() {
+        if written + 16 > capacity { grow() }
+        if count > 0 { emit(7 << 16 | 0x7F, extra: 0, size: 0) }
+        store(bytes: count / 8)
+    }
+
+    private mutating func grow() {
+        capacity *= 2
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        larger.initialize(from: bytes, count: written)
+        bytes.deallocate()
+        bytes = larger
+    }
+
+    @inline(__always)
+    private static func magnitudeBits(_ value: Int) -> Int {
+        Int.bitWidth - (value < 0 ? -value : value).leadingZeroBitCount
     }
 
     /// A coefficient's extra bits: the value itself when positive, its ones' complement when not.
-    private func extraBits(_ value: Int, _ size: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: value < 0 ? value - 1 : value) & ((1 << UInt32(size)) - 1)
+    @inline(__always)
+    private static func extraBits(_ value: Int, _ size: Int) -> UInt64 {
+        UInt64(truncatingIfNeeded: value < 0 ? value - 1 : value) & ((1 << UInt64(size)) - 1)
     }
 
-    /// Appends `length` bits of `code`, stuffing a 0 byte after every FF.
-    private mutating func emit(_ code: UInt32, length: Int) {
-        guard length > 0 else { return }
-        bits = bits << UInt64(length) | UInt64(code & ((1 << UInt32(length)) - 1))
-        count += length
-        while count >= 8 {
-            count -= 8
-            let byte = UInt8(truncatingIfNeeded: bits >> UInt64(count))
-            output.append(byte)
-            if byte == 0xFF { output.append(0) }
+    /// Appends a code (`length << 16 | code`) and `size` extra bits, at most 16 + 16 in all.
+    @inline(__always)
+    private mutating func emit(_ code: UInt32, extra: UInt64, size: Int) {
+        let length = Int(code >> 16)
+        bits = (bits &<< UInt64(length + size)) | UInt64(code & 0xFFFF) &<< UInt64(size) | extra
+        count += length + size
+        if count >= 32 { store(bytes: 4) }
+    }
+
+    /// Stores the oldest `n` whole bytes of the bits held (at most 4), stuffing a 0 after each FF.
+    @inline(__always)
+    private mutating func store(bytes n: Int) {
+        guard n > 0 else { return }
+        count -= 8 * n
+        let word = UInt32(truncatingIfNeeded: bits &>> UInt64(count))
+        if n == 4, !Self.holdsFF(word) {
+            UnsafeMutableRawPointer(bytes + written).storeBytes(of: word.bigEndian, as: UInt32.self)
+            written += 4
+        } else {
+            for index in stride(from: n - 1, through: 0, by: -1) {
+                let byte = UInt8(truncatingIfNeeded: word &>> UInt32(8 * index))
+                bytes[written] = byte
+                written += 1
+                if byte == 0xFF {
+                    bytes[written] = 0
+                    written += 1
+                }
+            }
         }
-        bits &= (1 << UInt64(count)) - 1
+        bits &= (1 &<< UInt64(count)) &- 1
+    }
+
+    @inline(__always)
+    private static func holdsFF(_ word: UInt32) -> Bool {
+        let inverted = ~word
+        return (inverted &- 0x0101_0101) & ~inverted & 0x8080_8080 != 0
     }
 }

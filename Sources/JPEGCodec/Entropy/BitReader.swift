@@ -7,22 +7,45 @@
 /// 32 remain, so that a symbol and its extra bits (at most 16 + 16) are read without a check per
 /// bit.
 struct BitReader {
+    // Every field is a whole word, so that a copy of the reader in and out of a block's loop is
+    // a few aligned moves the processor forwards at once: the flags share one word.
     private let bytes: UnsafeRawBufferPointer
-    private let end: Int
     /// The next byte to load.
     private(set) var position: Int
     private var bits: UInt64 = 0
     private var count = 0
-    /// Set once a marker stopped the loading: every later bit is 0.
-    private(set) var reachedMarker = false
     /// How many of the bits held at the end are zeros made up past the data.
     private var padded = 0
+    /// ``Flags`` and, from bit 8, the number (0–7) of the restart marker due next.
+    private var state = 0
+
+    private enum Flags {
+        static let reachedMarker = 1
+        static let sawBadCode = 2
+        static let sawMissingRestart = 4
+    }
+
+    /// Set once a marker stopped the loading: every later bit is 0.
+    private(set) var reachedMarker: Bool {
+        get { state & Flags.reachedMarker != 0 }
+        set { state = newValue ? state | Flags.reachedMarker : state & ~Flags.reachedMarker }
+    }
     /// Set once a code was read that no table holds: the data is damaged.
-    private(set) var sawBadCode = false
+    private(set) var sawBadCode: Bool {
+        get { state & Flags.sawBadCode != 0 }
+        set { state = newValue ? state | Flags.sawBadCode : state & ~Flags.sawBadCode }
+    }
     /// Set once a restart marker was not where the interval put it, or not the one due.
-    private(set) var sawMissingRestart = false
+    private(set) var sawMissingRestart: Bool {
+        get { state & Flags.sawMissingRestart != 0 }
+        set { state = newValue ? state | Flags.sawMissingRestart : state & ~Flags.sawMissingRestart }
+    }
     /// The number (0–7) of the restart marker due next.
-    private var nextRestart: UInt8 = 0
+    private var nextRestart: UInt8 {
+        get { UInt8(truncatingIfNeeded: state >> 8) & 7 }
+        set { state = state & 0xFF | Int(newValue & 7) << 8 }
+    }
+    private var end: Int { bytes.count }
 
     /// Whether a made-up bit was read: the scan's data ran out before its blocks did. libjpeg
     /// then leaves the rest of the scan (up to the next restart marker) undecoded, and so do we:
@@ -31,31 +54,40 @@ struct BitReader {
 
     init(bytes: UnsafeRawBufferPointer, position: Int) {
         self.bytes = bytes
-        self.end = bytes.count
         self.position = position
     }
 
     /// Loads bytes until at least 32 bits are held (57 or more when data remains).
+    ///
+    /// The common case is inline: the next 8 bytes hold no FF (no stuffing, no marker), so as
+    /// many whole bytes as fit are taken in one load. The rest is a call that takes and returns
+    /// the reader by value, never its address, so that a loop's reader can live in registers.
     @inline(__always)
     mutating func fill() {
         if count >= 32 { return }
-        refill()
-    }
-
-    private mutating func refill() {
-        // The common case: the next 8 bytes hold no FF (no stuffing, no marker), so as many whole
-        // bytes as fit are taken in one load.
-        if !reachedMarker, position + 8 <= end {
+        if !reachedMarker, position &+ 8 <= end {
             let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self).bigEndian
             let inverted = ~word
             if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
-                let taken = (64 - count) >> 3
-                bits |= (word >> UInt64(64 - 8 * taken)) << UInt64(64 - count - 8 * taken)
-                count += 8 * taken
-                position += taken
+                let taken = (64 &- count) >> 3
+                bits |= (word &>> UInt64(64 &- 8 &* taken)) &<< UInt64(64 &- count &- 8 &* taken)
+                count &+= 8 &* taken
+                position &+= taken
                 return
             }
         }
+        self = refilled()
+    }
+
+    /// This reader with bytes loaded one at a time, stuffing undone and markers stopped at.
+    @inline(never)
+    private func refilled() -> BitReader {
+        var copy = self
+        copy.refill()
+        return copy
+    }
+
+    private mutating func refill() {
         while count <= 56 {
             var byte: UInt64 = 0
             var real = false
@@ -87,12 +119,12 @@ struct BitReader {
 
     /// The next `n` bits (1...16) without consuming them; ``fill()`` first.
     @inline(__always)
-    func peek(_ n: Int) -> Int { Int(truncatingIfNeeded: bits >> UInt64(64 - n)) }
+    func peek(_ n: Int) -> Int { Int(truncatingIfNeeded: bits &>> UInt64(truncatingIfNeeded: 64 &- n)) }
 
     @inline(__always)
     mutating func skip(_ n: Int) {
-        bits <<= UInt64(n)
-        count -= n
+        bits &<<= UInt64(truncatingIfNeeded: n)
+        count &-= n
     }
 
     /// Reads `n` bits (0...16) as an unsigned number; ``fill()`` first.

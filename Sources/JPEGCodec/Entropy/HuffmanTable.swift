@@ -20,10 +20,23 @@ final class HuffmanTable {
     /// For AC tables, indexed like `lookup`: a coefficient whose code and extra bits both fit in
     /// `lookupBits`, decoded whole: `value << 16 | run << 8 | bits used`; 0 otherwise.
     let coefficients: UnsafeMutablePointer<Int32>
+    /// For AC tables, indexed like `lookup`, for a block whose coefficients are stepped over
+    /// unread: `advance << 8 | bits` for a code of up to `lookupBits` bits, where `bits` counts
+    /// its extra bits too and `advance` is how far it moves along the block (a coefficient's
+    /// run and itself, 16 for a run of zeros, 64 for the end of the block); 0 otherwise.
+    let skips: UnsafeMutablePointer<UInt16>
+    /// For AC tables (`forAC`; all zeros otherwise), indexed by the next ``groupBits`` bits, for a block stepped over unread:
+    /// the codes (with their extra bits) that fit whole in those bits, up to the block's end,
+    /// taken together as `last << 16 | advance << 8 | bits`, where `advance` is how far all of
+    /// them move along the block (64 once one ends it) and `last` how far all but the last do;
+    /// 0 when even the first does not fit.
+    let groups: UnsafeMutablePointer<UInt32>
+    static let groupBits = 12
 
     /// The same memory as plain pointers, for the scan loop.
     var codes: HuffmanCodes {
-        HuffmanCodes(lookup: lookup, maxCode: maxCode, valueOffset: valueOffset, symbols: symbols, coefficients: coefficients)
+        HuffmanCodes(
+            lookup: lookup, maxCode: maxCode, valueOffset: valueOffset, symbols: symbols, coefficients: coefficients, skips: skips, groups: groups)
     }
 
     /// A table that holds no code, for a scan's table it never reads: every lookup misses.
@@ -41,10 +54,14 @@ final class HuffmanTable {
         symbols.initialize(repeating: 0, count: 256)
         coefficients = .allocate(capacity: 1 << Self.lookupBits)
         coefficients.initialize(repeating: 0, count: 1 << Self.lookupBits)
+        skips = .allocate(capacity: 1 << Self.lookupBits)
+        skips.initialize(repeating: 0, count: 1 << Self.lookupBits)
+        groups = .allocate(capacity: 1 << Self.groupBits)
+        groups.initialize(repeating: 0, count: 1 << Self.groupBits)
     }
 
     /// Builds a table from a DHT segment's 16 counts (codes of each length 1...16) and symbols.
-    convenience init(counts: [Int], symbols values: [UInt8]) throws(JPEGError) {
+    convenience init(counts: [Int], symbols values: [UInt8], forAC: Bool) throws(JPEGError) {
         self.init()
         guard counts.count == 16, counts.reduce(0, +) == values.count, values.count <= 256 else {
             throw .damaged(reason: "a Huffman table's counts do not match its symbols")
@@ -84,11 +101,47 @@ final class HuffmanTable {
             let length = Int(entry >> 8)
             let symbol = Int(entry & 0xFF)
             let size = symbol & 15
+            let advance = size > 0 ? (symbol >> 4) + 1 : symbol == 0xF0 ? 16 : 64
+            skips[slot] = UInt16(advance << 8 | (length + size))
             guard size > 0, length + size <= Self.lookupBits else { continue }
             let bits = (slot >> (Self.lookupBits - length - size)) & ((1 << size) - 1)
             let value = bits < (1 << (size - 1)) ? bits - (1 << size) + 1 : bits
             coefficients[slot] = Int32(value) << 16 | Int32(symbol >> 4) << 8 | Int32(length + size)
         }
+        if forAC {
+            for window in 0..<(1 << Self.groupBits) { groups[window] = group(window) }
+        }
+    }
+
+    /// The ``groups`` entry of the next ``groupBits`` bits `window`.
+    private func group(_ window: Int) -> UInt32 {
+        var used = 0
+        var advance = 0
+        var last = 0
+        while advance < 64, let (length, symbol) = code(in: window, at: used) {
+            let size = symbol & 15
+            guard used + length + size <= Self.groupBits else { break }
+            used += length + size
+            last = advance
+            advance += size > 0 ? (symbol >> 4) + 1 : symbol == 0xF0 ? 16 : 64
+        }
+        return used == 0 ? 0 : UInt32(min(last, 255)) << 16 | UInt32(min(advance, 255)) << 8 | UInt32(used)
+    }
+
+    /// The code that starts `at` bits into the ``groupBits`` bits `window`, when it ends in them:
+    /// its length and symbol, decoded by the code limits as JPEG F.2.2.3 does.
+    private func code(in window: Int, at start: Int) -> (length: Int, symbol: Int)? {
+        if start + Self.lookupBits <= Self.groupBits {
+            let entry = lookup[(window >> (Self.groupBits - start - Self.lookupBits)) & ((1 << Self.lookupBits) - 1)]
+            if entry != 0 { return (Int(entry >> 8), Int(entry & 0xFF)) }
+        }
+        var length = 1
+        while start + length <= Self.groupBits, length <= 16 {
+            let code = Int32((window >> (Self.groupBits - start - length)) & ((1 << length) - 1))
+            if code <= maxCode[length] { return (length, Int(symbols[Int(code + valueOffset[length]) & 0xFF])) }
+            length += 1
+        }
+        return nil
     }
 
     deinit {
@@ -97,6 +150,8 @@ final class HuffmanTable {
         valueOffset.deallocate()
         symbols.deallocate()
         coefficients.deallocate()
+        skips.deallocate()
+        groups.deallocate()
     }
 }
 
@@ -108,4 +163,6 @@ struct HuffmanCodes {
     let valueOffset: UnsafeMutablePointer<Int32>
     let symbols: UnsafeMutablePointer<UInt8>
     let coefficients: UnsafeMutablePointer<Int32>
+    let skips: UnsafeMutablePointer<UInt16>
+    let groups: UnsafeMutablePointer<UInt32>
 }

@@ -94,13 +94,15 @@ struct Frame {
     /// Chooses each component's output: `blockSize` samples a side for the components at full
     /// resolution (8 for the image's own size, 4, 2 or 1 for 1/2, 1/4 or 1/8); a subsampled
     /// component is decoded larger where the DCT can (a 4:2:0 chroma block at 1/8 gives 2x2
-    /// samples) and upsampled by whole factors where it cannot.
-    mutating func scale(blockSize: Int) {
+    /// samples) and upsampled by whole factors where it cannot. With `meansOnly`, a component
+    /// subsampled by at most 2 each way gives one sample a block, its mean, and is upsampled.
+    mutating func scale(blockSize: Int, meansOnly: Bool = false) {
         for index in components.indices {
             let factorX = maxHorizontal / components[index].horizontal
             let factorY = maxVertical / components[index].vertical
             func split(_ factor: Int) -> (samples: Int, upsample: Int) {
                 let grown = blockSize * factor
+                if meansOnly, factor <= 2 { return (blockSize, factor) }
                 return grown <= 8 && (grown & (grown - 1)) == 0 ? (grown, 1) : (blockSize, factor)
             }
             (components[index].sampleWidth, components[index].upsampleX) = split(factorX)
