@@ -532,13 +532,16 @@ final class StoreDirectory: Sendable {
     /// the directory itself gives each entry, so that no entry is looked up on its own but where
     /// the file system does not say.
     func regularFileNames() throws -> [String] {
-        var result: [String] = []
+        try listing().filter(\.isRegularFile).map(\.name)
+    }
+
+    /// Every name in this directory, each with whether it is a regular file (links are not
+    /// followed), judged as ``regularFileNames()`` judges.
+    func listing() throws -> [(name: String, isRegularFile: Bool)] {
+        var result: [(name: String, isRegularFile: Bool)] = []
         try forEachName { name, kind in
-            if kind == Int32(DT_REG) {
-                result.append(name)
-            } else if kind == Int32(DT_UNKNOWN), try entry(name)?.isRegularFile == true {
-                result.append(name)
-            }
+            let regular = try kind == Int32(DT_REG) || (kind == Int32(DT_UNKNOWN) && entry(name)?.isRegularFile == true)
+            result.append((name, regular))
         }
         return result
     }

@@ -91,8 +91,10 @@ extension Store {
     ///   damaged or disagrees with the record files.
     func takeInventory(of opened: OpenStore, locked: Bool) throws -> Inventory {
         var inventory = Inventory()
-        let recordNames = try opened.records?.directory.names() ?? []
+        // Each folder is listed once, with the kind of each entry.
+        let recordEntries = try opened.records?.directory.listing() ?? []
         let imageNames = try opened.images?.directory.names() ?? []
+        var byKey: [String: Int] = [:]
         if opened.records != nil {
             if let catalog = try opened.catalogFiles(locked: locked) {
                 (inventory.files, inventory.journalLines) = catalog
@@ -102,13 +104,18 @@ extension Store {
                 inventory.journalLines = index.lineCount
                 inventory.files = index.live.values.map(PhotoFiles.init)
             }
+            byKey.reserveCapacity(inventory.files.count)
+            for (index, file) in inventory.files.enumerated() { byKey[file.key] = index }
             // Only regular files: a link or folder under a record's name is no record (repair sets
-            // it aside; to purge it is an orphan).
-            let recordKeys = Set(try opened.records?.directory.regularFileNames().compactMap(StoreLayout.key(ofRecordFile:)) ?? [])
-            let indexKeys = Set(inventory.files.map(\.key))
-            if recordKeys != indexKeys || indexKeys.count != inventory.files.count {
-                let missing = indexKeys.subtracting(recordKeys).count
-                let unnamed = recordKeys.subtracting(indexKeys).count
+            // it aside; to purge it is an orphan). Distinct names give distinct keys.
+            var named = 0
+            var unnamed = 0
+            for entry in recordEntries where entry.isRegularFile {
+                guard let key = StoreLayout.key(ofRecordFile: entry.name) else { continue }
+                if byKey[key] != nil { named += 1 } else { unnamed += 1 }
+            }
+            if named != byKey.count || unnamed > 0 || byKey.count != inventory.files.count {
+                let missing = byKey.count - named
                 func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
                 throw needsRepair(
                     "the index \(Journal.fileName) names \(count(missing, "photo")) whose record file is missing, and \(count(unnamed, "record file")) it does not name"
@@ -118,7 +125,9 @@ extension Store {
             throw needsRepair("its records folder is missing while it holds images")
         }
         let kept = try setAsideJournalsName(opened)
-        let orphans = try findOrphans(opened, recordNames: recordNames, imageNames: imageNames, inventory: inventory, keeping: kept)
+        let orphans = try findOrphans(
+            opened, recordNames: recordEntries.map(\.name), imageNames: imageNames, live: LiveFiles(files: inventory.files, byKey: byKey),
+            keeping: kept)
         // Before trusting the index to call a live photo's image an orphan, ask its record.
         if let records = opened.records, try recordContradicts(orphans, live: inventory.files, records: records) {
             throw needsRepair("the index \(Journal.fileName) disagrees with a record file about the photo's images")
@@ -138,20 +147,53 @@ extension Store {
         return try JournalEvidence(root: opened.root).namedBySetAsideJournals
     }
 
-    /// The files that belong to no entry of `inventory`, except those `keeping` names.
-    private func findOrphans(
-        _ opened: OpenStore, recordNames: [String], imageNames: [String], inventory: Inventory, keeping: Set<String>
-    ) throws -> [(path: String, size: Int)] {
-        // The live names of each directory; paths are made only for orphans (a store of 100,000
-        // favorites has 200,000 names to sort).
-        var liveRecords = Set<String>(minimumCapacity: inventory.files.count)
-        var liveImages = keeping
-        liveImages.reserveCapacity(inventory.files.count * 2)
-        for entry in inventory.files {
-            liveRecords.insert(StoreLayout.recordFileName(entry.key))
-            liveImages.insert(StoreLayout.imageFileName(entry.key, entry.imageGeneration, user: false))
-            if let user = entry.userImageGeneration { liveImages.insert(StoreLayout.imageFileName(entry.key, user, user: true)) }
+    /// The live photos' files, and where each photo's are by its key: what tells a live file's
+    /// name from an orphan's, byte by byte, making no name.
+    private struct LiveFiles {
+        let files: [PhotoFiles]
+        /// Every key here is well formed: the journal's keys were checked against the record
+        /// files' names before.
+        let byKey: [String: Int]
+
+        /// Whether `name` is a live photo's record file: its key, then `.json`.
+        func isRecord(_ name: String) -> Bool {
+            var name = name
+            return name.withUTF8 { bytes in
+                guard bytes.count > 5, bytes.suffix(5).elementsEqual(".json".utf8) else { return false }
+                return byKey[String(decoding: UnsafeBufferPointer(rebasing: bytes.dropLast(5)), as: UTF8.self)] != nil
+            }
         }
+
+        /// Whether `name` is a live photo's image (`key~generation.jpg`, or its user's image,
+        /// `.user.jpg`) or, for `thumbnail`, its image's thumbnail (`key~generation.jpg`).
+        func isImage(_ name: String, thumbnail: Bool) -> Bool {
+            var name = name
+            return name.withUTF8 { bytes in
+                guard let tilde = bytes.lastIndex(of: UInt8(ascii: "~")),
+                    let index = byKey[String(decoding: UnsafeBufferPointer(rebasing: bytes[..<tilde]), as: UTF8.self)]
+                else { return false }
+                let rest = UnsafeBufferPointer(rebasing: bytes[(tilde + 1)...])
+                let photo = files[index]
+                if Self.is(rest, photo.imageGeneration, ".jpg") { return true }
+                guard !thumbnail, let user = photo.userImageGeneration else { return false }
+                return Self.is(rest, user, ".user.jpg")
+            }
+        }
+
+        /// Whether `bytes` are `generation` and then `suffix`.
+        private static func `is`(_ bytes: UnsafeBufferPointer<UInt8>, _ generation: String, _ suffix: StaticString) -> Bool {
+            let length = generation.utf8.count
+            return bytes.count == length + suffix.utf8CodeUnitCount && bytes.prefix(length).elementsEqual(generation.utf8)
+                && bytes.suffix(suffix.utf8CodeUnitCount).elementsEqual(UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount))
+        }
+    }
+
+    /// The files that belong to no entry of `live`, except those `keeping` names.
+    private func findOrphans(
+        _ opened: OpenStore, recordNames: [String], imageNames: [String], live: LiveFiles, keeping: Set<String>
+    ) throws -> [(path: String, size: Int)] {
+        // Each name is taken back to its photo by its key; paths are made only for orphans (a
+        // store of 100,000 favorites has 300,000 names).
         var orphans: [(path: String, size: Int)] = []
         func consider(_ directory: StoreDirectory, _ name: String, prefix: String) throws {
             guard let entry = try directory.entry(name), !entry.isDirectory else { return }
@@ -163,17 +205,17 @@ extension Store {
         }
         // A thumbnail is live while the image it was made from is.
         if let thumbnails = try opened.thumbnails().directory {
-            var liveThumbnails = Set<String>(minimumCapacity: inventory.files.count)
-            for entry in inventory.files { liveThumbnails.insert(StoreLayout.thumbnailFileName(entry.key, entry.imageGeneration)) }
-            for name in try thumbnails.names() where !liveThumbnails.contains(name) {
-                try consider(thumbnails, name, prefix: ThumbnailFiles.directoryName)
+            for name in try thumbnails.names() {
+                if !live.isImage(name, thumbnail: true) { try consider(thumbnails, name, prefix: ThumbnailFiles.directoryName) }
             }
         }
         if let records = opened.records {
-            for name in recordNames where !liveRecords.contains(name) { try consider(records.directory, name, prefix: RecordFiles.directoryName) }
+            for name in recordNames where !live.isRecord(name) { try consider(records.directory, name, prefix: RecordFiles.directoryName) }
         }
         if let images = opened.images {
-            for name in imageNames where !liveImages.contains(name) { try consider(images.directory, name, prefix: ImageFiles.directoryName) }
+            for name in imageNames where !live.isImage(name, thumbnail: false) && !keeping.contains(name) {
+                try consider(images.directory, name, prefix: ImageFiles.directoryName)
+            }
         }
         return orphans
     }
