@@ -12,6 +12,12 @@ store's own `list --json`) with an index on `likedAt` and the colour's family as
 (Benchmarks/sqlite_peer.py), and a membership table for the albums.
 
 Usage: userstore.py RELEASE_DIR WORKDIR [SIZE ...]     (sizes default to 1000 10000 100000)
+       userstore.py RELEASE_DIR WORKDIR --million [SIZE ...]
+The second form measures flat cost up to a million photos on one-pass stores (a store of a
+million built the user's way would take hours): the newest page, a search for a word every photo
+has and for one none has, and one durable like (an image and its record) against sqlite3
+inserting the record and the image (`readfile`) in one transaction; sizes default to 1000 10000
+100000 1000000; it writes million.json and million-chart.txt.
 Needs Pillow (python3-pil) for the one small JPEG the photos are made from; root for the cold
 rows (the page cache emptied before each run).
 """
@@ -28,8 +34,10 @@ import time
 
 from PIL import Image
 
-RELEASE, WORK = sys.argv[1], sys.argv[2]
-SIZES = [int(size) for size in sys.argv[3:]] or [1000, 10000, 100000]
+MILLION = "--million" in sys.argv
+ARGUMENTS = [argument for argument in sys.argv[1:] if argument != "--million"]
+RELEASE, WORK = ARGUMENTS[0], ARGUMENTS[1]
+SIZES = [int(size) for size in ARGUMENTS[2:]] or ([1000, 10000, 100000, 1000000] if MILLION else [1000, 10000, 100000])
 LIKES = os.path.abspath(os.path.join(RELEASE, "likes"))
 BENCH = os.path.abspath(os.path.join(RELEASE, "likes-bench"))
 SQLITE = shutil.which("sqlite3")
@@ -225,12 +233,12 @@ def measure(label, store, folder, size):
     return rows
 
 
-def chart(results, width=48):
+def chart(results, width=48, top=500):
     """Milliseconds of each query against the collection's size, ours beside sqlite3's, as bars
-    on a logarithmic scale (0.5 ms to 500 ms) so that a flat cost shows as bars of one length."""
-    low, high = math.log10(0.5), math.log10(500)
+    on a logarithmic scale (0.5 ms to `top`) so that a flat cost shows as bars of one length."""
+    low, high = math.log10(0.5), math.log10(top)
     ticks = [" "] * (width + 1)
-    for value in ("0.5", "1", "5", "10", "50", "100", "500"):
+    for value in [mark for mark in ("0.5", "1", "5", "10", "50", "100", "500", "1000", "5000") if float(mark) <= top]:
         place = round((math.log10(float(value)) - low) / (high - low) * width)
         place = min(place, width + 1 - len(value))
         ticks[place:place + len(value)] = list(value)
@@ -245,6 +253,73 @@ def chart(results, width=48):
     return "\n".join(lines)
 
 
+def one_pass_store(size):
+    """The folder of the one-pass store of `size` (`likes-bench build`) and its peer database."""
+    one_pass = os.path.join(WORK, f"one-pass-{size}")
+    if not os.path.exists(os.path.join(one_pass, "likes.db")):
+        shutil.rmtree(one_pass, ignore_errors=True)
+        os.makedirs(one_pass)
+        subprocess.run([BENCH, "build", os.path.join(one_pass, "store"), str(size), "2048"], stdout=subprocess.DEVNULL, check=True)
+        peer_database(one_pass, os.path.join(one_pass, "store"))
+    return one_pass
+
+
+def like_pair(store, database, repeat=7):
+    """Medians of `repeat` durable likes of a new photo, each beside sqlite3 inserting the same
+    record and image in one transaction (after one of each not counted); taken back after."""
+    image = os.path.join(WORK, "flat-like.jpg")
+    with open(image, "wb") as handle:
+        handle.write(photo_bytes(0))
+    subprocess.run([SQLITE, database, "CREATE TABLE IF NOT EXISTS images (id TEXT PRIMARY KEY, jpeg BLOB NOT NULL)"], check=True)
+    times = ([], [])
+    for number in range(repeat + 1):
+        identifier = f"flat{number:04d}"
+        record = json.dumps({"id": identifier, "likedAt": "2030-01-01T00:00:00Z"})
+        ours = [LIKES, "--store", store, "like", identifier, "--image", image]
+        peer = [SQLITE, database, f"BEGIN; INSERT INTO likes VALUES ('{identifier}', '2030-01-01T00:00:00Z', NULL, '{record}'); "
+                f"INSERT INTO images VALUES ('{identifier}', readfile('{image}')); COMMIT;"]
+        for side, command in enumerate((ours, peer)):
+            elapsed = spawn(command)
+            if number > 0:
+                times[side].append(elapsed)
+    for number in range(repeat + 1):
+        likes(store, "unlike", f"flat{number:04d}")
+    subprocess.run([SQLITE, database, "DELETE FROM likes WHERE id LIKE 'flat%'; DELETE FROM images"], check=True)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def flat_cost():
+    """The --million form: each size's one-pass store, the rows of the chart up to a million."""
+    results = {}
+    for size in SIZES:
+        folder = one_pass_store(size)
+        store, database = os.path.join(folder, "store"), os.path.join(folder, "likes.db")
+        rows = {}
+        for name, arguments, query in (
+            ("newest page", ["list", "--limit", "20", "--json"], page_of("")),
+            ("search, a word every photo has (benchmark)", ["list", "--search", "benchmark", "--limit", "20", "--json"],
+             page_of("WHERE record LIKE '%benchmark%'")),
+            (f"search, no match ({NONE})", ["list", "--search", NONE, "--limit", "20", "--json"], page_of(f"WHERE record LIKE '%{NONE}%'")),
+        ):
+            warm = warm_pair([LIKES, "--store", store, *arguments], [SQLITE, database, query])
+            rows[name] = {"likesMs": warm[0] * 1000, "sqliteMs": warm[1] * 1000, "ratio": warm[0] / warm[1]}
+        liked = like_pair(store, database)
+        rows["one durable like"] = {"likesMs": liked[0] * 1000, "sqliteMs": liked[1] * 1000, "ratio": liked[0] / liked[1]}
+        for name, row in rows.items():
+            print(f"  one-pass {size:,}: {name}: {row['likesMs']:.1f} vs {row['sqliteMs']:.1f} ms, {row['ratio']:.2f}x", flush=True)
+        results[str(size)] = rows
+    with open(os.path.join(WORK, "million.json"), "w") as handle:
+        json.dump(results, handle, indent=2)
+    picture = chart({"user": results}, top=5000)
+    with open(os.path.join(WORK, "million-chart.txt"), "w") as handle:
+        handle.write(picture + "\n")
+    print(picture)
+
+
+if MILLION:
+    flat_cost()
+    sys.exit(0)
+
 results = {"user": {}, "onePass": {}, "build": {}}
 for size in SIZES:
     folder = os.path.join(WORK, f"user-{size}")
@@ -256,12 +331,7 @@ for size in SIZES:
         results["build"][str(size)] = dict(steps, photos=count)
         print(f"built the user's store of {size:,} ({count:,} photos): " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()), flush=True)
     results["user"][str(size)] = measure("user-built", os.path.join(folder, "store"), folder, size)
-    one_pass = os.path.join(WORK, f"one-pass-{size}")
-    if not os.path.exists(os.path.join(one_pass, "likes.db")):
-        shutil.rmtree(one_pass, ignore_errors=True)
-        os.makedirs(one_pass)
-        subprocess.run([BENCH, "build", os.path.join(one_pass, "store"), str(size), "2048"], stdout=subprocess.DEVNULL, check=True)
-        peer_database(one_pass, os.path.join(one_pass, "store"))
+    one_pass = one_pass_store(size)
     results["onePass"][str(size)] = measure("one-pass", os.path.join(one_pass, "store"), one_pass, size)
     verify = [LIKES, "--store", os.path.join(folder, "store"), "verify"]
     purge = [LIKES, "--store", os.path.join(folder, "store"), "purge", "--dry-run"]
