@@ -34,7 +34,9 @@ public struct JPEGThumbnail: Sendable, Equatable {
     /// The photo is decoded at the smallest DCT scale that leaves its long side at least
     /// `longSide` (a 12-megapixel photo asked for 320 pixels at 1/8, from its DC coefficients
     /// alone), shrunk the rest of the way by averaging, and encoded as a 4:2:0 (or grayscale)
-    /// baseline JPEG at `quality`.
+    /// baseline JPEG at `quality`. Where a photo at 1/8 is the thumbnail's size, its subsampled
+    /// chroma is read from each block's DC alone too: the 4:2:0 encode keeps one chroma sample
+    /// per 16x16 pixels, the mean of the chroma blocks that cover them.
     ///
     /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads. Damaged data that
     ///   decodes in part gives a thumbnail of what could be read, naming the damage in ``damage``.
