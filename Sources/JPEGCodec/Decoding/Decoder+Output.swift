@@ -63,9 +63,9 @@ enum Upsampling {
         result.withUnsafeMutableBufferPointer { target in
             // Column positions in the source for each output column: the two nearest samples and
             // the weight of the second.
-            let columns = (0..<width).map { taps(for: $0, factor: factorX, limit: validWidth, linear: linear) }
+            let columns = (0..<width).map { taps(for: $0, factor: factorX, limit: validWidth) }
             for y in 0..<height {
-                let row = taps(for: y, factor: factorY, limit: validHeight, linear: linear)
+                let row = taps(for: y, factor: factorY, limit: validHeight)
                 let upper = samples + row.first * stride
                 let lower = samples + row.second * stride
                 for x in 0..<width {
@@ -86,12 +86,12 @@ enum Upsampling {
         let weight: Float
     }
 
-    private static func taps(for index: Int, factor: Int, limit: Int, linear: Bool) -> Taps {
+    private static func taps(for index: Int, factor: Int, limit: Int) -> Taps {
         if factor == 1 {
             let clamped = min(index, limit - 1)
             return Taps(first: clamped, second: clamped, weight: 0)
         }
-        if factor != 2 || !linear {
+        if factor != 2 {
             let clamped = min(index / factor, limit - 1)
             return Taps(first: clamped, second: clamped, weight: 0)
         }

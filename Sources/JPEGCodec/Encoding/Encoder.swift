@@ -19,8 +19,6 @@ struct JPEGWriter {
     let luminance: [Float]
     let chrominance: [Float]
     var output: [UInt8] = []
-    private var bits: UInt64 = 0
-    private var count = 0
 
     init(image: PlanarImage, quality: Int) {
         self.image = image
@@ -31,7 +29,7 @@ struct JPEGWriter {
         chromaTable = scaled(StandardTables.chrominanceQuantization)
         luminance = lumaTable.map { 1 / Float($0) }
         chrominance = chromaTable.map { 1 / Float($0) }
-        output.reserveCapacity(image.width * image.height / 2 + 1024)
+        output.reserveCapacity(1024)  // the headers; the scan, written apart, is appended once
     }
 
     private let lumaTable: [Int]
