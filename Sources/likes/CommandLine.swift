@@ -124,12 +124,12 @@ enum LikesCommandLine {
             output.print(type.spec.help)
             return
         }
-        let directory = storeDirectory(parsed, environment: environment)
+        let location = storeLocation(parsed, environment: environment)
         let durability = try durability(parsed, environment: environment, command: name)
         let lockTimeout = Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10
-        let repository = makeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, environment: environment)
+        let repository = makeRepository(location, durability: durability, lockTimeout: lockTimeout, environment: environment)
         let command = try type.init(parsed)
-        if type.readsExistingStore { try checkStoreExists(directory) }
+        if type.readsExistingStore { try checkStoreExists(repository.path) }
         do {
             try command.run(Context(repository: repository, output: output, environment: environment))
         } catch let error as LikeRepositoryError {
@@ -166,48 +166,63 @@ enum LikesCommandLine {
         return true
     }
 
+    /// Where the store is: a path as `--store` or `LIKES_STORE` gives it, or the default folder.
+    enum StoreLocation {
+        case path(String)
+        case directory(URL)
+    }
+
     #if LIKES_TEST_SEAMS
         /// The repository of the store; in the debug builds the tests run (and only there),
         /// `LIKES_TEST_FLUSH=syncfs` has it flush with one syncfs per change on any file system,
         /// followed by an fdatasync of the store's folder that the power-cut tests' FUSE file
         /// system takes as one (Tests/Tools/powercut.py). A release build has no such switch.
-        static func makeRepository(directory: URL, durability: Durability, lockTimeout: Double, environment: [String: String]) -> LikeRepository {
-            guard environment["LIKES_TEST_FLUSH"] == "syncfs" else {
-                return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+        static func makeRepository(
+            _ location: StoreLocation, durability: Durability, lockTimeout: Double, environment: [String: String]
+        ) -> LikeRepository {
+            let flush: FlushStrategy? = environment["LIKES_TEST_FLUSH"] == "syncfs" ? .wholeFileSystem : nil
+            switch location {
+            case .path(let path): return LikeRepository(path: path, durability: durability, lockTimeout: lockTimeout, forcingFlush: flush)
+            case .directory(let directory):
+                guard let flush else { return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout) }
+                return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, forcingFlush: flush)
             }
-            return LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout, forcingFlush: .wholeFileSystem)
         }
     #else
         /// The repository of the store.
-        static func makeRepository(directory: URL, durability: Durability, lockTimeout: Double, environment: [String: String]) -> LikeRepository {
-            LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+        static func makeRepository(
+            _ location: StoreLocation, durability: Durability, lockTimeout: Double, environment: [String: String]
+        ) -> LikeRepository {
+            switch location {
+            case .path(let path): LikeRepository(path: path, durability: durability, lockTimeout: lockTimeout)
+            case .directory(let directory): LikeRepository(directory: directory, durability: durability, lockTimeout: lockTimeout)
+            }
         }
     #endif
 
     /// Refuses a store directory that does not exist, or is not a directory, naming it.
-    static func checkStoreExists(_ directory: URL) throws {
-        switch System.kind(of: directory.path) {
+    static func checkStoreExists(_ path: String) throws {
+        switch System.kind(of: path) {
         case .directory?: return
         case nil:
             throw CommandFailure(
-                "There is no store at \(Format.oneLine(directory.path)): nothing was ever liked there. Check --store or LIKES_STORE; the first like makes a store.",
+                "There is no store at \(Format.oneLine(path)): nothing was ever liked there. Check --store or LIKES_STORE; the first like makes a store.",
                 status: .noInput)
         default:
-            throw CommandFailure(
-                "The store \(Format.oneLine(directory.path)) is not a folder. Check --store or LIKES_STORE.", status: .noInput)
+            throw CommandFailure("The store \(Format.oneLine(path)) is not a folder. Check --store or LIKES_STORE.", status: .noInput)
         }
     }
 
     /// `--store`, else `$LIKES_STORE`, else the platform's default place.
-    static func storeDirectory(_ parsed: ParsedArguments, environment: [String: String]) -> URL {
-        if let path = parsed.value(.store), !path.isEmpty { return URL(fileURLWithPath: path) }
-        if let path = environment["LIKES_STORE"], !path.isEmpty { return URL(fileURLWithPath: path) }
+    static func storeLocation(_ parsed: ParsedArguments, environment: [String: String]) -> StoreLocation {
+        if let path = parsed.value(.store), !path.isEmpty { return .path(path) }
+        if let path = environment["LIKES_STORE"], !path.isEmpty { return .path(path) }
         #if canImport(Darwin)
             let documents =
                 FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first ?? FileManager.default.homeDirectoryForCurrentUser
-            return documents.appendingPathComponent("Likes", isDirectory: true)
+            return .directory(documents.appendingPathComponent("Likes", isDirectory: true))
         #else
-            return LikeRepository.dataDirectory(environment: environment)
+            return .directory(LikeRepository.dataDirectory(environment: environment))
         #endif
     }
 

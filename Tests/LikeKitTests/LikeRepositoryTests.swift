@@ -39,10 +39,17 @@ import Testing
         ]
         for path in paths {
             for url in [URL(fileURLWithPath: path), URL(fileURLWithPath: path, isDirectory: true), URL(fileURLWithPath: path, isDirectory: false)] {
-                let ours = LikeRepository.standardized(url)
+                let (ours, ourPath) = LikeRepository.standardized(url)
                 #expect(ours == url.standardizedFileURL, "\(path)")
                 #expect(ours.path == url.standardizedFileURL.path && ours.hasDirectoryPath == url.standardizedFileURL.hasDirectoryPath)
+                #expect(ourPath == url.standardizedFileURL.path, "\(path)")
             }
+            // The command line's way in, from the path as given.
+            let repository = LikeRepository(path: path, durability: .full, lockTimeout: 1)
+            let expected = URL(fileURLWithPath: path).standardizedFileURL
+            #expect(repository.directory == expected, "\(path)")
+            #expect(repository.directory.hasDirectoryPath == expected.hasDirectoryPath, "\(path)")
+            #expect(repository.path == expected.path, "\(path)")
         }
     }
 

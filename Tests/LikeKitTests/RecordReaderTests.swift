@@ -62,4 +62,33 @@ import Testing
             #expect(throws: (any Error).self) { try StoredRecord.decode(Data(damaged.utf8)) }
         }
     }
+
+    @Test func membersThisReaderDoesNotKnowOrFindsTwiceAreLeftToJSONDecoder() throws {
+        let record = try #require(try Self.records().first)
+        let text = String(decoding: try record.encoded(), as: UTF8.self)
+        // A member a later version may add, at the top and inside the image and the photo.
+        for (marker, added) in [
+            ("\"format\"", "\"later\":[1,{\"a\":null}],\"format\""), ("\"crc32\"", "\"later\":2,\"crc32\""),
+            ("\"color\"", "\"later\":\"x\",\"color\""),
+        ] {
+            let spelled = Data(text.replacingOccurrences(of: marker, with: added).utf8)
+            #expect(RecordReader.record(in: spelled) == nil, "\(added)")
+            #expect(try StoredRecord.decode(spelled) == record, "\(added)")
+        }
+        // A member twice: not this reader's to decide.
+        let twice = Data(text.replacingOccurrences(of: "\"format\":1,", with: "\"format\":1,\"format\":1,").utf8)
+        #expect(RecordReader.record(in: twice) == nil)
+    }
+
+    @Test func stampsAreTheirMillisecondsOrAWholeStampAndNothingElse() {
+        for stamp in ["1", "1795000000000", "1234567890123456", "1795000000001.2.b000000000000002", "0.0.ABCDEFGHIJKLMNOP", "1.23.é00000000000000"] {
+            #expect(RecordStamps.isStamp(stamp), "\(stamp)")
+        }
+        for stamp in [
+            "", ".", "12345678901234567", "1.", "1..b000000000000002", "1.2.b00000000000000", "1.2.b0000000000000002", "1.2.b00000000.000002",
+            "a", "1a", "-1", "1.2", "1.2.", ".2.b000000000000002", "1.x.b000000000000002", "1.2.3.4", " 1",
+        ] {
+            #expect(!RecordStamps.isStamp(stamp), "\(stamp)")
+        }
+    }
 }

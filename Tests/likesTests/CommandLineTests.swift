@@ -136,6 +136,16 @@ import Testing
         #expect(JSONValue.string("plain").rendered(pretty: false) == #""plain""#)
     }
 
+    @Test func jsonMembersAreSortedAsStringsSortThem() {
+        // ASCII names by their bytes; any other as String orders it (the Ångström sign sorts as
+        // the letter Å it is the same as, before Ç, though its bytes come after).
+        let names = ["b", "a\u{301}", "ab", "B", "é", "a", "_", "Z9", "aa", "e\u{301}z", "ez", "", "\u{212B}", "Ç"]
+        let object = JSONValue.object(names.reversed().map { ($0, .int(1)) })
+        let expected = "{" + names.sorted().map { JSONValue.string($0).rendered(pretty: false) + ":1" }.joined(separator: ",") + "}"
+        #expect(object.rendered(pretty: false) == expected)
+        #expect(names.sorted() != names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     @Test func likingAgainUpdatesAndKeepsTheDate() throws {
         let first = try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path, "--note", "one", "--json"]).object()
         let second = try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path, "--json"])

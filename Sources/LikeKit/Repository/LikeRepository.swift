@@ -65,21 +65,55 @@ public final class LikeRepository: Sendable {
         self.init(directory: directory, durability: durability, lockTimeout: lockTimeout, faults: FaultInjector(flushStrategy: flush.method))
     }
 
-    init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
-        self.directory = Self.standardized(directory)
+    /// The store at `path` as the command line names it, the same repository as
+    /// `init(directory: URL(fileURLWithPath: path), …)`: a plain absolute path (see
+    /// ``standardized(_:)``) is taken as it is, without asking a URL for its path, whose first
+    /// use in a process took 5 % of a warm `list`.
+    package convenience init(path: String, durability: Durability, lockTimeout: Double, forcingFlush flush: FlushStrategy? = nil) {
+        let faults = flush.map { FaultInjector(flushStrategy: $0.method) }
+        guard let plain = Self.plainPath(path) else {
+            self.init(directory: URL(fileURLWithPath: path), durability: durability, lockTimeout: lockTimeout, faults: faults)
+            return
+        }
+        let directory = path.hasSuffix("/") ? URL(fileURLWithPath: plain, isDirectory: true) : URL(fileURLWithPath: plain)
+        self.init(standardized: directory, path: plain, durability: durability, lockTimeout: lockTimeout, faults: faults)
+    }
+
+    convenience init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+        let (directory, path) = Self.standardized(directory)
+        self.init(standardized: directory, path: path, durability: durability, lockTimeout: lockTimeout, faults: faults)
+    }
+
+    private init(standardized directory: URL, path: String, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+        self.directory = directory
         self.durability = durability
         self.lockTimeout = lockTimeout
-        store = Store(path: self.directory.path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
-        observers = ObserverRegistry(store: store, directory: self.directory)
+        store = Store(path: path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
+        observers = ObserverRegistry(store: store, directory: directory)
         work = BlockingWork(label: "LikeKit.LikeRepository")
     }
 
-    /// `directory.standardizedFileURL`. A plain absolute path (no `.` or `..`, no `//`, not
-    /// under `/private` or `/var/automount`, which Foundation's standardizing also rewrites)
-    /// stands as it is, made into a URL directly: Foundation's way took 6 % of a warm `list`.
-    static func standardized(_ directory: URL) -> URL {
-        guard directory.isFileURL else { return directory.standardizedFileURL }
-        var path = directory.path
+    /// The store's directory as a path, as ``directory`` would give it.
+    package var path: String { store.path }
+
+    /// `directory.standardizedFileURL` and its path. A plain absolute path stands as it is, made
+    /// into a URL directly: Foundation's way took 6 % of a warm `list`.
+    static func standardized(_ directory: URL) -> (URL, String) {
+        guard directory.isFileURL else {
+            let standardized = directory.standardizedFileURL
+            return (standardized, standardized.path)
+        }
+        guard let path = plainPath(directory.path) else {
+            let standardized = directory.standardizedFileURL
+            return (standardized, standardized.path)
+        }
+        return (URL(fileURLWithPath: path, isDirectory: directory.hasDirectoryPath), path)
+    }
+
+    /// `path` without a slash at its end, if it is plain: absolute, no `.` or `..`, no `//`, not
+    /// under `/private` or `/var/automount` (which Foundation's standardizing also rewrites).
+    static func plainPath(_ path: String) -> String? {
+        var path = path
         let plain = path.withUTF8 { bytes -> Bool in
             guard bytes.first == UInt8(ascii: "/") else { return false }
             var componentStart = 1
@@ -93,8 +127,9 @@ public final class LikeRepository: Sendable {
             }
             return true
         }
-        guard plain, !path.hasPrefix("/private/"), !path.hasPrefix("/var/automount/") else { return directory.standardizedFileURL }
-        return URL(fileURLWithPath: path, isDirectory: directory.hasDirectoryPath)
+        guard plain, !path.hasPrefix("/private/"), !path.hasPrefix("/var/automount/") else { return nil }
+        if path.utf8.count > 1, path.hasSuffix("/") { path.removeLast() }
+        return path
     }
 
     var isDurable: Bool { store.durable }

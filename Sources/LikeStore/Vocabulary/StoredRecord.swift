@@ -194,10 +194,20 @@ package struct RecordStamps: Sendable, Hashable {
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
     init(read values: [String: String]) {
+        self.init(read: values.map { ($0.key, $0.value) })
+    }
+
+    /// Reads a record's stamps from its parts and their stamps, each part once.
+    init(read pairs: [(String, String)]) {
         // Made at its full size at once: growing it part by part rehashed it four times a record.
         var kept = [String: String](minimumCapacity: Self.parts.count + 1)
-        for (part, stamp) in values where (part == Self.unliked || Self.parts.contains(part)) && Self.isStamp(stamp) { kept[part] = stamp }
-        if let liked = kept[Self.liked] { for part in Self.parts where kept[part] == nil { kept[part] = liked } }
+        // Every part has the period's stamp, then those given their own: no part looked up.
+        if let liked = pairs.first(where: { $0.0 == Self.liked && Self.isStamp($0.1) })?.1 {
+            for part in Self.parts { kept[part] = liked }
+        }
+        for (part, stamp) in pairs where part != Self.liked && (part == Self.unliked || Self.parts.contains(part)) && Self.isStamp(stamp) {
+            kept[part] = stamp
+        }
         self.values = kept
     }
 
@@ -230,11 +240,23 @@ package struct RecordStamps: Sendable, Hashable {
 
     /// `MILLIS` or `MILLIS.COUNTER.DEVICE`.
     static func isStamp(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 3, parts[0].utf8.count <= 16, parts[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-            !parts[0].isEmpty
-        else { return false }
-        return parts.count == 1 || (!parts[1].isEmpty && parts[1].utf8.allSatisfy { (0x30...0x39).contains($0) } && parts[2].utf8.count == 16)
+        var text = text
+        return text.withUTF8 { bytes in
+            // Byte by byte: a split into substrings made an array for every stamp of every record read.
+            func digits(from start: Int) -> Int {
+                var end = start
+                while end < bytes.count, (0x30...0x39).contains(bytes[end]) { end += 1 }
+                return end
+            }
+            let millisEnd = digits(from: 0)
+            guard millisEnd > 0, millisEnd <= 16 else { return false }
+            if millisEnd == bytes.count { return true }
+            let counterEnd = digits(from: millisEnd + 1)
+            guard bytes[millisEnd] == UInt8(ascii: "."), counterEnd > millisEnd + 1, counterEnd < bytes.count,
+                bytes[counterEnd] == UInt8(ascii: "."), bytes.count - counterEnd - 1 == 16
+            else { return false }
+            return !bytes[(counterEnd + 1)...].contains(UInt8(ascii: "."))
+        }
     }
 }
 
