@@ -10,8 +10,10 @@
 #endif
 
 /// A JSON document: what a record's `encode(to:)` encodes and the command line prints, and what
-/// an answer of any shape decodes as.
-package indirect enum JSONValue: Codable, Sendable {
+/// an answer of any shape decodes as. Not `indirect`: an object's members and an array's values
+/// are held apart by their arrays already, and a box for every value cost each printed record an
+/// allocation per member.
+package enum JSONValue: Codable, Sendable {
     /// Members in their order (written sorted by name).
     case object([(String, JSONValue)])
     case array([JSONValue])
@@ -111,6 +113,16 @@ package indirect enum JSONValue: Codable, Sendable {
         out.reserveCapacity(1024)
         write(into: &out, pretty: pretty, depth: 0)
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// As ``rendered(pretty:)``, as its UTF-8 bytes and a line feed: what the command line
+    /// writes, with no `String` made of a page of records and checked back to bytes.
+    package func renderedLine(pretty: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        write(into: &out, pretty: pretty, depth: 0)
+        out.append(0x0A)
+        return out
     }
 
     private func write(into out: inout [UInt8], pretty: Bool, depth: Int) {

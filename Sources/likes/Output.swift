@@ -64,7 +64,7 @@ struct Output {
 
     /// Prints one JSON document on stdout.
     func printJSON(_ value: JSONValue, compact: Bool = false) {
-        print(value.rendered(pretty: !compact))
+        value.renderedLine(pretty: !compact).withUnsafeBytes { System.write($0, to: 1) }
     }
 }
 
