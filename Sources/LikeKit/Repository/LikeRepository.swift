@@ -99,11 +99,7 @@ public final class LikeRepository: Sendable {
     /// `directory.standardizedFileURL` and its path. A plain absolute path stands as it is, made
     /// into a URL directly: Foundation's way took 6 % of a warm `list`.
     static func standardized(_ directory: URL) -> (URL, String) {
-        guard directory.isFileURL else {
-            let standardized = directory.standardizedFileURL
-            return (standardized, standardized.path)
-        }
-        guard let path = plainPath(directory.path) else {
+        guard directory.isFileURL, let path = plainPath(directory.path) else {
             let standardized = directory.standardizedFileURL
             return (standardized, standardized.path)
         }
