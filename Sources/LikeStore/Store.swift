@@ -43,6 +43,10 @@ package final class Store: Sendable {
         try StoreDirectory.open(path: path, faults: faults)
     }
 
+    /// Whether `path` names a directory (a link followed), as `URL(fileURLWithPath:)` decides it
+    /// for a path without a slash at its end.
+    package static func isDirectory(atPath path: String) -> Bool { StoreDirectory.isDirectory(atPath: path) }
+
     /// A mark that changes whenever the store's content may have changed: the journal's inode,
     /// size and time of change (every change appends a line; purge, repair and a restore's
     /// sorting write it anew or over). One look at a file name; `nil` when there is no store or

@@ -156,7 +156,10 @@ package enum JSONValue: Codable, Sendable {
                 return
             }
             out.append(UInt8(ascii: "{"))
-            for (index, member) in members.sorted(by: { $0.0 < $1.0 }).enumerated() {
+            // Sorted by their places, so that no member is copied (and retained) to sort them.
+            let order = members.indices.sorted { members[$0].0 < members[$1].0 }
+            for (index, place) in order.enumerated() {
+                let member = members[place]
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(depth + 1)
                 Self.quote(member.0, into: &out)

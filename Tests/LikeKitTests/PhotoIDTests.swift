@@ -112,6 +112,13 @@ import Testing
             #expect(Timestamp.parse(Timestamp.string(value)) == value)
         }
         #expect(Timestamp.string(1_763_774_625_123) == "2025-11-22T01:23:45.123Z")
+        // Either side of the digits written in place, and the first and last instants of years.
+        let written: [(Int64, String)] = [
+            (0, "1970-01-01T00:00:00.000Z"), (-1, "1969-12-31T23:59:59.999Z"), (951_782_400_007, "2000-02-29T00:00:00.007Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"), (253_402_300_800_000, "10000-01-01T00:00:00.000Z"),
+            (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+        ]
+        for (value, text) in written { #expect(Timestamp.string(value) == text) }
     }
 }
 

@@ -106,17 +106,15 @@ final class ObserverRegistry: Sendable {
         var recent: [(key: String, generation: String, record: StoredRecord)] = []
         /// The journal files (by inode) the follower has finished: replaced by rebuilt ones.
         var finishedJournals: Set<UInt64> = []
+        /// The store's device id as its sync state last said, with that file's mark.
+        var device: (mark: String?, id: String?)?
     }
 
     private let store: Store
-    private let directory: URL
     private let state = Locked(State())
-    /// The store's device id as its sync state last said, with that file's mark.
-    private let device = Locked<(mark: String?, id: String?)?>(nil)
 
-    init(store: Store, directory: URL) {
+    init(store: Store) {
         self.store = store
-        self.directory = directory
     }
 
     func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> Int {
@@ -171,7 +169,7 @@ final class ObserverRegistry: Sendable {
     /// again only when that file changed (a look at the file per change).
     func ownDevice() -> String? {
         let mark = try? store.syncFileMark(LikeRepository.syncStateName)
-        if let known = device.withLock({ $0 }), known.mark == mark { return known.id }
+        if let known = state.withLock({ $0.device }), known.mark == mark { return known.id }
         struct Saved: Decodable {
             struct Engine: Decodable { var device: String }
             var engine: Engine
@@ -179,7 +177,7 @@ final class ObserverRegistry: Sendable {
         let id = (try? store.syncFile(LikeRepository.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?
             .engine
             .device
-        device.withLock { $0 = (mark, id) }
+        state.withLock { $0.device = (mark, id) }
         return id
     }
 
@@ -197,7 +195,7 @@ final class ObserverRegistry: Sendable {
 
     private func deliver(_ followed: FollowedChange) {
         let observers = state.withLock { state in state.observers.sorted { $0.key < $1.key }.map(\.value) }
-        let change = LikeRepository.publicChange(followed.change, in: directory.path, ownDevice: ownDevice)
+        let change = LikeRepository.publicChange(followed.change, in: store.path, ownDevice: ownDevice)
         for observer in observers where observer.follows(followed) {
             observer.queue.async {
                 guard !observer.cancelled.withLock({ $0 }) else { return }

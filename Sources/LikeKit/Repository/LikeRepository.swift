@@ -33,7 +33,12 @@ import LikeStore
 /// decodes only that page's records. See <doc:Design> for the layout on disk.
 public final class LikeRepository: Sendable {
     /// The store's directory; created with mode 0700 on the first change.
-    public let directory: URL
+    public var directory: URL {
+        switch given {
+        case .url(let url): url
+        case .path(let isDirectory): URL(fileURLWithPath: store.path, isDirectory: isDirectory)
+        }
+    }
     /// Whether changes are flushed to stable storage before they return.
     public let durability: Durability
     /// How long a change waits for another process's lock before it fails with
@@ -42,6 +47,14 @@ public final class LikeRepository: Sendable {
 
     /// The store below this façade, which owns every byte of it.
     let store: Store
+    /// How the directory was given: as a URL, or as a plain path whose URL is made when asked
+    /// for (the first URL a process makes cost 2 % of a warm `list`, which never asks).
+    private let given: GivenDirectory
+    private enum GivenDirectory {
+        case url(URL)
+        /// Whether the URL ends in a slash: the path did, or named a directory when given.
+        case path(isDirectory: Bool)
+    }
     let observers: ObserverRegistry
     /// Where the `async` overloads run their blocking work.
     let work: BlockingWork
@@ -75,21 +88,22 @@ public final class LikeRepository: Sendable {
             self.init(directory: URL(fileURLWithPath: path), durability: durability, lockTimeout: lockTimeout, faults: faults)
             return
         }
-        let directory = path.hasSuffix("/") ? URL(fileURLWithPath: plain, isDirectory: true) : URL(fileURLWithPath: plain)
-        self.init(standardized: directory, path: plain, durability: durability, lockTimeout: lockTimeout, faults: faults)
+        // As `URL(fileURLWithPath:)` decides it: by the slash, else by the file system.
+        let isDirectory = path.hasSuffix("/") || Store.isDirectory(atPath: plain)
+        self.init(given: .path(isDirectory: isDirectory), path: plain, durability: durability, lockTimeout: lockTimeout, faults: faults)
     }
 
     convenience init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
         let (directory, path) = Self.standardized(directory)
-        self.init(standardized: directory, path: path, durability: durability, lockTimeout: lockTimeout, faults: faults)
+        self.init(given: .url(directory), path: path, durability: durability, lockTimeout: lockTimeout, faults: faults)
     }
 
-    private init(standardized directory: URL, path: String, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
-        self.directory = directory
+    private init(given: GivenDirectory, path: String, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+        self.given = given
         self.durability = durability
         self.lockTimeout = lockTimeout
         store = Store(path: path, durable: durability == .full, lockTimeout: lockTimeout, faults: faults)
-        observers = ObserverRegistry(store: store, directory: directory)
+        observers = ObserverRegistry(store: store)
         work = BlockingWork(label: "LikeKit.LikeRepository")
     }
 

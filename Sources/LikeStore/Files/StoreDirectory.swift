@@ -521,6 +521,13 @@ final class StoreDirectory: Sendable {
             inode: UInt64(info.st_ino), modified: Int64(modified.tv_sec) * 1000 + Int64(modified.tv_nsec) / 1_000_000)
     }
 
+    /// Whether `path` names a directory, a link followed: what `URL(fileURLWithPath:)` asks of
+    /// a path without a slash at its end.
+    static func isDirectory(atPath path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// The names in this directory, except `.` and `..`.
     func names() throws -> [String] {
         var result: [String] = []

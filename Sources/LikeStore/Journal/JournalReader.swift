@@ -394,6 +394,10 @@ struct JournalReader {
     /// The first read back; each next one is twice as long, up to the largest, so that a walk
     /// that stops soon reads little and one through the whole journal makes few calls.
     private static let firstChunkSize = 64 * 1024
+    /// The first read back where the bytes are copied, not mapped: a page. The walk every
+    /// command makes for the last two changes stops within a few hundred bytes, and copying 64 KB
+    /// into memory zeroed for it was a twentieth of a newest page's time.
+    private static let firstCopiedChunkSize = 4 * 1024
     private static let largestChunkSize = 1024 * 1024
     private static let largestMappedChunkSize = 8 * 1024 * 1024
 
@@ -471,7 +475,7 @@ struct JournalReader {
         if let mapped { return (mapped, walk.tornTailBytes) }
         var end = try source.currentSize()
         var carried: [UInt8] = []  // the end of a line whose start is in the next chunk back
-        var chunkSize = Self.firstChunkSize
+        var chunkSize = Self.firstCopiedChunkSize
         while end > 0 {
             let start = max(0, end - chunkSize)
             chunkSize = min(2 * chunkSize, Self.largestChunkSize)

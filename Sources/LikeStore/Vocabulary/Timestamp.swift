@@ -31,6 +31,27 @@ package enum Timestamp {
             days -= 1
         }
         let (year, month, day) = civil(fromDays: days)
+        if (0...9999).contains(year) {
+            // Written digit by digit into the string's own storage: every record printed has one.
+            return String(unsafeUninitializedCapacity: 24) { text in
+                func put(_ value: Int, digits: Int, at offset: Int, then separator: Unicode.Scalar) {
+                    var rest = value
+                    for index in (offset..<offset + digits).reversed() {
+                        text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                        rest /= 10
+                    }
+                    text[offset + digits] = UInt8(ascii: separator)
+                }
+                put(year, digits: 4, at: 0, then: "-")
+                put(month, digits: 2, at: 5, then: "-")
+                put(day, digits: 2, at: 8, then: "T")
+                put(secondOfDay / 3600, digits: 2, at: 11, then: ":")
+                put(secondOfDay / 60 % 60, digits: 2, at: 14, then: ":")
+                put(secondOfDay % 60, digits: 2, at: 17, then: ".")
+                put(ms, digits: 3, at: 20, then: "Z")
+                return 24
+            }
+        }
         func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
