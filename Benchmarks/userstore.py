@@ -19,7 +19,8 @@ has and for one none has, and one durable like (an image and its record) against
 inserting the record and the image (`readfile`) in one transaction; sizes default to 1000 10000
 100000 1000000; it writes million.json and million-chart.txt.
 Needs Pillow (python3-pil) for the one small JPEG the photos are made from; root for the cold
-rows (the page cache emptied before each run).
+rows (the page cache emptied before each run) and for the warm rows' two states of `likes` in
+the page cache (see `measure`); without root, one warm row each, in whatever state it is.
 """
 import io
 import json
@@ -212,18 +213,47 @@ def queries(store, database, cursor, liked_at, family):
     ]
 
 
+def installed_copy():
+    """The `likes` measured, copied afresh as an install writes it (see `measure`)."""
+    target = os.path.join(WORK, "installed", "likes")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    shutil.copyfile(LIKES, target + ".new")
+    os.chmod(target + ".new", 0o755)
+    os.replace(target + ".new", target)
+    return target
+
+
 def measure(label, store, folder, size):
+    """Each query warm in two states of our executable, then cold.
+
+    The page cache holds a file just written in large folios, and one read back by page faults
+    (after a reboot, or here after the caches are emptied) in small ones, which cost more to map:
+    a 17.5 MB `likes` runs a page of 20 about 0.35 ms slower in the second state. Each warm
+    row is measured first on a fresh copy (`installed`, as after an install), then, the caches
+    emptied, on the same copy read back (the main figures, as after a reboot); every cold row
+    comes after, and leaves the second state again. sqlite3 is read back in both."""
     database = os.path.join(folder, "likes.db")
     listing = json.loads(likes(store, "list", "--offset", str(size // 2 - 1), "--limit", "1", "--json"))
     counts = json.loads(subprocess.run([*PEER, "families", folder], stdout=subprocess.PIPE, check=True).stdout)
     family = max(counts, key=lambda name: counts[name])
+    plan = queries(store, database, listing[0]["cursor"], listing[0]["likedAt"], family)
+    binary = installed_copy() if CAN_DROP else LIKES
+    installed = {}
+    if CAN_DROP:
+        installed = {name: warm_pair([binary, "--store", store, *arguments], [SQLITE, database, query]) for name, arguments, query, _ in plan}
+        drop_caches()
     rows = {}
-    for name, arguments, query, cold in queries(store, database, listing[0]["cursor"], listing[0]["likedAt"], family):
-        ours, peer = [LIKES, "--store", store, *arguments], [SQLITE, database, query]
+    for name, arguments, query, cold in plan:
+        ours, peer = [binary, "--store", store, *arguments], [SQLITE, database, query]
         warm = warm_pair(ours, peer)
         row = {"likesMs": warm[0] * 1000, "sqliteMs": warm[1] * 1000, "ratio": warm[0] / warm[1],
                "likesPeakMB": peak_mb(ours), "sqlitePeakMB": peak_mb(peer)}
-        text = f"{warm[0] * 1000:.1f} vs {warm[1] * 1000:.1f} ms, {row['ratio']:.2f}x, peak {row['likesPeakMB']:.1f} vs {row['sqlitePeakMB']:.1f} MB"
+        text = f"{warm[0] * 1000:.1f} vs {warm[1] * 1000:.1f} ms, {row['ratio']:.2f}x"
+        if name in installed:
+            ms = installed[name]
+            row.update(installedLikesMs=ms[0] * 1000, installedSqliteMs=ms[1] * 1000, installedRatio=ms[0] / ms[1])
+            text += f" (installed {ms[0] * 1000:.1f} vs {ms[1] * 1000:.1f} ms, {row['installedRatio']:.2f}x)"
+        text += f", peak {row['likesPeakMB']:.1f} vs {row['sqlitePeakMB']:.1f} MB"
         if cold and CAN_DROP:
             cold_times = cold_pair(ours, peer)
             row.update(coldLikesMs=cold_times[0] * 1000, coldSqliteMs=cold_times[1] * 1000, coldRatio=cold_times[0] / cold_times[1])
