@@ -40,9 +40,9 @@ struct RecordFiles {
     ///   of that photo (malformed, another photo's, a folder or FIFO in its place); `io`.
     func read(key: String) throws -> StoredRecord? {
         let name = StoreLayout.recordFileName(key)
-        let data: Data
+        let data: [UInt8]
         do {
-            guard let read = try directory.read(name) else { return nil }
+            guard let read = try directory.readBytes(name) else { return nil }
             data = read
         } catch StoreError.io(_, _, let code) where code == EISDIR || code == ELOOP {
             // A folder, a FIFO or a link where the record should be: damage, not an I/O failure.

@@ -27,11 +27,14 @@ struct RecordReader {
     /// The record in `data`, or `nil` where this reader does not take it (JSONDecoder then reads
     /// it, and names any damage).
     static func record(in data: Data) -> StoredRecord? {
-        data.withUnsafeBytes { raw in
-            var reader = RecordReader(raw.bindMemory(to: UInt8.self))
-            guard let record = reader.record(), reader.index == reader.bytes.count else { return nil }
-            return record
-        }
+        data.withUnsafeBytes { record(in: $0.bindMemory(to: UInt8.self)) }
+    }
+
+    /// The record in `bytes`, read as from a `Data`.
+    static func record(in bytes: UnsafeBufferPointer<UInt8>) -> StoredRecord? {
+        var reader = RecordReader(bytes)
+        guard let record = reader.record(), reader.index == reader.bytes.count else { return nil }
+        return record
     }
 
     // MARK: Records, checked as StoredRecord's Decodable init checks them

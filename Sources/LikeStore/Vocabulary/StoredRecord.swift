@@ -168,6 +168,13 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         if let record = RecordReader.record(in: data) { return record }
         return try JSONDecoder().decode(StoredRecord.self, from: data)
     }
+
+    /// As the `Data` overload decodes, from bytes read for a page: `Data` is made only for
+    /// JSONDecoder.
+    static func decode(_ bytes: [UInt8]) throws -> StoredRecord {
+        if let record = bytes.withUnsafeBufferPointer(RecordReader.record(in:)) { return record }
+        return try JSONDecoder().decode(StoredRecord.self, from: Data(bytes))
+    }
 }
 
 /// A part of a photo a change can touch.
