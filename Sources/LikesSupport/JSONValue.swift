@@ -119,7 +119,9 @@ package enum JSONValue: Codable, Sendable {
     /// writes, with no `String` made of a page of records and checked back to bytes.
     package func renderedLine(pretty: Bool) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        // About a kilobyte a value of an array (a record takes less), so that a page is written
+        // into one buffer rather than into one twice as large after another.
+        if case .array(let values) = self { out.reserveCapacity(max(1024, 1024 * values.count)) } else { out.reserveCapacity(1024) }
         write(into: &out, pretty: pretty, depth: 0)
         out.append(0x0A)
         return out

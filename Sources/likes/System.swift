@@ -24,14 +24,15 @@ enum System {
             var count = 0
             while environ[count] != nil { count += 1 }
             var values = [String: String](minimumCapacity: count)
-            var entry = environ
-            while let pointer = entry.pointee {
-                let text = String(cString: pointer)
-                if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
-                    let name = String(text[..<equals])
-                    if values[name] == nil { values[name] = String(text[text.utf8.index(after: equals)...]) }
+            for index in 0..<count {
+                guard let pointer = environ[index] else { continue }
+                // Name and value made from the bytes on each side of the `=`, and nothing else.
+                let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+                guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<equals]), as: UTF8.self)
+                if values[name] == nil {
+                    values[name] = String(decoding: UnsafeBufferPointer(rebasing: bytes[(equals + 1)...]), as: UTF8.self)
                 }
-                entry += 1
             }
             return values
         #else
