@@ -600,7 +600,8 @@ import Testing
     }
 
     @Test func storeLocationComesFromOptionEnvironmentOrXDG() throws {
-        let viaEnvironment = box.url.appendingPathComponent("env-store").path
+        // An `=` and a letter beyond ASCII in the value: all of it after the first `=` is the path.
+        let viaEnvironment = box.url.appendingPathComponent("env=store é").path
         #expect(
             try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path], store: false, environment: ["LIKES_STORE": viaEnvironment]).status
                 == 0)
