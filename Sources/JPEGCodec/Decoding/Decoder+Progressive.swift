@@ -12,6 +12,7 @@ extension Decoder {
         let mcusWide = single ? first.blocksWide : frame.mcusWide
         let mcusHigh = single ? first.blocksHigh : frame.mcusHigh
         var mcu = 0
+        defer { mcusVisited += mcu }
         for mcuY in 0..<mcusHigh {
             for mcuX in 0..<mcusWide {
                 if restartInterval > 0, mcu > 0, mcu % restartInterval == 0 {

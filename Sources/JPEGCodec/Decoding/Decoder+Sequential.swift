@@ -69,6 +69,7 @@ extension Decoder {
         var local = reader
         defer { reader = local }
         var mcu = 0
+        defer { mcusVisited += mcu }
         for mcuY in 0..<mcusHigh {
             for mcuX in 0..<mcusWide {
                 if restartInterval > 0, mcu > 0, mcu % restartInterval == 0 {

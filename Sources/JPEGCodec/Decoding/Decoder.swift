@@ -40,6 +40,9 @@ final class Decoder {
     private var adobeTransform: Int?
     private var sawJFIF = false
     private var scansDecoded = 0
+    /// The MCUs the scans went through, all scans together: the decoder's work, which the file's
+    /// size bounds whatever its headers claim (tests count it; one add a scan).
+    var mcusVisited = 0
     /// What was wrong with the entropy-coded data, first found: the decode shows what could be
     /// read, as libjpeg's does when it warns.
     private(set) var damage: String?
