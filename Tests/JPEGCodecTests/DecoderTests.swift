@@ -131,11 +131,10 @@ import Testing
     /// 20,000 scans with no data. Each empty scan ends at its first block, as libjpeg's do: a
     /// pass over 1.56 million blocks per scan would take hours.
     ///
-    /// The work is counted, not timed: a test's time limit is wall time, and on a machine whose
-    /// other tests wait on processes a decode of half a second once went past a minute. The
-    /// limit only stops a decode that would never end.
-    @Test(.timeLimit(.minutes(10)))
-    func manyEmptyScansCostNoPassOverTheBlocksEach() throws {
+    /// The work is counted, not timed: a test's time limit is wall time, and in CI, where other
+    /// tests wait on processes for minutes, these decodes of half a second were seen to finish
+    /// 580 seconds after they started.
+    @Test func manyEmptyScansCostNoPassOverTheBlocksEach() throws {
         var jpeg: [UInt8] = [0xFF, 0xD8]
         jpeg += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
         jpeg += [0xFF, 0xC2, 0x00, 0x0B, 0x08, 0x27, 0x10, 0x27, 0x10, 0x01, 0x01, 0x11, 0x00]
@@ -149,8 +148,7 @@ import Testing
     }
 
     /// The same with a restart marker after every MCU: each empty interval must not cost a search.
-    @Test(.timeLimit(.minutes(10)))
-    func emptyScansWithRestartIntervalsEndAtTheirMarker() throws {
+    @Test func emptyScansWithRestartIntervalsEndAtTheirMarker() throws {
         var jpeg: [UInt8] = [0xFF, 0xD8]
         jpeg += [0xFF, 0xDB, 0x00, 0x43, 0x00] + [UInt8](repeating: 1, count: 64)
         jpeg += [0xFF, 0xDD, 0x00, 0x04, 0x00, 0x01]
