@@ -139,7 +139,13 @@ enum CatalogScan {
                         return try body(Photo(liked: view, newest: newest))
                     }
                 case nil:
-                    table.set(.listed, for: view.key, at: found.slot)
+                    // Walking back, a photo's lines older than this one belong to an earlier
+                    // like, and a writer puts a `U` line between two likes of a photo: the walk
+                    // meets that `U` line first and marks the photo there. So a photo with no
+                    // line newer than its `L` line need not be kept, and the table holds only
+                    // the photos changed since their like instead of every key. The full parse
+                    // (`verify`) keeps every photo, as before.
+                    if checkingEveryField { table.set(.listed, for: view.key, at: found.slot) }
                     return try body(Photo(liked: view, newest: view))
                 }
             case .header, .aborted, .purged:
