@@ -68,9 +68,7 @@ extension OpenStore {
     /// Newest first, the scan stops once the page and one photo more are found; oldest first,
     /// it reads back to the oldest photo (or to `since`), keeping only keys.
     func catalogPage(_ query: CatalogQuery) throws -> (records: [StoredRecord], more: Bool)? {
-        // The scan's check of the journal's last line reads the newest photo's record, which the
-        // page reads again when it is on the page: kept, it is read once.
-        guard let records = records?.checkingOnce() else { return ([], false) }
+        guard let records else { return ([], false) }
         let lock = try sharedLock()
         defer { _ = lock }
         if query.album == nil, query.color == nil, query.words == nil, query.after != nil || !query.newestFirst,
@@ -81,7 +79,7 @@ extension OpenStore {
         var found: [ListingKey] = []
         var skipped = 0
         var unanswerable = false
-        let end = try scanCatalog(locked: lock != nil, records: records) { photo in
+        let end = try scanCatalog(locked: lock != nil) { photo in
             if let since = query.since, photo.liked.at < since { return false }
             if let after = query.after {
                 let place = photo.listingKey
@@ -240,8 +238,8 @@ extension OpenStore {
     /// The journal's reader for a scan of the catalog (`mapped` only under a lock the caller
     /// holds); `nil` where there are no records or no journal, or the journal is shorter than the
     /// length noted on it (cut short: the index then says so).
-    private func catalogReader(mapped: Bool = false, records given: RecordFiles? = nil) throws -> JournalReader? {
-        guard let records = given ?? records, let reader = try journal.reader(records: records, mapped: mapped) else { return nil }
+    private func catalogReader(mapped: Bool = false) throws -> JournalReader? {
+        guard let records, let reader = try journal.reader(records: records, mapped: mapped) else { return nil }
         if let noted = journal.notedLength(reader), try reader.source.currentSize() < noted { return nil }
         return reader
     }
@@ -266,8 +264,8 @@ extension OpenStore {
 
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
-    private func scanCatalog(locked: Bool, records: RecordFiles? = nil, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
-        guard let reader = try catalogReader(mapped: locked, records: records) else { return .damaged }
+    private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
+        guard let reader = try catalogReader(mapped: locked) else { return .damaged }
         return try CatalogScan.photos(in: reader, body)
     }
 }

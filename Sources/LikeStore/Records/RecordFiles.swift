@@ -24,22 +24,6 @@ struct RecordFiles {
     static let directoryName = StoreLayout.recordsDirectory
 
     let directory: StoreDirectory
-    /// The records a commit check read, by key, kept for ``read(keys:)`` where set (see
-    /// ``checkingOnce()``); `nil` keeps none.
-    private var checked: Locked<[String: StoredRecord?]>?
-
-    init(directory: StoreDirectory) {
-        self.directory = directory
-    }
-
-    /// These record files, keeping what a commit check reads for ``read(keys:)``, so that a page
-    /// whose newest photo is the journal's last line reads that record once. For one question:
-    /// a record kept is as it was at the check.
-    func checkingOnce() -> RecordFiles {
-        var copy = self
-        copy.checked = Locked([:])
-        return copy
-    }
 
     /// Every record file, decoded: the slow, sure path used where the index cannot be trusted.
     struct Decoded {
@@ -90,14 +74,14 @@ struct RecordFiles {
     /// as a read from the disk, and starting eight threads for a page in memory costs more than
     /// reading it.)
     func read(keys: [String]) -> [RecordRead] {
-        guard keys.count > 1 else { return keys.map { key in RecordRead { try readOnce(key: key) } } }
-        var results = [RecordRead { try readOnce(key: keys[0]) }]
+        guard keys.count > 1 else { return keys.map { key in RecordRead { try read(key: key) } } }
+        var results = [RecordRead { try read(key: keys[0]) }]
         let started = DispatchTime.now().uptimeNanoseconds
-        results.append(RecordRead { try readOnce(key: keys[1]) })
+        results.append(RecordRead { try read(key: keys[1]) })
         let rest = keys.dropFirst(2)
         let fromDisk = DispatchTime.now().uptimeNanoseconds - started > 150_000
         guard fromDisk, rest.count >= 2 else {
-            results += rest.map { key in RecordRead { try readOnce(key: key) } }
+            results += rest.map { key in RecordRead { try read(key: key) } }
             return results
         }
         let shared = Locked((next: rest.startIndex, results: [RecordRead?](repeating: nil, count: keys.count)))
@@ -113,7 +97,7 @@ struct RecordFiles {
                         return state.next
                     }
                     guard let index else { break }
-                    let result = RecordRead { try records.readOnce(key: keys[index]) }
+                    let result = RecordRead { try records.read(key: keys[index]) }
                     shared.withLock { $0.results[index] = result }
                 }
                 done.signal()
@@ -122,13 +106,7 @@ struct RecordFiles {
         for _ in 0..<workers { done.wait() }
         let gathered = shared.withLock { $0.results }
         // Every index was read by a worker; one that was not is read here.
-        return results + rest.indices.map { index in gathered[index] ?? RecordRead { try readOnce(key: keys[index]) } }
-    }
-
-    /// As ``read(key:)``, or the record a commit check read for this key (see ``checkingOnce()``).
-    private func readOnce(key: String) throws -> StoredRecord? {
-        if let checked, let known = checked.withLock({ $0[key] }) { return known }
-        return try read(key: key)
+        return results + rest.indices.map { index in gathered[index] ?? RecordRead { try read(key: keys[index]) } }
     }
 
     /// Whether the photo with `key` has a record file (of any kind), without reading it.
@@ -146,7 +124,6 @@ struct RecordFiles {
         let stored: StoredRecord?
         do {
             stored = try read(key: line.key)
-            checked?.withLock { $0[line.key] = stored }
         } catch StoreError.damagedRecord {
             return true  // damage is for verify to report, not a reason to drop the line
         }
