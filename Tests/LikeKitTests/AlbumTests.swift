@@ -86,6 +86,31 @@ import Testing
         }
     }
 
+    /// The catalog's walk back keeps in its table only photos met first at a newer line than
+    /// their like: a photo liked again is met at its new `L` line, then at the `U` line before,
+    /// and never at its earlier lives' lines. Each answer that walks the whole journal (albums,
+    /// a search, the counts) must still see such a photo once, as it is now.
+    @Test func aPhotoLikedAgainIsMetOnceAsItIsNow() throws {
+        let repository = folder.repository()
+        let again = PhotoID(valid: "again")
+        try like(repository, ["older", "again", "newer"])
+        try repository.addPhotos([again], toAlbum: lisbon)
+        try repository.setNote("first life", for: again)
+        try repository.unlike(again)
+        Thread.sleep(forTimeInterval: 0.002)
+        try repository.like(again, image: Samples.jpeg(seed: 9, scanBytes: 300), note: "second life")
+        try repository.addPhotos([again], toAlbum: cats)
+
+        let albums = try repository.albums()
+        #expect(albums.map(\.name) == [cats])
+        #expect(albums.first?.count == 1 && albums.first?.cover?.id == again)
+        #expect(try repository.list(LikeQuery(search: "life")).records.map(\.id) == [again])
+        #expect(try repository.list(LikeQuery(search: "first")).records.isEmpty)
+        #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == ["again", "newer", "older"])
+        #expect(try repository.statistics().count == 3)
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
+
     @Test func albumsAreListedIgnoringCaseAndAccentsInEveryLocale() throws {
         let repository = folder.repository(durability: .relaxed)
         let names = ["Zoo", "apple", "Été", "banana", "Apple", "eta", "Ünter", "über", "한국", "かな"]
