@@ -55,9 +55,11 @@ let package = Package(
         // writes and a restore checks; LikeKit's own rounds elsewhere.
         .target(name: "SHA256Rounds"),
         // LIKES_TEST_SEAMS: the power-cut tests' switch (LIKES_TEST_FLUSH), in debug builds only.
+        // hot-functions.order is for the linker of the installed build (README, Install), not a
+        // source file.
         .executableTarget(
             name: "likes", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec", "HTTPServer", "Gallery", "PhotoSources"],
-            swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
+            exclude: ["hot-functions.order"], swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),
