@@ -41,6 +41,11 @@ struct CatalogFields: Hashable, Sendable {
 /// from before the clock ticked once per line may hold two likes of one millisecond out of key
 /// order) and ends `unordered` where it does not hold. The cost is that of the lines walked: one
 /// hash of each key, no string made, no record read.
+///
+/// The table of photos met holds only those met first at an `M` or `U` line. A photo met first at
+/// its `L` line needs no place: its older lines belong to an earlier like, and a writer puts a
+/// `U` line between two likes of one photo, which the walk meets first and marks the photo by.
+/// The full parse (`checkingEveryField`, for `verify`) keeps every photo, as the index does.
 enum CatalogScan {
     /// A live photo met by the scan; its views are valid during the call that hands it on.
     struct Photo {
@@ -139,12 +144,8 @@ enum CatalogScan {
                         return try body(Photo(liked: view, newest: newest))
                     }
                 case nil:
-                    // Walking back, a photo's lines older than this one belong to an earlier
-                    // like, and a writer puts a `U` line between two likes of a photo: the walk
-                    // meets that `U` line first and marks the photo there. So a photo with no
-                    // line newer than its `L` line need not be kept, and the table holds only
-                    // the photos changed since their like instead of every key. The full parse
-                    // (`verify`) keeps every photo, as before.
+                    // An earlier like's lines come after the `U` line that ended it, which marks
+                    // the photo: only photos changed since their like need a place (see above).
                     if checkingEveryField { table.set(.listed, for: view.key, at: found.slot) }
                     return try body(Photo(liked: view, newest: view))
                 }
