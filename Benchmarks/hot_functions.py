@@ -35,12 +35,16 @@ READING = [
 
 
 def called_functions(profile):
-    """Function names in the order callgrind's file first names them."""
+    """Symbol names in the order callgrind's file first names them: without the `'2` it adds to a
+    function called again while it runs, and without what is no symbol (`(below main)`, addresses)."""
     names = []
     for line in open(profile, encoding="utf-8", errors="replace"):
         match = re.match(r"^c?fn=\(\d+\) (.+)$", line.rstrip("\n"))
-        if match and not match.group(1).startswith("0x"):
-            names.append(match.group(1))
+        if not match:
+            continue
+        name = re.sub(r"'\d+$", "", match.group(1))
+        if not name.startswith("0x") and "(" not in name and " " not in name:
+            names.append(name)
     return names
 
 
