@@ -39,10 +39,39 @@ import Testing
 
     @Test func everyRecordThisVersionWritesIsReadAsJSONDecoderReadsIt() throws {
         for record in try Self.records() {
-            let data = try record.encoded()
+            let data = record.encoded()
             let fast = try #require(RecordReader.record(in: data), "\(String(decoding: data, as: UTF8.self))")
             #expect(fast == (try JSONDecoder().decode(StoredRecord.self, from: data)))
             #expect(fast == record)
+        }
+    }
+
+    @Test func recordFilesAreTheBytesJSONEncoderWrites() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var records = try Self.records()
+        // Every byte below U+0080 and a few beyond, in each kind of string a record holds.
+        let everyCharacter = String(decoding: (0..<0x80).map { UInt8($0) }, as: UTF8.self) + "é\u{2028}\u{85}😀"
+        var record = records[0]
+        record.note = everyCharacter
+        record.photo?.title = everyCharacter
+        record.photo?.description = everyCharacter
+        records.append(record)
+        // Changes named and stamps kept, a part stamped apart from the period and merged ones.
+        for (index, var record) in try Self.records().enumerated() {
+            record.changed = index % 6 == 0 ? nil : Array(RecordField.allCases.prefix(index % 6))
+            var stamps = RecordStamps(read: ["liked": "1795000000000"])
+            for part in RecordField.allCases.prefix(index % 6) {
+                stamps = stamps.setting(part.rawValue, to: index % 2 == 0 ? "1795000000\(index)00" : "1795000000001.\(index).b000000000000002")
+            }
+            if index == 3 { stamps = stamps.setting(RecordStamps.unliked, to: "1795000000002.1.b000000000000003") }
+            record.stamps = index == 5 ? nil : stamps
+            records.append(record)
+        }
+        for record in records {
+            let written = record.encoded()
+            #expect(written == (try encoder.encode(record)), "\(String(decoding: written, as: UTF8.self))")
+            #expect(try StoredRecord.decode(written) == record)
         }
     }
 
@@ -55,9 +84,9 @@ import Testing
         }()
         #expect(RecordReader.record(in: pretty) == nil)
         #expect(try StoredRecord.decode(pretty) == record)
-        let escaped = Data(String(decoding: try record.encoded(), as: UTF8.self).replacingOccurrences(of: "\"plain\"", with: "\"pl\\u0061in\"").utf8)
+        let escaped = Data(String(decoding: record.encoded(), as: UTF8.self).replacingOccurrences(of: "\"plain\"", with: "\"pl\\u0061in\"").utf8)
         #expect(try StoredRecord.decode(escaped) == record)
-        for damaged in ["", "{", "{\"format\":1}", "{\"format\":2,\"id\":\"x\"}", String(decoding: try record.encoded().dropLast(), as: UTF8.self)] {
+        for damaged in ["", "{", "{\"format\":1}", "{\"format\":2,\"id\":\"x\"}", String(decoding: record.encoded().dropLast(), as: UTF8.self)] {
             #expect(RecordReader.record(in: Data(damaged.utf8)) == nil, "\(damaged)")
             #expect(throws: (any Error).self) { try StoredRecord.decode(Data(damaged.utf8)) }
         }
@@ -65,7 +94,7 @@ import Testing
 
     @Test func membersThisReaderDoesNotKnowOrFindsTwiceAreLeftToJSONDecoder() throws {
         let record = try #require(try Self.records().first)
-        let text = String(decoding: try record.encoded(), as: UTF8.self)
+        let text = String(decoding: record.encoded(), as: UTF8.self)
         // A member a later version may add, at the top and inside the image and the photo.
         for (marker, added) in [
             ("\"format\"", "\"later\":[1,{\"a\":null}],\"format\""), ("\"crc32\"", "\"later\":2,\"crc32\""),

@@ -88,7 +88,7 @@ import Testing
             ])
         #expect(fast.stamps?.written == ["liked": "1795000000000", "note": "1795000000001.2.b000000000000002"])
         #expect(decoded.stamps == fast.stamps)
-        let written = try JSONDecoder().decode(StoredRecord.self, from: try fast.encoded())
+        let written = try JSONDecoder().decode(StoredRecord.self, from: fast.encoded())
         #expect(written.stamps == fast.stamps)
     }
 }

@@ -156,7 +156,7 @@ struct RecordFiles {
     /// name. `durable`: flushed.
     func writeTemporary(_ record: StoredRecord, token: String? = nil, encoded: Data? = nil, durable: Bool) throws -> String {
         let temporary = StoreLayout.temporaryRecordFileName(record.key, token ?? record.generation)
-        try directory.createFile(temporary, data: try encoded ?? record.encoded(), durable: durable)
+        try directory.createFile(temporary, data: encoded ?? record.encoded(), durable: durable)
         return temporary
     }
 

@@ -156,10 +156,10 @@ package struct StoredRecord: Codable, Hashable, Sendable {
             catalog: CatalogFields(record: self))
     }
 
-    func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+    /// The record file's content, by ``RecordWriter``: what `JSONEncoder` writes of ``encode(to:)``
+    /// with sorted keys and slashes as they are.
+    func encoded() -> Data {
+        RecordWriter.encode(self)
     }
 
     /// Reads a record file: the form this version writes by ``RecordReader``, anything else

@@ -342,7 +342,7 @@ struct WriteSession {
             albums: request.albums(after: existing?.albums ?? []))
         if let existing { record.changed = record.fields(changedSince: existing) }
         record.stamps = Self.stamps(of: record, over: existing, request: request, at: changedAt)
-        let encoded = try record.encoded()
+        let encoded = record.encoded()
         progress.created.append((records.directory, try records.writeTemporary(record, encoded: encoded, durable: flushEach)))
         // For observers elsewhere, who may read this change only after a later one replaced it.
         RecentRecords(root: root).append(record, encoded: encoded)
@@ -387,7 +387,7 @@ struct WriteSession {
         let line = JournalLine(
             operation: .unliked, at: now, generation: existing?.generation ?? String(repeating: "0", count: Generation.length),
             bytes: 0, imageGeneration: existing?.image.generation ?? "-", userImageGeneration: existing?.userImage?.generation, key: key,
-            id: existing?.id ?? id, unlikedRecord: try kept.map { Array(try $0.encoded()) })
+            id: existing?.id ?? id, unlikedRecord: kept.map { Array($0.encoded()) })
         try journal.append([line], durable: durable && !flushesOnce)
         var removed = false
         do {
