@@ -13,6 +13,7 @@ store's own `list --json`) with an index on `likedAt` and the colour's family as
 
 Usage: userstore.py RELEASE_DIR WORKDIR [SIZE ...]     (sizes default to 1000 10000 100000)
        userstore.py RELEASE_DIR WORKDIR --million [SIZE ...]
+       userstore.py RELEASE_DIR WORKDIR --cold-io [SIZE]
 The second form measures flat cost up to a million photos on one-pass stores (a store of a
 million built the user's way would take hours): the newest page, a search for a word every photo
 has and for one none has, and one durable like (an image and its record) against sqlite3
@@ -27,6 +28,7 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -36,9 +38,10 @@ import time
 from PIL import Image
 
 MILLION = "--million" in sys.argv
-ARGUMENTS = [argument for argument in sys.argv[1:] if argument != "--million"]
+COLD_IO = "--cold-io" in sys.argv
+ARGUMENTS = [argument for argument in sys.argv[1:] if argument not in ("--million", "--cold-io")]
 RELEASE, WORK = ARGUMENTS[0], ARGUMENTS[1]
-SIZES = [int(size) for size in ARGUMENTS[2:]] or ([1000, 10000, 100000, 1000000] if MILLION else [1000, 10000, 100000])
+SIZES = [int(size) for size in ARGUMENTS[2:]] or ([1000, 10000, 100000, 1000000] if MILLION else [100000] if COLD_IO else [1000, 10000, 100000])
 LIKES = os.path.abspath(os.path.join(RELEASE, "likes"))
 BENCH = os.path.abspath(os.path.join(RELEASE, "likes-bench"))
 SQLITE = shutil.which("sqlite3")
@@ -346,8 +349,94 @@ def flat_cost():
     print(picture)
 
 
+def block_device(path):
+    """The name of the disk that holds `path` in /proc/diskstats, and its queue in /sys."""
+    device = os.stat(path).st_dev
+    link = os.path.realpath(f"/sys/dev/block/{os.major(device)}:{os.minor(device)}")
+    name = os.path.basename(link)
+    queue = os.path.join(link, "queue") if os.path.isdir(os.path.join(link, "queue")) else os.path.join(os.path.dirname(link), "queue")
+    return name, os.path.join(queue, "read_ahead_kb")
+
+
+def disk_reads(name):
+    """Reads completed and KB read so far on disk `name`."""
+    with open("/proc/diskstats") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields[2] == name:
+                return int(fields[3]), int(fields[5]) // 2
+    raise SystemExit(f"no disk {name} in /proc/diskstats")
+
+
+def executable_files(command):
+    """The executable of `command` and, where it is linked dynamically, the loader's cache and
+    the libraries it loads."""
+    listing = subprocess.run(["ldd", command[0]], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    libraries = re.findall(r"(/\S+) \(0x", listing)
+    return [command[0]] + (["/etc/ld.so.cache"] + libraries if libraries else [])
+
+
+def cold_run(command, disk, warm_files=()):
+    """One run of `command` after the page cache is emptied (but for `warm_files`, read in
+    again): its reads from the disk, the KB they brought, and its time in ms."""
+    drop_caches()
+    for path in warm_files:
+        with open(path, "rb") as handle:
+            while handle.read(1 << 20):
+                pass
+    before = disk_reads(disk)
+    elapsed = spawn(command)
+    after = disk_reads(disk)
+    return after[0] - before[0], after[1] - before[1], elapsed * 1000
+
+
+def cold_io(size, repeat=5):
+    """The --cold-io form (see the module's documentation)."""
+    folder = os.path.join(WORK, f"user-{size}")
+    store, database = os.path.join(folder, "store"), os.path.join(folder, "likes.db")
+    disk, read_ahead = block_device(store)
+    with open(read_ahead) as handle:
+        usual = handle.read().strip()
+    listing = json.loads(likes(store, "list", "--offset", str(size // 2 - 1), "--limit", "1", "--json"))
+    counts = json.loads(subprocess.run([*PEER, "families", folder], stdout=subprocess.PIPE, check=True).stdout)
+    plan = [("start (--version)", ["--version"], "", True)] + queries(store, database, listing[0]["cursor"], listing[0]["likedAt"],
+                                                                    max(counts, key=lambda name: counts[name]))
+    results = {"disk": disk, "readAheadKB": int(usual), "queries": {}}
+    states = (("cold", usual, False), ("data cold", usual, True), ("cold at 128 KB read-ahead", "128", False))
+    try:
+        for name, arguments, query, cold in plan:
+            if not cold:
+                continue
+            ours = [LIKES, *arguments] if query == "" else [LIKES, "--store", store, *arguments]
+            peer = [SQLITE, "--version"] if query == "" else [SQLITE, database, query]
+            row = {}
+            for state, ahead, warm_executables in states:
+                with open(read_ahead, "w") as handle:
+                    handle.write(ahead + "\n")
+                runs = ([], [])
+                for _ in range(repeat):
+                    for side, command in enumerate((ours, peer)):
+                        runs[side].append(cold_run(command, disk, executable_files(command) if warm_executables else ()))
+                row[state] = {side: {"reads": statistics.median(r[0] for r in taken), "KB": statistics.median(r[1] for r in taken),
+                                     "ms": statistics.median(r[2] for r in taken)} for side, taken in zip(("likes", "sqlite3"), runs)}
+                mine, theirs = row[state]["likes"], row[state]["sqlite3"]
+                print(f"  {name}, {state}: {mine['reads']:.0f} reads, {mine['KB']:,.0f} KB, {mine['ms']:.1f} ms vs "
+                      f"{theirs['reads']:.0f} reads, {theirs['KB']:,.0f} KB, {theirs['ms']:.1f} ms: {mine['ms'] / theirs['ms']:.2f}x", flush=True)
+            results["queries"][name] = row
+    finally:
+        with open(read_ahead, "w") as handle:
+            handle.write(usual + "\n")
+    with open(os.path.join(WORK, "cold-io.json"), "w") as handle:
+        json.dump(results, handle, indent=2)
+
+
 if MILLION:
     flat_cost()
+    sys.exit(0)
+if COLD_IO:
+    if not CAN_DROP:
+        raise SystemExit("--cold-io needs root: it empties the page cache and sets the disk's read-ahead")
+    cold_io(SIZES[0])
     sys.exit(0)
 
 results = {"user": {}, "onePass": {}, "build": {}}
