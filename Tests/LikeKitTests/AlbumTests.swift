@@ -111,6 +111,33 @@ import Testing
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
+    /// The catalog's test of a line's album field, which decides ASCII names by their escaped
+    /// bytes and leaves the others to `Names.sameAlbum`, against `Names.sameAlbum` itself: every
+    /// pair of names, each in a field of one, two or three names.
+    @Test func theCatalogFindsAnAlbumInALineAsSameAlbumDoes() throws {
+        let names = [
+            "Cats", "cats", "CATS", "Cat", "Cats ", "Trip to Lisbon", "trip to lisbon", "Trip to Lisbon 2", "Trip  to Lisbon", "50%", "50% off",
+            "a,b", "A,B", "a%2Cb", "Été", "été", "ÉTÉ", "Ete", "über", "Über", "ÜBER 2", "Kelvin", "kelvin", "\u{212A}elvin", "İstanbul",
+            "istanbul", "ß", "SS", "한국", "かな", "~!@#$^&*()_+", "tab\tin", "Album 7", "album 7", "Album 17", "Album%207",
+        ].compactMap(Names.album)
+        func escaped(_ name: String) -> [UInt8] {
+            var out: [UInt8] = []
+            PercentEscaping.albumName.escape(name.utf8, into: &out)
+            return out
+        }
+        for name in names {
+            for (index, other) in names.enumerated() {
+                let neighbours = [names[(index + 7) % names.count], names[(index + 13) % names.count]]
+                for field in [[other], [neighbours[0], other], [neighbours[0], other, neighbours[1]]] {
+                    let line = Array(field.map(escaped).joined(separator: [UInt8(ascii: ",")]))
+                    let expected = field.contains { Names.sameAlbum($0, name) }
+                    let found = line.withUnsafeBufferPointer { CatalogQuery.albumField($0, contains: escaped(name)) }
+                    #expect(found == expected, "\(name) in \(field)")
+                }
+            }
+        }
+    }
+
     @Test func albumsAreListedIgnoringCaseAndAccentsInEveryLocale() throws {
         let repository = folder.repository(durability: .relaxed)
         let names = ["Zoo", "apple", "Été", "banana", "Apple", "eta", "Ünter", "über", "한국", "かな"]
