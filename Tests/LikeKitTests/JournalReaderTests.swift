@@ -239,6 +239,44 @@ import Testing
         #expect(places == [ListingKey(likedAt: 11, key: "^c")])
     }
 
+    /// A scan's view of a line, which finds the spaces eight bytes at a time, against the line
+    /// split at spaces byte by byte: fields of every length, spaces at every place in a word,
+    /// doubled, at either end, and lines of more fields than any operation has.
+    @Test func aLineIsSplitAtEverySpaceWhereverItFalls() {
+        var generator = SystemRandomNumberGenerator()
+        var parsed = 0
+        for _ in 0..<20_000 {
+            var fields = ["L", String(Int.random(in: 1...1_999_999_999_999, using: &generator)), "1a2b3c4d5e6f", "10", "1a2b3c4d5e6f", "-"]
+            fields.append(String(repeating: "k", count: Int.random(in: 0...9, using: &generator)))
+            for _ in 0..<Int.random(in: 0...4, using: &generator) {
+                fields.append(String(repeating: "x", count: Int.random(in: 0...17, using: &generator)))
+            }
+            let bytes = Array(fields.joined(separator: " ").utf8)
+            let expected = bytes.split(separator: 0x20, omittingEmptySubsequences: false)
+            let view = bytes.withUnsafeBufferPointer { JournalLine.View($0, checkingEveryField: false) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard expected.count <= 10, !expected[6].isEmpty else {
+                #expect(view == nil, "\(text)")
+                continue
+            }
+            guard let view else {
+                Issue.record("not parsed: \(text)")
+                continue
+            }
+            parsed += 1
+            #expect(Array(view.key) == Array(expected[6]), "\(text)")
+            #expect(view.at == Int64(String(decoding: expected[1], as: UTF8.self)))
+            let last = expected.count == 8 || expected.count == 10 ? Array(expected[expected.count - 1]) : nil
+            #expect(view.last.map(Array.init) == last, "\(text)")
+            #expect(view.color.map(Array.init) == (expected.count >= 9 ? Array(expected[7]) : nil), "\(text)")
+            #expect(view.text.map(Array.init) == (expected.count >= 9 ? Array(expected[8]) : nil), "\(text)")
+        }
+        #expect(parsed > 1_000)
+        // Eleven fields: more than any line has.
+        let eleven = Array("L 1 1a2b3c4d5e6f 10 1a2b3c4d5e6f - k a b c d".utf8)
+        #expect(eleven.withUnsafeBufferPointer { JournalLine.View($0, checkingEveryField: false) } == nil)
+    }
+
     @Test func anUnlikeLineWhoseIdIsNotUTF8IsMalformed() {
         // Found by the fuzzer: "%C3" then "5" is no UTF-8, and read leniently it did not encode
         // back to the line it came from.
