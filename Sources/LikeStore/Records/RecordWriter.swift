@@ -2,6 +2,8 @@
 // RecordReader reads back, written straight from the record's fields. Called by
 // StoredRecord.encoded, for every change a writer commits.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -49,7 +51,7 @@ struct RecordWriter {
         name("note")
         optionalString(record.note)
         name("photo")
-        if let photo = record.photo { self.photo(photo) } else { null() }
+        if let photo = record.photo { value(photo.json) } else { null() }
         if let stamps = record.stamps, !stamps.values.isEmpty {
             name("stamps")
             out.append(UInt8(ascii: "{"))
@@ -79,39 +81,30 @@ struct RecordWriter {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// The members of ``StoredPhoto/json``, by name: the first eight always, the source's
-    /// attribution only when set.
-    private mutating func photo(_ photo: StoredPhoto) {
-        out.append(UInt8(ascii: "{"))
-        name("color", first: true)
-        optionalString(photo.color)
-        name("createdAt")
-        optionalString(photo.createdAt.map(Timestamp.string))
-        name("description")
-        optionalString(photo.description)
-        name("height")
-        optionalNumber(photo.height)
-        if let license = photo.license {
-            name("license")
-            string(license)
+    /// A member given as a ``JSONValue`` (the photo's, whose shape ``StoredPhoto/json`` alone
+    /// defines), each object's members in byte order of their names, as `JSONEncoder` sorts them.
+    private mutating func value(_ value: JSONValue) {
+        switch value {
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.sorted(by: { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }).enumerated() {
+                name(member.0, first: index == 0)
+                self.value(member.1)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                self.value(element)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .string(let text): string(text)
+        case .int(let number): self.number(number)
+        case .double(let number): out += String(number).utf8
+        case .bool(let flag): out += (flag ? "true" : "false").utf8
+        case .null: null()
         }
-        name("photographer")
-        optionalString(photo.photographer)
-        if let photographerURL = photo.photographerURL {
-            name("photographerURL")
-            string(photographerURL)
-        }
-        name("photographerUsername")
-        optionalString(photo.photographerUsername)
-        name("sourceURL")
-        optionalString(photo.sourceURL)
-        if let title = photo.title {
-            name("title")
-            string(title)
-        }
-        name("width")
-        optionalNumber(photo.width)
-        out.append(UInt8(ascii: "}"))
     }
 
     // MARK: Values
@@ -128,10 +121,6 @@ struct RecordWriter {
 
     private mutating func number(_ value: Int) {
         out += String(value).utf8
-    }
-
-    private mutating func optionalNumber(_ value: Int?) {
-        if let value { number(value) } else { null() }
     }
 
     private mutating func optionalString(_ text: String?) {
