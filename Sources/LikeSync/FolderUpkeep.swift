@@ -203,14 +203,10 @@ extension DeviceSyncState {
             }
             var trimmed = change
             if change.kind == .edit {
-                if later.contains("note") { trimmed.note = nil }
-                if later.contains("albums") { trimmed.albums = nil }
-                if later.contains("photo") { trimmed.photo = nil }
-                if trimmed.note == nil, trimmed.albums == nil, trimmed.photo == nil { continue }
+                guard let left = change.editWithout(later) else { continue }
+                trimmed = left
             }
-            if change.note != nil { later.insert("note") }
-            if change.albums != nil { later.insert("albums") }
-            if change.photo != nil { later.insert("photo") }
+            later.formUnion(change.editParts)
             kept.append(trimmed)
         }
         return kept.reversed()

@@ -45,17 +45,19 @@ package struct PhotoHistory: Sendable, Hashable, Codable {
         return true
     }
 
-    /// Drops from each edit the fields a later edit gives again, and edits left giving nothing.
+    /// Drops from each edit the parts a later edit gives again, and edits left giving nothing.
     private mutating func compactEdits() {
         var later: Set<String> = []
-        for index in changes.indices.reversed() where changes[index].kind == .edit {
-            var edit = changes[index]
-            if later.contains("note") { edit.note = nil } else if edit.note != nil { later.insert("note") }
-            if later.contains("albums") { edit.albums = nil } else if edit.albums != nil { later.insert("albums") }
-            if later.contains("photo") { edit.photo = nil } else if edit.photo != nil { later.insert("photo") }
-            changes[index] = edit
+        var kept: [SyncChange] = []
+        for change in changes.reversed() {
+            guard change.kind == .edit else {
+                kept.append(change)
+                continue
+            }
+            if let left = change.editWithout(later) { kept.append(left) }
+            later.formUnion(change.editParts)
         }
-        changes.removeAll { $0.kind == .edit && $0.note == nil && $0.albums == nil && $0.photo == nil }
+        changes = kept.reversed()
     }
 
     /// The photo as the changes leave it: `nil` when it is not liked.
@@ -73,8 +75,9 @@ package struct PhotoHistory: Sendable, Hashable, Codable {
                     // A like starts a period with what it gives, and nothing else.
                     state = PhotoState(
                         likedAt: change.likedAt ?? change.stamp.milliseconds, image: image, userImage: change.userImage ?? nil,
-                        note: change.note ?? nil, albums: change.albums ?? [], photo: change.photo ?? nil,
+                        note: change.note ?? nil, albums: [], photo: change.photo ?? nil,
                         stamps: Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, change.stamp) }))
+                    state?.applyAlbums(change)
                 }
             case .edit:
                 if var current = state {
@@ -105,14 +108,26 @@ extension PhotoState {
             self.note = note
             stamps["note"] = change.stamp
         }
-        if let albums = change.albums {
-            self.albums = albums
-            stamps["albums"] = change.stamp
-        }
+        applyAlbums(change)
         if let photo = change.photo {
             self.photo = photo
             stamps["photo"] = change.stamp
         }
+    }
+}
+
+extension PhotoState {
+    /// The memberships a change decides, each stamped by it (`album:NAME`, see
+    /// `RecordStamps.album`).
+    mutating func applyAlbums(_ change: SyncChange) {
+        guard let memberships = change.albums, !memberships.isEmpty else { return }
+        var names = Set(albums)
+        for (name, member) in memberships {
+            if member { names.insert(name) } else { names.remove(name) }
+            stamps[RecordStamps.album(name)] = change.stamp
+        }
+        albums = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        stamps["albums"] = change.stamp
     }
 }
 

@@ -48,13 +48,17 @@ package struct SyncChange: Sendable, Hashable {
     package var image: ImageReference?
     package var userImage: ImageReference??
     package var note: String??
-    package var albums: [String]?
+    /// Album memberships the change decides, by album name: `true` puts the photo in the album,
+    /// `false` takes it out. Each membership is decided by its own last change (SPEC §13), so
+    /// two devices filing one photo into two albums leave it in both. In the folder's JSON an
+    /// object; a list (written by the version before) puts the photo in each album it names.
+    package var albums: [String: Bool]?
     /// The photo's metadata as compact JSON text.
     package var photo: String??
 
     package init(
         id: String, stamp: Stamp, kind: Kind, likedAt: Int64? = nil, image: ImageReference? = nil, userImage: ImageReference?? = nil,
-        note: String?? = nil, albums: [String]? = nil, photo: String?? = nil
+        note: String?? = nil, albums: [String: Bool]? = nil, photo: String?? = nil
     ) {
         self.id = id
         self.stamp = stamp
@@ -65,6 +69,24 @@ package struct SyncChange: Sendable, Hashable {
         self.note = note
         self.albums = albums
         self.photo = photo
+    }
+
+    /// The parts of an edit a later change can give again: `note`, `photo`, and `album:NAME`
+    /// for each membership.
+    var editParts: [String] {
+        (note == nil ? [] : ["note"]) + (photo == nil ? [] : ["photo"]) + (albums ?? [:]).keys.map { "album:" + $0 }
+    }
+
+    /// The edit without the parts in `parts`; `nil` when it gives nothing then.
+    func editWithout(_ parts: Set<String>) -> SyncChange? {
+        var trimmed = self
+        if parts.contains("note") { trimmed.note = nil }
+        if parts.contains("photo") { trimmed.photo = nil }
+        if let albums {
+            let kept = albums.filter { !parts.contains("album:" + $0.key) }
+            trimmed.albums = kept.isEmpty ? nil : kept
+        }
+        return trimmed.note == nil && trimmed.photo == nil && trimmed.albums == nil ? nil : trimmed
     }
 
     /// The images the change needs in the folder before it can be merged.
@@ -89,7 +111,11 @@ extension SyncChange: Codable {
         image = try container.decodeIfPresent(ImageReference.self, forKey: .image)
         userImage = try Self.given(container, .userImage)
         note = try Self.given(container, .note)
-        albums = try container.decodeIfPresent([String].self, forKey: .albums)
+        if let memberships = try? container.decodeIfPresent([String: Bool].self, forKey: .albums) {
+            albums = memberships
+        } else if let names = try container.decodeIfPresent([String].self, forKey: .albums) {
+            albums = Dictionary(names.map { ($0, true) }, uniquingKeysWith: { first, _ in first })
+        }
         photo = try Self.given(container, .photo)
         for reference in images where !reference.isWellFormed {
             throw DecodingError.dataCorruptedError(forKey: .image, in: container, debugDescription: "not an image reference")

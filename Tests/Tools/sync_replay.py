@@ -206,7 +206,7 @@ class Run:
             if self.rng.random() < 0.25:
                 if record.get("note") is None:
                     return
-                self.command(device, "note", "--", photo, "--clear", check=True)
+                self.command(device, "note", "--clear", "--", photo, check=True)
                 self.replay_edit(photo, note=None)
             else:
                 text = self.rng.choice(NOTES)
@@ -234,7 +234,9 @@ class Run:
 
     def album_rename_or_delete(self, device):
         album = self.rng.choice(ALBUMS)
-        result, _, _ = self.command(device, "list", "--json")
+        if not os.path.isdir(self.store[device]):
+            return
+        result, _, _ = self.command(device, "list", "--json", check=True)
         members = [r["id"] for r in json.loads(result.stdout) if album in (r.get("albums") or [])]
         if not members:
             return

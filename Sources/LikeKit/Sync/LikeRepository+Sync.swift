@@ -73,7 +73,11 @@ extension LikeRepository {
         let unstamped = saved.engine
         var found = LocalChanges()
         if position == nil || position != saved.position {
-            found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, writing: Set(saved.applying ?? []))
+            found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, alsoUnliked: saved.unlikesFound ?? [:])
+            saved.unlikesFound = nil
+        } else if let unliked = saved.unlikesFound {
+            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: unliked)
+            saved.unlikesFound = nil
         }
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
             return quiet
@@ -93,9 +97,11 @@ extension LikeRepository {
             try shards.save()
             try saveSync(saved)
         }
-        let waiting = try apply(round, from: folder, shards, engine: saved.engine)
+        var unlikesFound = saved.unlikesFound ?? [:]
+        let waiting = try apply(round, from: folder, shards, engine: saved.engine, since: position, unlikesFound: &unlikesFound)
+        saved.unlikesFound = unlikesFound.isEmpty ? nil : unlikesFound
         saved.applying = waiting.isEmpty ? nil : waiting
-        if round.changedState || found.photosChanged || forgetting != nil {
+        if round.changedState || found.photosChanged || forgetting != nil || saved.unlikesFound != nil {
             saved.position = position
             // No change made before the position is still to be found (a minute for a write that
             // took its time before it reached the journal).

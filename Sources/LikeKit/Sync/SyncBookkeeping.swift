@@ -25,6 +25,9 @@ struct SavedSync: Codable {
     /// The photos a sync was writing as merged, kept before it began: a sync that died part way
     /// leaves them here for the next to finish.
     var applying: [String]?
+    /// Unlikes this store made while a sync ran, found before that sync wrote the journal anew
+    /// (which keeps no unlike): by photo id, the time; published by the next sync.
+    var unlikesFound: [String: Int64]?
 }
 
 /// The photos' side of what a store keeps, for some photos or all: each photo's history, the
@@ -53,11 +56,36 @@ struct SavedPhotos: Codable, Equatable {
         userImages.merge(other.userImages) { kept, _ in kept }
     }
 
-    /// Takes note that the store no longer holds the photo: its history stays.
+    /// Takes note that the store no longer holds the photo: its history stays, and the time of
+    /// the last unlike of it this store published.
     mutating func forget(_ id: String) {
-        published[id] = nil
+        published[id] = published[id]?[Self.unlikeMark].map { [Self.unlikeMark: $0] }
         images[id] = nil
         userImages[id] = nil
+    }
+
+    /// The key under which a photo's published stamps keep the time of the last unlike this
+    /// store published of it: an unlike the journal holds is this store's to publish only when
+    /// later (a sync that died after publishing it, or a journal written anew, finds it again).
+    static let unlikeMark = "unlike"
+
+    /// The stamps a photo's record had when a sync last published or wrote it, with the mark of
+    /// its last unlike published.
+    mutating func notePublished(_ id: String, stamps: [String: String]?) {
+        let mark = published[id]?[Self.unlikeMark]
+        var noted = stamps
+        if let mark { noted = (noted ?? [:]).merging([Self.unlikeMark: mark]) { _, new in new } }
+        published[id] = noted
+    }
+
+    /// The time of the last unlike of the photo this store published.
+    func unlikePublished(_ id: String) -> Int64? {
+        published[id]?[Self.unlikeMark].flatMap { Int64($0) }
+    }
+
+    /// Takes note that this store published its unlike of the photo made at `time`.
+    mutating func noteUnlikePublished(_ id: String, at time: Int64) {
+        published[id, default: [:]][Self.unlikeMark] = String(time)
     }
 
     /// Every photo it names.

@@ -30,24 +30,28 @@ extension LikeRepository {
     /// The changes the store made since the last sync, in the order made, each stamped as the
     /// device's clock stood at the time the store stamped its parts with, and the images they
     /// need. The photos to look at: those the journal's lines after `position` name (their
-    /// records, and the ids unliked with the times), or, without a position or where the journal
-    /// was written anew, every record and every unlike the journal holds. With no position at all
-    /// (a new device), every photo the store holds is this store's to publish, and every unlike
-    /// it made of a photo it no longer holds.
-    /// A photo in `writing` (merged, and not yet all written: a sync died part way, or its image
-    /// had not arrived) is taken for unliked only when this store unliked it, not the sync that
-    /// was writing it (which unlikes a photo to like it again at its first date).
-    func localChanges(_ engine: inout DeviceSyncState, _ shards: PhotoShards, since position: JournalPosition?, writing: Set<String>) throws
-        -> LocalChanges
-    {
+    /// records, and the ids this store unliked with the times), or, without a position or where
+    /// the journal was written anew, every record and every unlike of this store's the journal
+    /// holds. With no position at all (a new device), every photo the store holds is this
+    /// store's to publish.
+    ///
+    /// What a change gives is what the store's command gave (SPEC §13): a record keeps, by
+    /// part, the time of the last change that gave it (``RecordStamps``), each album's
+    /// membership its own, each like of the liked photo its own, and what a like that started
+    /// the period did not give as never given. Of a photo, only its last unlike and what came
+    /// after matter to any merge (an unlike ends everything before it), so those are published:
+    /// the unlike, each like (with the photo's image, the one a later like replaced being gone),
+    /// and each time some part was given, with the parts whose last change it was.
+    /// `alsoUnliked`: unlikes found by a sync that wrote the journal anew (see
+    /// ``apply(_:from:_:engine:since:unlikesFound:)``).
+    func localChanges(
+        _ engine: inout DeviceSyncState, _ shards: PhotoShards, since position: JournalPosition?, alsoUnliked: [String: Int64]
+    ) throws -> LocalChanges {
         var records: [StoredRecord]
-        var candidates: [String]
         var unlikeTimes: [String: Int64]
         if let position, let changes = try translating({ try store.changes(since: position) }) {
             records = try changes.keys.sorted().compactMap { key in try translating { try store.record(forKey: key) } }
             try shards.load(records.map(\.id) + changes.unliked.keys)
-            let present = Set(records.map(\.id))
-            candidates = changes.unliked.keys.filter { !present.contains($0) }
             unlikeTimes = changes.unliked
         } else {
             try shards.loadAll()
@@ -55,36 +59,36 @@ extension LikeRepository {
             unlikeTimes = try translating { try store.unlikeTimes() }
             let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
             records = try translating { try store.page(all) }.items.map(\.record)
-            let present = Set(records.map(\.id))
-            // Photos the store unliked and never published (before its first sync, or liked and
-            // unliked while its syncs died): their unlikes are its changes too, but for those a
-            // sync made.
-            let unpublished = Set(unlikeTimes.keys).subtracting(present).filter { shards.photos.published[$0] == nil }
-            let bySync = unpublished.isEmpty ? [] : try translating { try store.unlikedBySync(unpublished) }
-            candidates = shards.photos.published.keys.filter { !present.contains($0) } + unpublished.subtracting(bySync).sorted()
+        }
+        if !alsoUnliked.isEmpty {
+            try shards.load(Array(alsoUnliked.keys))
+            unlikeTimes.merge(alsoUnliked) { max($0, $1) }
         }
         let before = shards.photos
+        let present = Set(records.map(\.id))
+        // The photos the store no longer holds, now noted so.
+        for id in shards.photos.published.keys where !present.contains(id) && shards.photos.published[id]?.keys.contains(where: { $0 != SavedPhotos.unlikeMark }) == true {
+            if try translating({ try store.item(for: id) }) == nil { shards.photos.forget(id) }
+        }
         // The histories first: a change made now goes into its photo's history.
-        for id in records.map(\.id) + candidates where engine.histories[id] == nil { engine.histories[id] = shards.photos.histories[id] }
+        for id in records.map(\.id) + unlikeTimes.keys where engine.histories[id] == nil { engine.histories[id] = shards.photos.histories[id] }
         records.sort { $0.likedAt < $1.likedAt }
         var drafts: [Draft] = []
         var found = LocalChanges()
         let everything = position == nil && shards.photos.published.isEmpty
+        // This store's unlikes not published yet: of a photo liked again since, before that like.
+        for (id, time) in unlikeTimes.sorted(by: { $0.key < $1.key }) where time > (shards.photos.unlikePublished(id) ?? -1) {
+            if shards.photos.unlikePublished(id) == nil, let last = engine.histories[id]?.lastUnlike, last.device == engine.device,
+                last.milliseconds >= time
+            {
+                continue  // published by a version that kept no mark of it
+            }
+            drafts.append((time, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
+            shards.photos.noteUnlikePublished(id, at: time)
+            if !present.contains(id) { shards.photos.forget(id) }
+        }
         for record in records {
             drafts += try changeDrafts(for: record, &shards.photos, &found.images, after: drafts.count, everything: everything)
-        }
-        // Unlikes: photos the store unliked since, that it liked or had as liked.
-        let now = Timestamp.milliseconds(Date())
-        let bySync = try translating { try store.unlikedBySync(writing.intersection(candidates)) }
-        for id in candidates.sorted() where !bySync.contains(id) {
-            let published = shards.photos.published[id] != nil
-            // One liked and unliked between two syncs was never published, and its unlike is all
-            // the same: another device may have liked the photo before it. One a merged unlike
-            // took from the store is not this store's.
-            if engine.state(of: id) != nil || !published && engine.histories[id] == nil {
-                drafts.append((unlikeTimes[id] ?? now, drafts.count, { stamp in SyncChange(id: id, stamp: stamp, kind: .unlike) }))
-            }
-            if published { shards.photos.forget(id) }
         }
         let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
         found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
@@ -93,52 +97,64 @@ extension LikeRepository {
     }
 
     /// The changes of one record since the last sync: a part is this store's change when its
-    /// stamp is new and its own (no device in it). A photo not published yet whose liked period
-    /// the store started is published whole. Of one merged from another device and not noted as
-    /// published (a sync died before keeping its state), only the parts this store changed
-    /// since are its own: a like or a note made on the merged photo.
-    /// One change a time the store stamped parts with; a period's start gives every part.
+    /// stamp is its own (no device in it), given (not ``RecordStamps/neverGiven``) and not the
+    /// one the last sync published. One change a time: a like where the store liked the photo
+    /// then (the period's start, a like of the liked photo, or its image given), giving the
+    /// image, else an edit; each with the parts last given then. A first sync publishes each
+    /// photo as one like giving all it has.
     private func changeDrafts(
         for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: (id: String, user: Bool)], after count: Int,
         everything: Bool
     ) throws -> [Draft] {
         let stamps = record.stamps?.values ?? Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, String(record.likedAt)) })
-        let before = photos.published[record.id]
-        let whole = before == nil && (everything || !(stamps[RecordStamps.liked] ?? "").contains("."))
-        let changed = PhotoState.parts.filter { part in
-            guard let stamp = stamps[part], stamp != before?[part] else { return false }
-            return whole || !stamp.contains(".")
+        let before = everything ? nil : photos.published[record.id]
+        let new = stamps.filter { part, stamp in
+            !stamp.contains(".") && stamp != RecordStamps.neverGiven && stamp != before?[part] && part != RecordStamps.unliked
+                && part != SavedPhotos.unlikeMark
         }
-        photos.published[record.id] = stamps
-        guard !changed.isEmpty else { return [] }
-        let startsPeriod = whole || changed.contains("liked")
+        photos.notePublished(record.id, stamps: stamps)
+        guard !new.isEmpty else { return [] }
+        let startsPeriod = new[RecordStamps.liked] != nil
+        var likes = Set(new.keys.compactMap(RecordStamps.likeTime(ofPart:)))
+        if let liked = new[RecordStamps.liked] { likes.insert(Self.milliseconds(liked)) }
+        if let image = new[RecordField.image.rawValue] { likes.insert(Self.milliseconds(image)) }
+        // By time, the parts last given then (a like's own part aside).
+        var given: [Int64: Set<String>] = [:]
+        for (part, stamp) in new where RecordStamps.likeTime(ofPart: part) == nil { given[Self.milliseconds(stamp), default: []].insert(part) }
+        for time in likes { given[time, default: []].insert(RecordField.image.rawValue) }
         var mainImage: ImageReference?
-        var userImage: ImageReference??
-        if startsPeriod || changed.contains("image") {
+        if !likes.isEmpty {
             let reference = try publishedImage(of: record.id, user: false, &images)
             photos.images[record.id] = reference.sha256
             mainImage = reference
         }
-        if startsPeriod || changed.contains("userImage") {
-            let reference = record.userImage == nil ? nil : try publishedImage(of: record.id, user: true, &images)
-            photos.userImages[record.id] = reference?.sha256
-            userImage = .some(reference)
+        var userImage: ImageReference?
+        if new[RecordField.userImage.rawValue] != nil || everything, record.userImage != nil {
+            userImage = try publishedImage(of: record.id, user: true, &images)
         }
+        photos.userImages[record.id] = record.userImage == nil ? nil : (userImage?.sha256 ?? photos.userImages[record.id])
         let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
-        let (id, likedAt, note, albums) = (record.id, record.likedAt, record.note, record.albums)
-        let times = Dictionary(grouping: changed) { part in Self.milliseconds(stamps[part] ?? "") }
-        return times.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
+        let (id, likedAt, note, albums) = (record.id, record.likedAt, record.note, Set(record.albums))
+        let start = startsPeriod ? Self.milliseconds(new[RecordStamps.liked] ?? "") : nil
+        return given.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
             let (time, parts) = group
-            let giving = startsPeriod && time == Self.milliseconds(stamps["liked"] ?? "") ? Set(PhotoState.parts) : Set(parts)
-            let kind: SyncChange.Kind = giving.contains("liked") || giving.contains("image") || giving.contains("userImage") ? .like : .edit
+            let isStart = time == start
+            let kind: SyncChange.Kind = likes.contains(time) ? .like : .edit
+            // A first sync's like gives what the photo has; any other gives what was given then.
+            let whole = everything && isStart
+            func gives(_ field: RecordField, _ has: Bool) -> Bool { parts.contains(field.rawValue) && (!whole || has) }
+            var memberships: [String: Bool] = [:]
+            for part in parts {
+                if let name = RecordStamps.albumName(ofPart: part), !whole || albums.contains(name) { memberships[name] = albums.contains(name) }
+            }
             return (
                 time, count + index,
                 { stamp in
                     SyncChange(
-                        id: id, stamp: stamp, kind: kind, likedAt: giving.contains("liked") ? likedAt : nil,
-                        image: giving.contains("image") ? mainImage : nil, userImage: giving.contains("userImage") ? userImage : nil,
-                        note: giving.contains("note") ? .some(note) : nil, albums: giving.contains("albums") ? albums : nil,
-                        photo: giving.contains("photo") ? .some(photo) : nil)
+                        id: id, stamp: stamp, kind: kind, likedAt: isStart ? likedAt : nil, image: kind == .like ? mainImage : nil,
+                        userImage: gives(.userImage, userImage != nil) ? .some(userImage) : nil,
+                        note: gives(.note, note != nil) ? .some(note) : nil, albums: memberships.isEmpty ? nil : memberships,
+                        photo: gives(.photo, photo != nil) ? .some(photo) : nil)
                 }
             )
         }

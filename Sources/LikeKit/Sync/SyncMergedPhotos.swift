@@ -16,11 +16,24 @@ extension LikeRepository {
     /// Writes each photo the round touched as the merge left it. Returns the photos it could
     /// not write because an image they need is gone from the folder (a folder emptied since
     /// they were merged): they stay to be written by a later sync.
-    func apply(_ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState) throws -> [String] {
+    /// `position`: where the journal ended when the sync looked for the store's changes; the
+    /// unlikes this store made after it are added to `unlikesFound` before the journal is
+    /// written anew (sorted after a photo liked anew at its first date), which keeps none.
+    func apply(
+        _ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState, since position: JournalPosition?,
+        unlikesFound: inout [String: Int64]
+    ) throws -> [String] {
         var waiting: [String] = []
         let sources = Array(round.devices.keys) + [engine.device]
         var restored = false
-        defer { if restored { _ = try? translating { try store.sortJournalAfterRestore() } } }
+        var found: [String: Int64] = [:]
+        defer {
+            if restored {
+                if let position, let changes = try? translating({ try store.changes(since: position) }) { found = changes.unliked }
+                _ = try? translating { try store.sortJournalAfterRestore() }
+            }
+        }
+        defer { unlikesFound.merge(found) { max($0, $1) } }
         try shards.load(round.touched.keys)
         for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
             let current = try translating { try store.item(for: id) }?.record
@@ -51,7 +64,11 @@ extension LikeRepository {
             }
             shards.photos.images[id] = state.image.sha256
             shards.photos.userImages[id] = state.userImage?.sha256
-            shards.photos.published[id] = try translating { try store.item(for: id) }?.record.stamps?.values
+            // The merged parts as written; a part of this store's own as the last sync published
+            // it (one changed while this sync ran is still to publish).
+            let before = shards.photos.published[id] ?? [:]
+            let written = try translating { try store.item(for: id) }?.record.stamps?.values ?? [:]
+            shards.photos.notePublished(id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
         }
         return waiting
     }
@@ -75,8 +92,11 @@ extension LikeRepository {
             guard let bytes = try folder.image(user, devices: sources) ?? storeImage(id, current, matching: user, user: true) else { return nil }
             request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
         }
+        // What the merge cleared is cleared: a user image, the metadata (replaced whole).
+        request.clearsUserImage = state.userImage == nil
         request.note = state.note.map(StoreRequest.NoteEdit.set) ?? .clear
         request.photo = try state.photo.map { try JSONDecoder().decode(StoredPhoto.self, from: Data($0.utf8)) }
+        request.replacesPhoto = true
         request.addAlbums = state.albums.compactMap(Names.album)
         request.removeAlbums = (current?.albums ?? []).filter { !state.albums.contains($0) }
         return request

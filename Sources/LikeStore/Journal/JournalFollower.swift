@@ -24,10 +24,15 @@ import LikesSupport
 package struct JournalPosition: Sendable, Hashable, Codable {
     package var inode: UInt64?
     package var offset: Int
+    /// The generation of the journal's header line, where known: a journal written anew has a
+    /// header of its own, and may have the inode of one removed before it (file systems reuse
+    /// inode numbers at once), so that the inode alone cannot tell it from the journal before.
+    package var header: String?
 
-    package init(inode: UInt64?, offset: Int) {
+    package init(inode: UInt64?, offset: Int, header: String? = nil) {
         self.inode = inode
         self.offset = offset
+        self.header = header
     }
 }
 

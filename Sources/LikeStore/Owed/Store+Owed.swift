@@ -167,23 +167,26 @@ extension Store {
         guard let reader = try Journal(root: root).reader(records: try open()?.records) else {
             return JournalPosition(inode: entry.inode, offset: entry.size)
         }
-        return JournalPosition(inode: entry.inode, offset: min(entry.size, try reader.settledEnd()))
+        let header = try reader.firstLine().flatMap { $0.operation == .header ? $0.generation : nil }
+        return JournalPosition(inode: entry.inode, offset: min(entry.size, try reader.settledEnd()), header: header)
     }
 
     /// The storage keys of the photos the journal's lines from `position` on change (liked,
-    /// updated, unliked), the ids unliked with the times, and where the lines end; `nil` when the
-    /// journal is another file than `position` names (written anew by purge, repair or a
-    /// restore's sorting) or shorter, and the caller must look at every record.
+    /// updated, unliked), the photos this store unliked there with the time of each one's last
+    /// such unlike (not those a sync unliked: ``isBySync(_:)``), and where the lines end; `nil`
+    /// when the journal is another file than `position` names (written anew by purge, repair or
+    /// a restore's sorting) or shorter, and the caller must look at every record.
     package func changes(since position: JournalPosition) throws -> (keys: Set<String>, unliked: [String: Int64], end: JournalPosition)? {
         guard let root = try openRoot(), let entry = try root.entry(StoreLayout.journalFileName), entry.isRegularFile,
             entry.inode == position.inode, position.offset <= entry.size, let reader = try Journal(root: root).reader(records: nil)
         else { return nil }
+        if let header = position.header, try reader.firstLine()?.generation != header { return nil }
         var keys = Set<String>()
         var unliked: [String: Int64] = [:]
         let end = try reader.forward(from: position.offset) { item in
             guard let line = item.line, line.operation.changesPhoto else { return true }
             keys.insert(line.key)
-            if line.operation == .unliked, let id = line.id { unliked[id] = line.at }
+            if line.operation == .unliked, let id = line.id, !Self.isBySync(line) { unliked[id] = line.at }
             return true
         }
         return (keys, unliked, JournalPosition(inode: position.inode, offset: end.end))
@@ -194,28 +197,27 @@ extension Store {
         try open()?.records?.read(key: key)
     }
 
-    /// By photo id, the time of the photo's latest unlike in the journal (milliseconds): when an
-    /// unlike this store made happened, for the sync that publishes it.
+    /// By photo id, the time of the latest unlike this store made of it in the whole journal
+    /// (milliseconds; not those a sync made, ``isBySync(_:)``): for a sync that publishes it.
     package func unlikeTimes() throws -> [String: Int64] {
         guard let root = try openRoot(), let reader = try Journal(root: root).reader(records: nil) else { return [:] }
         var times: [String: Int64] = [:]
         try reader.forEachParsableLine { line in
-            if line.operation == .unliked, let id = line.id { times[id] = max(times[id] ?? line.at, line.at) }
+            if line.operation == .unliked, let id = line.id, !Self.isBySync(line) { times[id] = max(times[id] ?? line.at, line.at) }
         }
         return times
     }
 
-    /// Of `ids`, those whose last unlike in the journal a sync made (the record its line keeps
-    /// names the other device's unlike, ``RecordStamps/unliked``): not a change of this store's
-    /// own. Reads the whole journal; only for the few photos a sync that died was writing.
-    package func unlikedBySync(_ ids: Set<String>) throws -> Set<String> {
-        guard !ids.isEmpty, let root = try openRoot(), let reader = try Journal(root: root).reader(records: nil) else { return [] }
-        var bySync: [String: Bool] = [:]
-        try reader.forEachParsableLine { line in
-            guard line.operation == .unliked, let id = line.id, ids.contains(id) else { return }
-            bySync[id] = line.unlikedRecord.flatMap { try? StoredRecord.decode(Data($0)) }?.stamps?[RecordStamps.unliked] != nil
-        }
-        return Set(bySync.filter(\.value).keys)
+    /// Whether a `U` line is of an unlike a sync merged: the record it keeps names the other
+    /// device's unlike (``RecordStamps/unliked``), and is not a change of this store's own.
+    static func isBySync(_ line: JournalLine) -> Bool {
+        guard let bytes = line.unlikedRecord else { return false }
+        // Looked for before the record is read: most unlikes are a store's own.
+        let marker = Array("\"\(RecordStamps.unliked)\"".utf8)
+        guard bytes.count >= marker.count,
+            (0...(bytes.count - marker.count)).contains(where: { start in bytes[start..<(start + marker.count)].elementsEqual(marker) })
+        else { return false }
+        return (try? StoredRecord.decode(Data(bytes)))?.stamps?[RecordStamps.unliked] != nil
     }
 
     /// The note's file name: `name` with anything but letters, digits, `-` and `_` escaped.

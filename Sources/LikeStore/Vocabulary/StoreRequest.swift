@@ -86,6 +86,12 @@ package struct StoreRequest: Sendable {
     /// when their value is the same: a like that carries an image is a like wherever its change
     /// goes, and starts a liked period again after an unlike made before it on another device.
     var restated: [String] = []
+    /// Removes the user image the photo has (a merged change that cleared it), unless the
+    /// request gives one.
+    package var clearsUserImage = false
+    /// The metadata given replaces the photo's whole (a merged change), rather than the fields
+    /// given replacing theirs; `nil` then clears it.
+    package var replacesPhoto = false
 
     /// A like, or an update of what is given.
     package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {
@@ -122,7 +128,8 @@ package struct StoreRequest: Sendable {
 
     /// The metadata a record has after this change: the fields given replace theirs.
     func photo(after existing: StoredPhoto?) -> StoredPhoto? {
-        switch (existing, photo) {
+        if replacesPhoto { return photo }
+        return switch (existing, photo) {
         case (let old?, let new?): old.merging(new)
         case (let old, let new): new ?? old
         }

@@ -212,17 +212,94 @@ package struct RecordStamps: Sendable, Hashable {
         if let liked = pairs.first(where: { $0.0 == Self.liked && Self.isStamp($0.1) })?.1 {
             for part in Self.parts { kept[part] = liked }
         }
-        for (part, stamp) in pairs where part != Self.liked && (part == Self.unliked || Self.parts.contains(part)) && Self.isStamp(stamp) {
+        for (part, stamp) in pairs
+        where part != Self.liked && (part == Self.unliked || Self.parts.contains(part) || Self.isOwnPart(part)) && Self.isStamp(stamp) {
             kept[part] = stamp
         }
         self.values = kept
     }
 
-    /// The stamps as a record file keeps them: a part changed with the period's start is left
-    /// out (a first like's stamps are one value).
+    /// The stamps as a record file keeps them: one of the period's parts changed with its start
+    /// is left out (a first like's stamps are one value); an album's or a like's part never is.
     var written: [String: String] {
         guard let liked = values[Self.liked] else { return values }
-        return values.filter { $0.key == Self.liked || $0.value != liked }
+        return values.filter { $0.key == Self.liked || $0.value != liked || Self.isOwnPart($0.key) }
+    }
+
+    // MARK: Memberships and likes
+
+    /// The stamp of a part this store never gave in the photo's liked period: a like that
+    /// starts a period stamps so what it did not give (a note, a user image, metadata), so that
+    /// a sync publishes that like giving only what it gave.
+    package static let neverGiven = "0"
+
+    /// The part of one album's membership (`album:` and the name's UTF-8 bytes in hex): stamped
+    /// by the change that last put the photo in that album or took it out, so that each
+    /// membership is decided by its own last change (SPEC §13). In the album while the record's
+    /// `albums` holds the name.
+    package static func album(_ name: String) -> String {
+        "album:" + hex(name.utf8)
+    }
+
+    /// The album a part names, or `nil` for another part.
+    package static func albumName(ofPart part: String) -> String? {
+        guard part.hasPrefix("album:") else { return nil }
+        let digits = Array(part.utf8.dropFirst(6))
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The part of a like this store made of the photo while it was liked (`like@MILLIS`): a like
+    /// is a like wherever its change goes (an unlike made before it on another device makes it
+    /// the start of a period), so each one until a sync publishes it is kept, the newest
+    /// ``likesKept``.
+    package static func like(at milliseconds: Int64) -> String {
+        "like@" + String(milliseconds)
+    }
+
+    /// The time a like's part names, or `nil` for another part.
+    package static func likeTime(ofPart part: String) -> Int64? {
+        part.hasPrefix("like@") ? Int64(part.dropFirst(5)) : nil
+    }
+
+    /// The most parts of likes a record keeps: likes of one liked photo between two syncs.
+    static let likesKept = 32
+
+    /// Whether `part` is an album's or a like's part.
+    static func isOwnPart(_ part: String) -> Bool {
+        part.hasPrefix("album:") || part.hasPrefix("like@")
+    }
+
+    /// Keeps the newest ``likesKept`` parts of likes.
+    mutating func keepNewestLikes() {
+        let likes = values.keys.compactMap { part in Self.likeTime(ofPart: part).map { (part, $0) } }
+        guard likes.count > Self.likesKept else { return }
+        for (part, _) in likes.sorted(by: { $0.1 > $1.1 }).dropFirst(Self.likesKept) { values[part] = nil }
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case 0x30...0x39: digit - 0x30
+        case 0x61...0x66: digit - 0x61 + 10
+        default: nil
+        }
     }
 
     package subscript(_ part: String) -> String? { values[part] }

@@ -110,6 +110,7 @@ struct WriteSession {
                 var restated = ["image"]
                 if request.userImage != nil { restated.append("userImage") }
                 if case .set = request.note { restated.append("note") }
+                if request.photo != nil { restated.append("photo") }
                 request.restated = restated
             }
             // An image the photo has already, byte for byte, is no change: it is not written again.
@@ -124,7 +125,8 @@ struct WriteSession {
                 request.userImage = nil
             }
             if request.image == nil, request.userImage == nil, request.note(after: existing.note) == existing.note,
-                request.albums(after: existing.albums) == existing.albums, request.photo(after: existing.photo) == existing.photo
+                request.albums(after: existing.albums) == existing.albums, request.photo(after: existing.photo) == existing.photo,
+                !(request.clearsUserImage && existing.userImage != nil)
             {
                 return StoredChange(kind: .unchanged, id: existing.id, at: clock, record: existing)
             }
@@ -282,9 +284,27 @@ struct WriteSession {
     /// kept counts every part as changed when the photo was liked.
     static func stamps(of record: StoredRecord, over existing: StoredRecord?, request: StoreRequest, at time: Int64) -> RecordStamps {
         let local = String(time)
+        let merged = request.stamps
+        func stamp(_ part: String) -> String { merged?[part] ?? local }
+        // A like of this store's own (not merged, carrying an image): a like wherever its change goes.
+        let ownLike = merged == nil && request.restated.contains("image")
         guard let existing else {
             var stamps = RecordStamps()
-            for part in RecordStamps.parts { stamps.set([part], to: request.stamps?[part] ?? local) }
+            if let merged {
+                for part in RecordStamps.parts { stamps.set([part], to: merged[part] ?? local) }
+                for name in record.albums {
+                    stamps.set([RecordStamps.album(name)], to: merged[RecordStamps.album(name)] ?? merged["albums"] ?? local)
+                }
+                return stamps
+            }
+            // A period this store starts: what the like gave, and what it did not give never given.
+            let never = RecordStamps.neverGiven
+            stamps.set([RecordStamps.liked, RecordField.image.rawValue], to: local)
+            stamps.set([RecordField.userImage.rawValue], to: request.userImage != nil ? local : never)
+            if case .set = request.note { stamps.set([RecordField.note.rawValue], to: local) } else { stamps.set([RecordField.note.rawValue], to: never) }
+            stamps.set([RecordField.photo.rawValue], to: request.photo != nil ? local : never)
+            stamps.set([RecordField.albums.rawValue], to: record.albums.isEmpty ? never : local)
+            stamps.set(record.albums.map(RecordStamps.album), to: local)
             return stamps
         }
         var stamps =
@@ -294,7 +314,19 @@ struct WriteSession {
                 legacy.set(RecordStamps.parts, to: String(existing.likedAt))
                 return legacy
             }()
-        for part in (record.changed ?? []).map(\.rawValue) + request.restated { stamps.set([part], to: request.stamps?[part] ?? local) }
+        for part in (record.changed ?? []).map(\.rawValue) + request.restated { stamps.set([part], to: stamp(part)) }
+        // Each membership that changed, and those a like of this store's gives again.
+        var memberships = Set(existing.albums).symmetricDifference(record.albums)
+        if ownLike { memberships.formUnion(Set(request.addAlbums).intersection(record.albums)) }
+        for name in memberships {
+            let part = RecordStamps.album(name)
+            stamps.set([part], to: merged?[part] ?? stamp(RecordField.albums.rawValue))
+        }
+        if !memberships.isEmpty { stamps.set([RecordField.albums.rawValue], to: stamp(RecordField.albums.rawValue)) }
+        if ownLike {
+            stamps.set([RecordStamps.like(at: time)], to: local)
+            stamps.keepNewestLikes()
+        }
         return stamps
     }
 
@@ -338,7 +370,7 @@ struct WriteSession {
         guard let mainImage = newImage ?? existing?.image else { throw StoreError.imageRequired(id: request.id) }
         var record = StoredRecord(
             id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
-            userImage: newUserImage ?? existing?.userImage, note: request.note(after: existing?.note), photo: photo,
+            userImage: newUserImage ?? (request.clearsUserImage ? nil : existing?.userImage), note: request.note(after: existing?.note), photo: photo,
             albums: request.albums(after: existing?.albums ?? []))
         if let existing { record.changed = record.fields(changedSince: existing) }
         record.stamps = Self.stamps(of: record, over: existing, request: request, at: changedAt)
