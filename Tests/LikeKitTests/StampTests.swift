@@ -24,7 +24,11 @@ import Testing
         try repository.like(id, image: Samples.jpeg(seed: 1), note: "first")
         let liked = try stamps(repository, id)
         #expect(Set(liked.keys) == ["liked", "image", "userImage", "note", "albums", "photo"])
-        #expect(Set(liked.values).count == 1)
+        // What the like gave at its time; what it did not give, never given (SPEC §13: a sync
+        // publishes this like giving only the image and the note).
+        #expect(liked["liked"] == liked["image"] && liked["note"] == liked["liked"])
+        #expect(liked["userImage"] == RecordStamps.neverGiven && liked["albums"] == RecordStamps.neverGiven)
+        #expect(liked["photo"] == RecordStamps.neverGiven)
         let likedAt = time(liked["liked"])
         #expect(likedAt >= before)
 
@@ -39,6 +43,8 @@ import Testing
         let albums = try stamps(repository, id)
         #expect(time(albums["albums"]) > time(noted["note"]))
         #expect(albums["note"] == noted["note"] && albums["image"] == liked["image"])
+        // The membership has its own stamp.
+        #expect(albums[RecordStamps.album("Sky")] == albums["albums"])
 
         // The same things again: no change, no new stamp.
         try repository.like(id, image: Samples.jpeg(seed: 1), note: "second", albums: [AlbumName("Sky")])
@@ -47,7 +53,15 @@ import Testing
         Thread.sleep(forTimeInterval: 0.005)
         try repository.like(id, image: Samples.jpeg(seed: 2))
         let imaged = try stamps(repository, id)
-        #expect(imaged["image"] != albums["image"] && imaged.filter { $0.key != "image" } == albums.filter { $0.key != "image" })
+        // A like of the liked photo: the image's stamp moves, and the like has a part of its own.
+        let like = RecordStamps.like(at: time(imaged["image"]))
+        #expect(imaged["image"] != albums["image"] && imaged[like] == imaged["image"])
+        #expect(imaged.filter { $0.key != "image" && $0.key != like } == albums.filter { $0.key != "image" })
+        // A like giving an album the photo is in already gives it again: its membership is stamped.
+        Thread.sleep(forTimeInterval: 0.005)
+        try repository.like(id, image: Samples.jpeg(seed: 3), albums: [AlbumName("Sky")])
+        let again = try stamps(repository, id)
+        #expect(again[RecordStamps.album("Sky")] == again["image"] && again["image"] != imaged["image"])
     }
 
     @Test func aMergedChangeKeepsItsOwnStampAndARestoredLikeIsAChangeMadeNow() throws {

@@ -39,8 +39,9 @@ func referenceState(_ changes: [SyncChange]) -> PhotoState? {
                 if let image = change.image {
                     state = PhotoState(
                         likedAt: change.likedAt ?? change.stamp.milliseconds, image: image, userImage: change.userImage ?? nil,
-                        note: change.note ?? nil, albums: change.albums ?? [], photo: change.photo ?? nil,
+                        note: change.note ?? nil, albums: [], photo: change.photo ?? nil,
                         stamps: Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, change.stamp) }))
+                    state?.applyAlbums(change)
                 }
             } else {
                 state?.apply(change)
@@ -64,7 +65,8 @@ func randomChange(_ generator: inout SeededGenerator, at milliseconds: Int64) ->
         }
     }
     let note: String?? = maybe("note \(Int.random(in: 0..<5, using: &generator))")
-    let albums: [String]? = Bool.random(using: &generator) ? ["A\(Int.random(in: 0..<3, using: &generator))"] : nil
+    let albums: [String: Bool]? =
+        Bool.random(using: &generator) ? ["A\(Int.random(in: 0..<3, using: &generator))": Bool.random(using: &generator)] : nil
     switch roll {
     case 0..<2: return SyncChange(id: "p", stamp: when, kind: .unlike)
     case 2..<6:
@@ -86,6 +88,37 @@ extension PhotoState {
 }
 
 @Suite struct MergeTests {
+    /// Albums are memberships: two devices filing one photo into two albums at once leave it in
+    /// both, and a removal decides only its own album (SPEC §13).
+    @Test func albumsAreMembershipsEachDecidedByItsLastChange() {
+        let changes = [
+            SyncChange(id: "p", stamp: stamp(10, 0), kind: .like, likedAt: 10, image: image(1), albums: ["family": true]),
+            SyncChange(id: "p", stamp: stamp(20, 1), kind: .edit, albums: ["Été": true]),
+            SyncChange(id: "p", stamp: stamp(21, 2), kind: .edit, albums: ["trips": true]),
+            SyncChange(id: "p", stamp: stamp(30, 2), kind: .edit, albums: ["family": false]),
+            SyncChange(id: "p", stamp: stamp(25, 0), kind: .edit, albums: ["family": true, "cats": true]),
+        ]
+        for order in [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 4, 0, 3, 1], [3, 0, 4, 1, 2]] {
+            var history = PhotoHistory()
+            for index in order { history.insert(changes[index]) }
+            #expect(history.state?.albums == ["cats", "trips", "Été"], "order \(order)")
+        }
+    }
+
+    /// A like of a liked photo gives only what it gives: another device's earlier note, albums
+    /// and user image stay.
+    @Test func aLikeOfALikedPhotoKeepsWhatItDoesNotGive() {
+        var history = PhotoHistory()
+        history.insert(
+            SyncChange(
+                id: "p", stamp: stamp(10, 0), kind: .like, likedAt: 10, image: image(1), userImage: image(5), note: "lines\nhere",
+                albums: ["family": true]))
+        history.insert(SyncChange(id: "p", stamp: stamp(20, 1), kind: .like, likedAt: 20, image: image(2)))
+        #expect(
+            history.state?.withoutStamps
+                == PhotoState(likedAt: 10, image: image(2), userImage: image(5), note: "lines\nhere", albums: ["family"], photo: nil))
+    }
+
     @Test func likeUnlikeLikeEndsLikedInEveryOrder() {
         let changes = [
             SyncChange(id: "p", stamp: stamp(10, 0), kind: .like, likedAt: 10, image: image(1), note: "first"),
@@ -118,7 +151,7 @@ extension PhotoState {
 
     @Test func editsAndImagelessLikesOfAPhotoNotLikedAreVoid() {
         var history = PhotoHistory()
-        history.insert(SyncChange(id: "p", stamp: stamp(1, 0), kind: .edit, note: "too early", albums: ["Early"]))
+        history.insert(SyncChange(id: "p", stamp: stamp(1, 0), kind: .edit, note: "too early", albums: ["Early": true]))
         history.insert(SyncChange(id: "p", stamp: stamp(2, 1), kind: .like, likedAt: 2, note: "no image"))
         #expect(history.state == nil)
         history.insert(SyncChange(id: "p", stamp: stamp(3, 2), kind: .like, likedAt: 3, image: image(1)))
@@ -127,7 +160,7 @@ extension PhotoState {
 
     @Test func twoLikesMadeApartKeepTheFirstDateAndTheLaterChangeWinsFieldByField() {
         var history = PhotoHistory()
-        history.insert(SyncChange(id: "p", stamp: stamp(100, 1), kind: .like, likedAt: 100, image: image(2), note: "laptop", albums: ["Trip"]))
+        history.insert(SyncChange(id: "p", stamp: stamp(100, 1), kind: .like, likedAt: 100, image: image(2), note: "laptop", albums: ["Trip": true]))
         history.insert(SyncChange(id: "p", stamp: stamp(50, 0), kind: .like, likedAt: 50, image: image(1), note: "phone"))
         history.insert(SyncChange(id: "p", stamp: stamp(120, 2), kind: .edit, note: .some(nil)))
         #expect(history.state?.withoutStamps == PhotoState(likedAt: 50, image: image(2), userImage: nil, note: nil, albums: ["Trip"], photo: nil))
@@ -135,7 +168,7 @@ extension PhotoState {
         #expect(
             history.state?.stamps == [
                 "liked": stamp(50, 0), "image": stamp(100, 1), "userImage": stamp(50, 0), "note": stamp(120, 2), "albums": stamp(100, 1),
-                "photo": stamp(50, 0),
+                "photo": stamp(50, 0), "album:54726970": stamp(100, 1),  // "Trip" in hex
             ])
     }
 

@@ -139,7 +139,8 @@ enum SimulationSeeds {
                 let change = device.state.make(
                     {
                         SyncChange(
-                            id: id, stamp: $0, kind: .edit, note: .some("edited \(wall)"), albums: ["A\(Int.random(in: 0..<3, using: &generator))"])
+                            id: id, stamp: $0, kind: .edit, note: .some("edited \(wall)"),
+                            albums: ["A\(Int.random(in: 0..<3, using: &generator))": Bool.random(using: &generator)])
                     },
                     now: wall)
                 device.unpublished.append(change)

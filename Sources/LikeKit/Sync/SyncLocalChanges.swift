@@ -67,7 +67,8 @@ extension LikeRepository {
         let before = shards.photos
         let present = Set(records.map(\.id))
         // The photos the store no longer holds, now noted so.
-        for id in shards.photos.published.keys where !present.contains(id) && shards.photos.published[id]?.keys.contains(where: { $0 != SavedPhotos.unlikeMark }) == true {
+        for id in shards.photos.published.keys
+        where !present.contains(id) && shards.photos.published[id]?.keys.contains(where: { $0 != SavedPhotos.unlikeMark }) == true {
             if try translating({ try store.item(for: id) }) == nil { shards.photos.forget(id) }
         }
         // The histories first: a change made now goes into its photo's history.

@@ -68,7 +68,8 @@ extension LikeRepository {
             // it (one changed while this sync ran is still to publish).
             let before = shards.photos.published[id] ?? [:]
             let written = try translating { try store.item(for: id) }?.record.stamps?.values ?? [:]
-            shards.photos.notePublished(id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
+            shards.photos.notePublished(
+                id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
         }
         return waiting
     }

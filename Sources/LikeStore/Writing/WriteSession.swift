@@ -301,7 +301,11 @@ struct WriteSession {
             let never = RecordStamps.neverGiven
             stamps.set([RecordStamps.liked, RecordField.image.rawValue], to: local)
             stamps.set([RecordField.userImage.rawValue], to: request.userImage != nil ? local : never)
-            if case .set = request.note { stamps.set([RecordField.note.rawValue], to: local) } else { stamps.set([RecordField.note.rawValue], to: never) }
+            if case .set = request.note {
+                stamps.set([RecordField.note.rawValue], to: local)
+            } else {
+                stamps.set([RecordField.note.rawValue], to: never)
+            }
             stamps.set([RecordField.photo.rawValue], to: request.photo != nil ? local : never)
             stamps.set([RecordField.albums.rawValue], to: record.albums.isEmpty ? never : local)
             stamps.set(record.albums.map(RecordStamps.album), to: local)
