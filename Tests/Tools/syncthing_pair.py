@@ -171,6 +171,9 @@ class Pair:
                     return f"{photo}'s {field}: {record.get(field)!r} against {theirs.get(field)!r}"
             if not filecmp.cmp(record["image"]["file"], theirs["image"]["file"], shallow=False):
                 return f"{photo}'s image bytes differ"
+            mine, yours = record.get("userImage"), theirs.get("userImage")
+            if (mine is None) != (yours is None) or mine and not filecmp.cmp(mine["file"], yours["file"], shallow=False):
+                return f"{photo}'s user image differs"
         return None
 
 
@@ -216,6 +219,20 @@ def main():
         pair.run(phone, "note", "coffee", "on the balcony")
         took = pair.within(lambda: "chelsea" in pair.listed(laptop) and pair.listed(laptop).get("coffee", {}).get("note") == "on the balcony")
         pair.check("a like and a note change on the phone reach the laptop", took is not None, f"laptop has {pair.listed(laptop).get('coffee')}", took)
+
+        # Memberships filed on both sides at once, and a user image from the phone: both albums stay.
+        pair.run(laptop, "album", "add", "family", "coffee")
+        pair.run(phone, "album", "add", "Été", "coffee")
+        pair.run(phone, "like", "coffee", "--image", os.path.join(arguments.samples, "coffee.jpg"), "--user-image",
+                 os.path.join(arguments.samples, "chelsea.jpg"))
+
+        def filed(store):
+            coffee = pair.listed(store).get("coffee", {})
+            return sorted(coffee.get("albums") or []) == ["family", "Été"] and coffee.get("userImage") is not None
+
+        took = pair.within(lambda: filed(laptop) and filed(phone))
+        pair.check("albums filed on both sides and a user image reach both", took is not None,
+                   f"laptop {pair.listed(laptop).get('coffee')}, phone {pair.listed(phone).get('coffee')}", took)
 
         pair.run(laptop, "unlike", "rocket")
         pair.run(phone, "unlike", "astronaut")
