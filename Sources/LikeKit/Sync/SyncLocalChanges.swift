@@ -48,6 +48,7 @@ extension LikeRepository {
         _ engine: inout DeviceSyncState, _ shards: PhotoShards, since position: JournalPosition?, alsoUnliked: [String: Int64]
     ) throws -> LocalChanges {
         var records: [StoredRecord]
+        var readAll = false
         var unlikeTimes: [String: Int64]
         if let position, let changes = try translating({ try store.changes(since: position) }) {
             records = try changes.keys.sorted().compactMap { key in try translating { try store.record(forKey: key) } }
@@ -55,6 +56,7 @@ extension LikeRepository {
             unlikeTimes = changes.unliked
         } else {
             try shards.loadAll()
+            readAll = true
             // Read before the records, so that the journal and the records are not in memory at once.
             unlikeTimes = try translating { try store.unlikeTimes() }
             let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
@@ -66,10 +68,10 @@ extension LikeRepository {
         }
         let before = shards.photos
         let present = Set(records.map(\.id))
-        // The photos the store no longer holds, now noted so.
-        for id in shards.photos.published.keys
-        where !present.contains(id) && shards.photos.published[id]?.keys.contains(where: { $0 != SavedPhotos.unlikeMark }) == true {
-            if try translating({ try store.item(for: id) }) == nil { shards.photos.forget(id) }
+        // Having read every record: the photos the store no longer holds, noted so (an unlike
+        // whose line a journal written anew no longer has).
+        if readAll {
+            for id in shards.photos.published.keys where !present.contains(id) { shards.photos.forget(id) }
         }
         // The histories first: a change made now goes into its photo's history.
         for id in records.map(\.id) + unlikeTimes.keys where engine.histories[id] == nil { engine.histories[id] = shards.photos.histories[id] }
