@@ -238,7 +238,7 @@ package struct RecordStamps: Sendable, Hashable {
     /// membership is decided by its own last change (SPEC §13). In the album while the record's
     /// `albums` holds the name.
     package static func album(_ name: String) -> String {
-        "album:" + hex(name.utf8)
+        "album:" + Hex.string(name.utf8)
     }
 
     /// The album a part names, or `nil` for another part.
@@ -282,16 +282,6 @@ package struct RecordStamps: Sendable, Hashable {
         let likes = values.keys.compactMap { part in Self.likeTime(ofPart: part).map { (part, $0) } }
         guard likes.count > Self.likesKept else { return }
         for (part, _) in likes.sorted(by: { $0.1 > $1.1 }).dropFirst(Self.likesKept) { values[part] = nil }
-    }
-
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {
