@@ -112,3 +112,34 @@ final class Heard: @unchecked Sendable {
         while changes.count < count, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
     }
 }
+
+/// A store whose records were written before album memberships had stamps of their own: its
+/// first sync still publishes each photo's albums (as memberships), and nothing else of it is
+/// lost on the way to another device.
+@Suite struct SyncOfOlderRecordsTests {
+    let laptopFolder = TemporaryDirectory("laptop")
+    let phoneFolder = TemporaryDirectory("phone")
+
+    @Test func aRecordWithoutMembershipPartsPublishesItsAlbums() throws {
+        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let laptop = laptopFolder.repository(durability: .relaxed)
+        let rocket = try PhotoID("rocket")
+        try laptop.like(rocket, image: Samples.rocket, note: "launch", albums: [AlbumName("Trips"), AlbumName("Été")])
+        // The record as the version before wrote it: no `album:` parts among its stamps.
+        let records = laptopFolder.store.appendingPathComponent("records")
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: records.path).first { $0.hasSuffix(".json") })
+        let path = records.appendingPathComponent(file)
+        let text = try String(contentsOf: path, encoding: .utf8)
+        let older = text.replacingOccurrences(of: #""album:[0-9a-f]*":"[0-9.a-f]*",?"#, with: "", options: .regularExpression)
+        #expect(older != text && !older.contains("album:"))
+        try Data(older.utf8).write(to: path)
+
+        _ = try laptop.sync(with: folder)
+        let phone = phoneFolder.repository(durability: .relaxed)
+        _ = try phone.sync(with: folder)
+        let merged = try #require(try phone.record(for: rocket))
+        #expect(merged.albums.map(\.rawValue).sorted() == ["Trips", "Été"])
+        #expect(merged.note == "launch")
+    }
+}

@@ -139,6 +139,7 @@ extension LikeRepository {
         let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
         let (id, likedAt, note, albums) = (record.id, record.likedAt, record.note, Set(record.albums))
         let start = startsPeriod ? Self.milliseconds(new[RecordStamps.liked] ?? "") : nil
+        let hasMembershipParts = stamps.keys.contains { RecordStamps.albumName(ofPart: $0) != nil }
         return given.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
             let (time, parts) = group
             let isStart = time == start
@@ -149,6 +150,11 @@ extension LikeRepository {
             var memberships: [String: Bool] = [:]
             for part in parts {
                 if let name = RecordStamps.albumName(ofPart: part), !whole || albums.contains(name) { memberships[name] = albums.contains(name) }
+            }
+            // A record from before memberships had parts of their own: its albums go with the
+            // albums' part (a store that never synced, syncing for the first time).
+            if parts.contains(RecordField.albums.rawValue), !hasMembershipParts {
+                for name in albums { memberships[name] = true }
             }
             return (
                 time, count + index,
