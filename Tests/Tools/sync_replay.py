@@ -81,6 +81,7 @@ class Run:
             if os.path.exists(path):
                 self.meta[name] = path
         self.replay = {}  # id -> state
+        self.learned = {}  # a --meta file -> the metadata a store made of it
         self.commands = 0
         self.imports = 0
 
@@ -163,8 +164,8 @@ class Run:
             return False
         if "albums" in given and not set(given["albums"]) <= set(record.get("albums") or []):
             return False
-        if "meta" in given:
-            return False  # metadata compared by the store; never taken for no change here
+        if "meta" in given and record.get("photo") != self.learned.get(given["meta"]):
+            return False  # the metadata the store made of that file, learned from a like that gave it
         return True
 
     def like(self, device, photo, toggle=False):
@@ -173,6 +174,11 @@ class Run:
         result, started, ended = self.command(device, "toggle" if toggle else "like", *words, "--json", "--", photo)
         if result.returncode != 0:
             raise Failure(f"{device}: a like of {photo} failed: {result.stderr.strip()}")
+        if "meta" in given:
+            printed = json.loads(result.stdout)
+            stored = (printed.get("record") if toggle else printed) or {}
+            if record is None or record.get("photo") is None:
+                self.learned.setdefault(given["meta"], stored.get("photo"))
         self.replay_like(
             photo, started, ended, given["image"], given.get("user"), given.get("note"), given.get("albums", ()),
             given.get("meta"))
@@ -237,7 +243,8 @@ class Run:
         if not os.path.isdir(self.store[device]):
             return
         result, _, _ = self.command(device, "list", "--json", check=True)
-        members = [r["id"] for r in json.loads(result.stdout) if album in (r.get("albums") or [])]
+        listed = json.loads(result.stdout)
+        members = [r["id"] for r in listed if album in (r.get("albums") or [])]
         if not members:
             return
         if self.rng.random() < 0.5:
@@ -247,8 +254,11 @@ class Run:
         else:
             to = self.rng.choice([a for a in ALBUMS if a != album])
             self.command(device, "album", "rename", album, to, check=True)
+            # Each photo leaves the album and joins the other, where it is not in it already
+            # (that membership is no change).
+            already = {r["id"] for r in listed if to in (r.get("albums") or [])}
             for photo in members:
-                self.replay_edit(photo, add=[to], remove=[album])
+                self.replay_edit(photo, add=[] if photo in already else [to], remove=[album])
 
     def import_folder(self, device):
         self.imports += 1

@@ -524,7 +524,7 @@ import Testing
 @Suite struct SyncReplayTests {
     static let script = Samples.root.appendingPathComponent("Tests/Tools/sync_replay.py")
 
-    @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0), ("4001,4002", 0.1)])
+    @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0), ("4001,4002,10002", 0.1)])
     func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(seeds: String, killRate: Double) throws {
         let run = try Sandbox.execute(
             [

@@ -83,13 +83,17 @@ extension LikeRepository {
         var request = StoreRequest(id: id, image: nil, userImage: nil, note: nil, photo: nil, albums: [])
         request.stamps = state.stamps.mapValues(\.description)
         let anew = current == nil || current?.likedAt != state.likedAt
-        if anew || photos.images[id] != state.image.sha256 {
+        // Where what is kept of the photo says the store has the image, the store is asked too:
+        // a sync killed after writing the store and before keeping that leaves it stale.
+        if try anew || photos.images[id] != state.image.sha256 || storeImage(id, current, matching: state.image, user: false) == nil {
             guard let bytes = try folder.image(state.image, devices: sources) ?? storeImage(id, current, matching: state.image, user: false) else {
                 return nil
             }
             request.image = try translating { try StoreRequest.Image(Data(bytes), kind: .image) }
         }
-        if let user = state.userImage, anew || photos.userImages[id] != user.sha256 {
+        if let user = state.userImage,
+            try anew || photos.userImages[id] != user.sha256 || storeImage(id, current, matching: user, user: true) == nil
+        {
             guard let bytes = try folder.image(user, devices: sources) ?? storeImage(id, current, matching: user, user: true) else { return nil }
             request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
         }
