@@ -128,7 +128,25 @@ enum SimulationSeeds {
                 let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
                 device.images[reference.sha256] = bytes
                 let note: String?? = Bool.random(using: &generator) ? .some("note \(Int.random(in: 0..<4, using: &generator))") : nil
-                let change = device.state.make({ SyncChange(id: id, stamp: $0, kind: .like, likedAt: wall, image: reference, note: note) }, now: wall)
+                // Every field a like gives, or not: a user image (set or cleared), metadata, memberships.
+                var userImage: ImageReference?? = nil
+                if Int.random(in: 0..<3, using: &generator) == 0 {
+                    let user = jpegLike(UInt8.random(in: 0...255, using: &generator), count: 600)
+                    let userReference = ImageReference(sha256: SyncFolder.digest(user), bytes: user.count)
+                    device.images[userReference.sha256] = user
+                    userImage = .some(userReference)
+                } else if Int.random(in: 0..<6, using: &generator) == 0 {
+                    userImage = .some(nil)
+                }
+                let photo: String?? = Bool.random(using: &generator) ? .some("{\"title\":\"t\(Int.random(in: 0..<3, using: &generator))\"}") : nil
+                let albums: [String: Bool]? =
+                    Bool.random(using: &generator) ? ["A\(Int.random(in: 0..<3, using: &generator))": true] : nil
+                let change = device.state.make(
+                    {
+                        SyncChange(
+                            id: id, stamp: $0, kind: .like, likedAt: wall, image: reference, userImage: userImage, note: note, albums: albums,
+                            photo: photo)
+                    }, now: wall)
                 device.unpublished.append(change)
                 made.append(change)
             case 4..<6 where liked:

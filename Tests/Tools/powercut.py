@@ -38,7 +38,8 @@ above and repairs it, and every photo must come back with its image.
 
 `sync` cuts `likes sync DIR` at every step, the store and the sync folder on the power-cut file
 system, another device's store beside it: a first sync, a sync publishing a like and a note, one
-merging another device's likes, note and unlike, and one letting go of an unliked photo's images
+merging another device's likes, note and unlike, one merging its user images and album
+memberships (added and removed) beside a membership of its own, and one letting go of an unliked photo's images
 and compacting its change files into a snapshot. After every cut each photo must be as before or
 as the uncut sync left it (all of it after an exit 0), the store must verify, the other device's
 files in the folder must be untouched; the next sync must run (never refusing the store as a copy
@@ -526,6 +527,14 @@ def sync_scenarios(rig):
             "sync merging another device's likes, note and unlike",
             base + [["S", "sync"], ["B", "sync"], ["B", "like", "d", "--image", s("retina.jpg"), "--album", "Space"], ["B", "note", "b", "from B"],
                     ["B", "unlike", "a"], ["B", "sync"]],
+            "merged",
+        ),
+        (
+            "sync merging another device's user images and album memberships",
+            base + [["S", "sync"], ["B", "sync"], ["B", "like", "b", "--image", s("chelsea.jpg"), "--user-image", s("coffee.jpg")],
+                    ["B", "album", "add", "Space", "b"], ["B", "album", "remove", "Cats", "b"],
+                    ["B", "like", "e", "--image", s("hubble_deep_field.jpg"), "--user-image", s("retina.jpg"), "--album", "Space"],
+                    ["S", "album", "add", "Pets", "b"], ["B", "sync"]],
             "merged",
         ),
         (

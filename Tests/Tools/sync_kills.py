@@ -4,11 +4,12 @@
     sync_kills.py --likes BIN --samples DIR [--runs N] [--first-seed S] [--rounds R] [--keep DIR]
 
 Each run: R rounds, each a command on the laptop (two rounds in three) or the phone (a like of
-one of thirty ids with a note of its own, or on the laptop an unlike of a photo it liked), then
+one of thirty ids with a note of its own, sometimes a user image and an album, or on the laptop
+an unlike of a photo it liked), then
 `likes sync` on that store killed after 0–60 ms. Then both stores sync twice, and each must hold
 exactly the replay of every command in the order run: the ids liked and not unliked since, each
-with the note of its last like. `swift test` runs one such run of 24 rounds
-(SyncCommandTests); this runs many. A failing run's stores, folder and log are kept under
+with the note of its last like, the user image of its last like that gave one and every album a
+like gave it. `Tests/Tools/sync_replay.py --kill-rate` drives every other command with kills. A failing run's stores, folder and log are kept under
 --keep (default: a temporary folder, named when it fails).
 """
 
@@ -40,6 +41,10 @@ def run_once(likes, samples, seed, rounds, root):
         return result
 
     replayed, laptop_liked = {}, set()
+    samples_bytes = {}
+    for name in PHOTOS:
+        with open(os.path.join(samples, f"{name}.jpg"), "rb") as file:
+            samples_bytes[name] = file.read()
     for number in range(rounds):
         store = phone if number % 3 == 2 else laptop
         name = rng.choice(PHOTOS)
@@ -50,12 +55,26 @@ def run_once(likes, samples, seed, rounds, root):
             laptop_liked.discard(photo)
             replayed.pop(photo, None)
         else:
-            result = command(store, "like", photo, "--image", os.path.join(samples, f"{name}.jpg"), "--note", f"round {number}")
+            words = ["like", photo, "--image", os.path.join(samples, f"{name}.jpg"), "--note", f"round {number}"]
+            user = rng.choice(PHOTOS) if rng.random() < 0.3 else None
+            album = f"album {rng.randint(0, 2)}" if rng.random() < 0.4 else None
+            if user:
+                words += ["--user-image", os.path.join(samples, f"{user}.jpg")]
+            if album:
+                words += ["--album", album]
+            result = command(store, *words)
             if result.returncode != 0:
                 return f"a like failed: {result.stderr.strip()}"
             if store == laptop:
                 laptop_liked.add(photo)
-            replayed[photo] = f"round {number}"
+            # A like of a photo liked starts nothing: it gives its note, and its user image and
+            # album when it has them (SPEC §13).
+            state = replayed.setdefault(photo, {"note": None, "albums": set(), "user": None})
+            state["note"] = f"round {number}"
+            if user:
+                state["user"] = user
+            if album:
+                state["albums"].add(album)
         sync = subprocess.Popen([likes, "--store", store, "sync", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         delay = rng.uniform(0, 0.06)
         time.sleep(delay)
@@ -71,10 +90,17 @@ def run_once(likes, samples, seed, rounds, root):
         if command(store, "verify").returncode != 0:
             return f"{os.path.basename(store)} does not verify"
         listing = command(store, "list", "--json")
-        notes = {photo["id"]: photo.get("note") for photo in json.loads(listing.stdout)}
-        if notes != replayed:
-            wrong = sorted(set(notes) | set(replayed))
-            wrong = [(photo, notes.get(photo), replayed.get(photo)) for photo in wrong if notes.get(photo) != replayed.get(photo)]
+        held = {}
+        for photo in json.loads(listing.stdout):
+            user = None
+            if photo.get("userImage"):
+                with open(photo["userImage"]["file"], "rb") as file:
+                    data = file.read()
+                user = next((name for name in PHOTOS if samples_bytes[name] == data), "?")
+            held[photo["id"]] = {"note": photo.get("note"), "albums": set(photo.get("albums") or []), "user": user}
+        if held != replayed:
+            wrong = sorted(set(held) | set(replayed))
+            wrong = [(photo, held.get(photo), replayed.get(photo)) for photo in wrong if held.get(photo) != replayed.get(photo)]
             return f"{os.path.basename(store)} is not the replay (id, held, replayed): {wrong}"
     return None
 
