@@ -7,6 +7,7 @@ import Foundation
 import Testing
 
 @testable import LikeKit
+@testable import LikeStore
 
 @Suite struct SyncTests {
     let laptopFolder = TemporaryDirectory("laptop")
@@ -141,5 +142,36 @@ final class Heard: @unchecked Sendable {
         let merged = try #require(try phone.record(for: rocket))
         #expect(merged.albums.map(\.rawValue).sorted() == ["Trips", "Été"])
         #expect(merged.note == "launch")
+    }
+}
+
+/// What a sync keeps of the photos may lag behind the store (a sync killed after writing the
+/// store and before keeping what it wrote): a merged image is written whenever the store does
+/// not hold it, whatever that bookkeeping says (found by sync_replay.py, seed 10002).
+@Suite struct SyncOfStaleBookkeepingTests {
+    let laptopFolder = TemporaryDirectory("laptop")
+    let phoneFolder = TemporaryDirectory("phone")
+
+    @Test func aMergedImageIsWrittenWhereTheBookkeepingWronglySaysTheStoreHasIt() throws {
+        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (laptop, phone) = (laptopFolder.repository(durability: .relaxed), phoneFolder.repository(durability: .relaxed))
+        let rocket = try PhotoID("rocket")
+        try laptop.like(rocket, image: Samples.rocket)
+        _ = try laptop.sync(with: folder)
+        _ = try phone.sync(with: folder)
+        #expect(try Data(contentsOf: try #require(try phone.record(for: rocket)).image.file) == Samples.rocket)
+
+        // The phone's bookkeeping says it holds the image the laptop gives next.
+        let shard = phoneFolder.store.appendingPathComponent("sync/\(PhotoShards.name(PhotoShards.shard(of: "rocket"))).json")
+        var kept = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: shard)) as? [String: Any])
+        kept["images"] = ["rocket": Samples.coffee.withUnsafeBytes { SHA256.hexDigest(of: $0) }]
+        try JSONSerialization.data(withJSONObject: kept).write(to: shard)
+
+        try laptop.like(rocket, image: Samples.coffee)
+        _ = try laptop.sync(with: folder)
+        _ = try phone.sync(with: folder)
+        #expect(try Data(contentsOf: try #require(try phone.record(for: rocket)).image.file) == Samples.coffee)
+        #expect(try phone.verify().isOK)
     }
 }
