@@ -524,11 +524,11 @@ import Testing
 @Suite struct SyncReplayTests {
     static let script = Samples.root.appendingPathComponent("Tests/Tools/sync_replay.py")
 
-    @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0), ("4001,4002,10002", 0.1)])
-    func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(seeds: String, killRate: Double) throws {
+    @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0, 60), ("4001,4002,10002", 0.1, 120)])
+    func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(seeds: String, killRate: Double, rounds: Int) throws {
         let run = try Sandbox.execute(
             [
-                Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path, "--seeds", seeds, "--rounds", "120",
+                Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path, "--seeds", seeds, "--rounds", String(rounds),
                 "--kill-rate", String(killRate), "--jobs", "2",
             ], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
