@@ -321,7 +321,8 @@ extension DeviceSyncState {
             let file = segment.device + "/" + String(segment.sequence)
             for change in segment.changes where !(done[file]?.contains(change.stamp) ?? false) {
                 let voided = histories[change.id]?.lastUnlike.map { change.stamp <= $0 } ?? false
-                if !voided, let missing = change.images.first(where: { folder.image($0, devices: sources) == nil }) {
+                let absent = voided ? [] : change.images.filter { folder.image($0, devices: sources) == nil }
+                if let missing = absent.first, shows(absent, with: change) {
                     round.pending.append(FolderProblem(id: change.id, reason: "its image \(missing.sha256.prefix(12))… has not fully arrived"))
                     continue
                 }
@@ -339,6 +340,17 @@ extension DeviceSyncState {
                 partlyMerged[file] = done[file]
             }
         }
+    }
+
+    /// Whether the photo, with `change` merged, would show one of `images`: an image a later
+    /// change of the photo gave again never shows, and the device that published it may have
+    /// let go of it (the change then waited for ever, and with it the note and albums it gave).
+    private func shows(_ images: [ImageReference], with change: SyncChange) -> Bool {
+        var trial = histories[change.id] ?? PhotoHistory()
+        trial.insert(change)
+        guard let state = trial.state else { return false }
+        let shown = Set([state.image.sha256, state.userImage?.sha256].compactMap { $0 })
+        return images.contains { shown.contains($0.sha256) }
     }
 
     /// One change merged: into its photo's history, and the photo among those touched.

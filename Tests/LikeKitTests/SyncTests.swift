@@ -175,3 +175,31 @@ final class Heard: @unchecked Sendable {
         #expect(try phone.verify().isOK)
     }
 }
+
+/// A change whose image a later change of the photo replaced is merged without that image,
+/// which its device may have let go of: the note it gave and its date stay (found by
+/// sync_replay.py, seed 10217, where such a change waited for ever).
+@Suite struct SyncOfReplacedImagesTests {
+    let laptopFolder = TemporaryDirectory("laptop")
+    let phoneFolder = TemporaryDirectory("phone")
+
+    @Test func aChangeWhoseImageWasReplacedIsMergedWithoutIt() throws {
+        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (laptop, phone) = (laptopFolder.repository(durability: .relaxed), phoneFolder.repository(durability: .relaxed))
+        let rocket = try PhotoID("rocket")
+        let first = try laptop.like(rocket, image: Samples.rocket, note: "launch", albums: [AlbumName("Space")])
+        let report = try laptop.sync(with: folder)
+        try laptop.like(rocket, image: Samples.coffee)
+        _ = try laptop.sync(with: folder)
+        // The first image leaves the folder before the phone ever sees it.
+        let gone = folder.appendingPathComponent("\(report.device)/images/\(Samples.rocket.withUnsafeBytes { SHA256.hexDigest(of: $0) }).jpg")
+        try FileManager.default.removeItem(at: gone)
+
+        for _ in 0..<2 { _ = try phone.sync(with: folder) }
+        let merged = try #require(try phone.record(for: rocket))
+        #expect(try Data(contentsOf: merged.image.file) == Samples.coffee)
+        #expect(merged.note == "launch" && merged.albums.map(\.rawValue) == ["Space"])
+        #expect(merged.likedAt == first.record?.likedAt)
+    }
+}
