@@ -23,6 +23,13 @@ user image bytes, note, albums, metadata — and all devices the same bytes. A c
 change nothing on its device is not issued (it is no change: SPEC §13).
 
 Exit 0 when every run is clean. A failing run's stores, folders and log are kept under --keep.
+
+Seeds kept as regression cases (`swift test` runs them, SyncReplayTests): 1, 2, 3, 4, 5 and 8 at
+60 rounds, no sync killed (a like that starts a period published as clearing every field, albums
+as one list, unlikes never published, a journal read from a stale offset after a rewrite that
+reused its inode); 10002, 10217 and 10359 at 120 rounds with --kill-rate 0.1 (a merged image
+not written after a killed sync left the bookkeeping behind; a change waiting for ever for an
+image a later change had replaced). Kills make a run's timing, and so its path, vary.
 """
 
 import argparse
