@@ -109,7 +109,9 @@ extension LikeRepository {
 
     /// The store's own copy of an image, when it is the one named.
     private func storeImage(_ id: String, _ current: StoredRecord?, matching reference: ImageReference, user: Bool) throws -> [UInt8]? {
-        guard current != nil, let bytes = try? imageBytes(of: id, user: user), bytes.count == reference.bytes,
+        // Its length first, from the record: an image of another length is not read.
+        guard let current, (user ? current.userImage?.bytes : current.image.bytes) == reference.bytes,
+            let bytes = try? imageBytes(of: id, user: user), bytes.count == reference.bytes,
             SyncFolder.digest(bytes) == reference.sha256
         else { return nil }
         return bytes
