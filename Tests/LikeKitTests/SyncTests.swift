@@ -114,17 +114,26 @@ final class Heard: @unchecked Sendable {
     }
 }
 
-/// A store whose records were written before album memberships had stamps of their own: its
-/// first sync still publishes each photo's albums (as memberships), and nothing else of it is
-/// lost on the way to another device.
-@Suite struct SyncOfOlderRecordsTests {
+/// A sync over what stores kept before or left behind: records written before album
+/// memberships had stamps of their own, bookkeeping a killed sync left behind the store, and
+/// images a device let go of once a later change replaced them. Each was found by
+/// Tests/Tools/sync_replay.py or reading its runs.
+@Suite struct SyncOfWhatStoresLeftTests {
     let laptopFolder = TemporaryDirectory("laptop")
     let phoneFolder = TemporaryDirectory("phone")
+    let folder: URL
+    let laptop: LikeRepository
+    let phone: LikeRepository
 
-    @Test func aRecordWithoutMembershipPartsPublishesItsAlbums() throws {
-        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
+    init() throws {
+        folder = laptopFolder.url.appendingPathComponent("sync-folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let laptop = laptopFolder.repository(durability: .relaxed)
+        laptop = laptopFolder.repository(durability: .relaxed)
+        phone = phoneFolder.repository(durability: .relaxed)
+    }
+
+    /// A record from before membership stamps: its first sync still publishes its albums.
+    @Test func aRecordWithoutMembershipPartsPublishesItsAlbums() throws {
         let rocket = try PhotoID("rocket")
         try laptop.like(rocket, image: Samples.rocket, note: "launch", albums: [AlbumName("Trips"), AlbumName("Été")])
         // The record as the version before wrote it: no `album:` parts among its stamps.
@@ -137,25 +146,15 @@ final class Heard: @unchecked Sendable {
         try Data(older.utf8).write(to: path)
 
         _ = try laptop.sync(with: folder)
-        let phone = phoneFolder.repository(durability: .relaxed)
         _ = try phone.sync(with: folder)
         let merged = try #require(try phone.record(for: rocket))
         #expect(merged.albums.map(\.rawValue).sorted() == ["Trips", "Été"])
         #expect(merged.note == "launch")
     }
-}
 
-/// What a sync keeps of the photos may lag behind the store (a sync killed after writing the
-/// store and before keeping what it wrote): a merged image is written whenever the store does
-/// not hold it, whatever that bookkeeping says (found by sync_replay.py, seed 10002).
-@Suite struct SyncOfStaleBookkeepingTests {
-    let laptopFolder = TemporaryDirectory("laptop")
-    let phoneFolder = TemporaryDirectory("phone")
-
+    /// A merged image is written whenever the store does not hold it, whatever the bookkeeping
+    /// says (a sync killed after writing the store and before keeping that; seed 10002).
     @Test func aMergedImageIsWrittenWhereTheBookkeepingWronglySaysTheStoreHasIt() throws {
-        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let (laptop, phone) = (laptopFolder.repository(durability: .relaxed), phoneFolder.repository(durability: .relaxed))
         let rocket = try PhotoID("rocket")
         try laptop.like(rocket, image: Samples.rocket)
         _ = try laptop.sync(with: folder)
@@ -174,19 +173,10 @@ final class Heard: @unchecked Sendable {
         #expect(try Data(contentsOf: try #require(try phone.record(for: rocket)).image.file) == Samples.coffee)
         #expect(try phone.verify().isOK)
     }
-}
 
-/// A change whose image a later change of the photo replaced is merged without that image,
-/// which its device may have let go of: the note it gave and its date stay (found by
-/// sync_replay.py, seed 10217, where such a change waited for ever).
-@Suite struct SyncOfReplacedImagesTests {
-    let laptopFolder = TemporaryDirectory("laptop")
-    let phoneFolder = TemporaryDirectory("phone")
-
+    /// A change whose image a later change of the photo replaced is merged without it: the note
+    /// it gave and its date stay (seed 10217, where such a change waited for ever).
     @Test func aChangeWhoseImageWasReplacedIsMergedWithoutIt() throws {
-        let folder = laptopFolder.url.appendingPathComponent("sync-folder")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let (laptop, phone) = (laptopFolder.repository(durability: .relaxed), phoneFolder.repository(durability: .relaxed))
         let rocket = try PhotoID("rocket")
         let first = try laptop.like(rocket, image: Samples.rocket, note: "launch", albums: [AlbumName("Space")])
         let report = try laptop.sync(with: folder)
