@@ -53,7 +53,7 @@ enum Upsampling {
                 columns.withUnsafeBufferPointer { columns in
                     for y in 0..<height {
                         let row = samples + min(y / factorY, validHeight - 1) * stride
-                        let line = target.baseAddress! + y * width
+                        let line = target.baseAddress! + y * width  // unwrap: width × height > 0 samples (a frame of no size is refused)
                         for x in 0..<width { line[x] = row[columns[x]] }
                     }
                 }

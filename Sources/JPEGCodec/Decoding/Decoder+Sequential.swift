@@ -84,7 +84,7 @@ extension Decoder {
                     continue
                 }
                 for index in 0..<members.count {
-                    let member = members.baseAddress! + index
+                    let member = members.baseAddress! + index  // unwrap: index < members.count, so the buffer is not empty
                     for blockY in 0..<member.pointee.vertical {
                         for blockX in 0..<member.pointee.horizontal {
                             let x = mcuX * member.pointee.horizontal + blockX

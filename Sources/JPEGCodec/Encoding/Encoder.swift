@@ -92,7 +92,7 @@ struct JPEGWriter {
         let height = image.height
         let planes = image.planes
         planes[0].withUnsafeBufferPointer { y in
-            let luminance = Plane(samples: y.baseAddress!, width: width, height: height)
+            let luminance = Plane(samples: y.baseAddress!, width: width, height: height)  // unwrap: a plane has width × height > 0 samples
             if planes.count == 1 {
                 for blockY in stride(from: 0, to: height, by: 8) {
                     for blockX in stride(from: 0, to: width, by: 8) {
@@ -104,8 +104,8 @@ struct JPEGWriter {
             }
             planes[1].withUnsafeBufferPointer { cb in
                 planes[2].withUnsafeBufferPointer { cr in
-                    let blue = Plane(samples: cb.baseAddress!, width: width, height: height)
-                    let red = Plane(samples: cr.baseAddress!, width: width, height: height)
+                    let blue = Plane(samples: cb.baseAddress!, width: width, height: height)  // unwrap: a plane is never empty
+                    let red = Plane(samples: cr.baseAddress!, width: width, height: height)  // unwrap: a plane is never empty
                     for mcuY in stride(from: 0, to: height, by: 16) {
                         for mcuX in stride(from: 0, to: width, by: 16) {
                             for (dy, dx) in [(0, 0), (0, 8), (8, 0), (8, 8)] {
