@@ -34,7 +34,8 @@ public struct JPEGThumbnail: Sendable, Equatable {
     /// The photo is decoded at the smallest DCT scale that leaves its long side at least
     /// `longSide` (a 12-megapixel photo asked for 320 pixels at 1/8, from its DC coefficients
     /// alone), shrunk the rest of the way by averaging, and encoded as a 4:2:0 (or grayscale)
-    /// baseline JPEG at `quality`. Where a photo at 1/8 is the thumbnail's size, its subsampled
+    /// baseline JPEG at `quality`, upright (as the photo's Exif orientation says it is shown) and
+    /// with the photo's ICC profile. Where a photo at 1/8 is the thumbnail's size, its subsampled
     /// chroma is read from each block's DC alone too: the 4:2:0 encode keeps one chroma sample
     /// per 16x16 pixels, the mean of the chroma blocks that cover them.
     ///
@@ -51,6 +52,7 @@ public struct JPEGThumbnail: Sendable, Equatable {
     /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
     public static func make(fromJPEG bytes: UnsafeRawBufferPointer, size: Size, quality: Int = 85) throws(JPEGError) -> JPEGThumbnail {
         let frame = try JPEGHeader(reading: bytes)
+        let metadata = JPEGMetadata(reading: bytes)
         let plan = Self.plan(width: frame.width, height: frame.height, size: size)
         // At 1/8 the encode's 4:2:0 chroma needs only each chroma block's mean when the picture
         // keeps its decoded size. A resize needs the chroma's detail: from its DC alone, even
@@ -60,7 +62,9 @@ public struct JPEGThumbnail: Sendable, Equatable {
         let decoder = Decoder(bytes: bytes, blockSize: plan.scale.rawValue, subsampled: resizing ? .fromCoefficients : .meansRepeated)
         var image = try decoder.decode()
         if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
-        return JPEGThumbnail(jpeg: JPEGEncoder.encode(image, quality: quality), width: image.width, height: image.height, damage: image.damage)
+        image = image.upright(orientation: metadata.exif.orientation)
+        let jpeg = JPEGEncoder.encode(image, quality: quality, iccProfile: metadata.iccProfile)
+        return JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
     }
 
     /// Makes a thumbnail of the JPEG in `bytes`; see ``make(fromJPEG:longSide:quality:)-(UnsafeRawBufferPointer,_,_)``.
@@ -78,7 +82,7 @@ public struct JPEGThumbnail: Sendable, Equatable {
     }
 
     /// The size of the thumbnail ``make(fromJPEG:size:quality:)`` makes of a `width` x `height`
-    /// photo.
+    /// photo (give the size as displayed, and it is the thumbnail's as displayed).
     public static func size(ofWidth width: Int, height: Int, size: Size) -> (width: Int, height: Int) {
         let plan = plan(width: width, height: height, size: size)
         return (plan.width, plan.height)

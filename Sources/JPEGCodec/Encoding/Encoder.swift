@@ -6,9 +6,14 @@ public enum JPEGEncoder {
     /// Encodes `image` at `quality` (1...100; 85 by default). Three planes are written as YCbCr
     /// with chroma halved both ways (4:2:0); one plane as grayscale.
     ///
+    /// With an `iccProfile`, the file carries it in APP2 segments (as many as it needs), so that
+    /// what is made from a Display P3 or Adobe RGB photo keeps its colours. Nothing else of the
+    /// photo's metadata is written: the picture is taken to be upright (orientation 1).
+    ///
     /// - Returns: the bytes of a complete JFIF file.
-    public static func encode(_ image: PlanarImage, quality: Int = 85) -> [UInt8] {
+    public static func encode(_ image: PlanarImage, quality: Int = 85, iccProfile: [UInt8]? = nil) -> [UInt8] {
         var writer = JPEGWriter(image: image, quality: min(max(quality, 1), 100))
+        writer.iccProfile = iccProfile
         return writer.write()
     }
 }
@@ -19,6 +24,7 @@ struct JPEGWriter {
     let luminance: [Float]
     let chrominance: [Float]
     var output: [UInt8] = []
+    var iccProfile: [UInt8]?
 
     init(image: PlanarImage, quality: Int) {
         self.image = image
@@ -40,6 +46,7 @@ struct JPEGWriter {
         output += [0xFF, JPEGMarker.startOfImage.rawValue]
         // JFIF 1.01, no units, 1:1 pixels.
         output += [0xFF, JPEGMarker.jfif.rawValue, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]
+        if let iccProfile { output += JPEGMetadata.iccSegments(iccProfile) }
         writeQuantization(slot: 0, lumaTable)
         if !gray { writeQuantization(slot: 1, chromaTable) }
         // SOF0: 8-bit, the size, then each component's id, sampling factors and table.

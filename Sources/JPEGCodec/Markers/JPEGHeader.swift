@@ -8,6 +8,12 @@ public struct JPEGHeader: Sendable, Hashable {
     public var width: Int
     /// The height in pixels.
     public var height: Int
+    /// What the file's Exif segment (the first APP1 before the frame header) says: orientation
+    /// and camera facts. Empty when there is none.
+    public var exif = ExifFacts()
+
+    /// The size as the photo is displayed: the frame's, swapped for orientations 5 to 8.
+    public var displayedSize: (width: Int, height: Int) { exif.orientation >= 5 ? (height, width) : (width, height) }
 
     /// A header of the given size.
     public init(width: Int, height: Int) {
@@ -16,6 +22,8 @@ public struct JPEGHeader: Sendable, Hashable {
     }
 
     /// Checks that `bytes` are a complete JPEG file and reads its size.
+    ///
+    /// The first Exif segment before the frame header is read too (see ``exif``).
     ///
     /// Accepts data that starts with SOI (`FF D8`), has a well-formed sequence of marker segments
     /// up to a frame header (SOF0–SOF15), and ends with EOI (`FF D9`) as its last two bytes. Fill
@@ -28,8 +36,20 @@ public struct JPEGHeader: Sendable, Hashable {
     ///   `bytes` throws.
     public init(checking bytes: some JPEGByteSource) throws(JPEGError) {
         var segments = try JPEGSegments(bytes, strictness: .strict)
+        var exif: ExifFacts?
         while true {
             guard let segment = try segments.next() else { throw .notJPEG(reason: "the data ends before a frame header") }
+            if exif == nil, segment.marker == .application1, segment.payloadCount > ExifFacts.signature.count {
+                // A segment is at most 64 KB: read whole only when it starts as Exif does.
+                var start: [UInt8] = []
+                for offset in segment.payloadOffset..<(segment.payloadOffset + ExifFacts.signature.count) { start.append(try segments.byte(at: offset)) }
+                if start == ExifFacts.signature {
+                    var payload = start
+                    payload.reserveCapacity(segment.payloadCount)
+                    for offset in (segment.payloadOffset + start.count)..<segment.end { payload.append(try segments.byte(at: offset)) }
+                    exif = ExifFacts(app1: payload)
+                }
+            }
             guard segment.marker.isStartOfFrame else { continue }
             guard segment.payloadCount >= 6 else { throw .notJPEG(reason: "the frame header at byte \(segment.offset) is too short") }
             let height = try segments.number(at: segment.payloadOffset + 1)
@@ -42,6 +62,7 @@ public struct JPEGHeader: Sendable, Hashable {
                 throw .notJPEG(reason: "it does not end with the EOI marker (FF D9), so it is probably cut short")
             }
             self.init(width: width, height: height)
+            self.exif = exif ?? ExifFacts()
             return
         }
     }

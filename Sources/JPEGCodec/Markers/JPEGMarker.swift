@@ -34,6 +34,10 @@ public struct JPEGMarker: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let restartInterval = JPEGMarker(rawValue: 0xDD)
     /// JFIF's application segment (APP0).
     public static let jfif = JPEGMarker(rawValue: 0xE0)
+    /// Exif's application segment (APP1), also XMP's.
+    public static let application1 = JPEGMarker(rawValue: 0xE1)
+    /// The application segment (APP2) that carries an ICC profile, in chunks.
+    public static let application2 = JPEGMarker(rawValue: 0xE2)
     /// Adobe's application segment (APP14), which names the colour transform.
     public static let adobe = JPEGMarker(rawValue: 0xEE)
     /// A comment (COM).

@@ -1,5 +1,7 @@
 // Text compared as people read it: without case and accents, the same in every locale.
 
+import JPEGCodec
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -196,24 +198,9 @@ package enum ColorFilter: Sendable, Hashable {
 
     /// A colour's lightness, chroma and hue (degrees, 0..<360) in OKLCh.
     static func oklch(_ rgb: UInt32) -> (lightness: Double, chroma: Double, hue: Double) {
-        let red = linear[Int(rgb >> 16)]
-        let green = linear[Int(rgb >> 8 & 0xFF)]
-        let blue = linear[Int(rgb & 0xFF)]
-        let l = cbrt(0.4122214708 * red + 0.5363325363 * green + 0.0514459929 * blue)
-        let m = cbrt(0.2119034982 * red + 0.6806995451 * green + 0.1073969566 * blue)
-        let s = cbrt(0.0883024619 * red + 0.2817188376 * green + 0.6299787005 * blue)
-        let lightness = 0.2104542553 * l + 0.7936177850 * m - 0.0040720468 * s
-        let a = 1.9779984951 * l - 2.4285922050 * m + 0.4505937099 * s
-        let b = 0.0259040371 * l + 0.7827717662 * m - 0.8086757660 * s
-        var hue = atan2(b, a) * 180 / .pi
-        if hue < 0 { hue += 360 }
-        return (lightness, (a * a + b * b).squareRoot(), hue)
-    }
-
-    /// sRGB's transfer function undone, for each 8-bit value.
-    private static let linear: [Double] = (0...255).map { value in
-        let c = Double(value) / 255
-        return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        let colour = OKLab(red: UInt8(rgb >> 16), green: UInt8(rgb >> 8 & 0xFF), blue: UInt8(rgb & 0xFF))
+        let (chroma, hue) = colour.chromaAndHue
+        return (colour.l, chroma, hue)
     }
 
     /// The index of the family a colour is in (see the type's rules).
