@@ -153,7 +153,8 @@ struct PhotoMetadataTests {
                 == CameraFacts(
                     make: "Apple", model: "iPhone 15 Pro", lens: "iPhone 15 Pro back triple camera 6.86mm f/1.78", focalLength: 6.86,
                     fNumber: 1.8, exposureTime: "1/250", iso: 64, takenAt: "2026-05-03T11:00:28+02:00"))
-        let withoutOffset = ExifWriter(littleEndian: littleEndian, first: [], exif: [(0x9003, .ascii("2019:12:31 23:59:59")), (0x829A, .rational(2, 1))])
+        let withoutOffset = ExifWriter(
+            littleEndian: littleEndian, first: [], exif: [(0x9003, .ascii("2019:12:31 23:59:59")), (0x829A, .rational(2, 1))])
         let read = ExifFacts(app1: withoutOffset.segment().dropFirst(4))
         #expect(read.camera.takenAt == "2019-12-31T23:59:59")
         #expect(read.camera.exposureTime == "2")
@@ -254,7 +255,8 @@ struct PhotoMetadataTests {
             let file = JPEGEncoder.encode(PlanarImage(width: 96, height: 64, planes: planes), quality: 95)
             let mean = try file.withUnsafeBytes { try JPEGDecoder.meanColour(of: $0) }
             for shift: UInt32 in [16, 8, 0] {
-                #expect(abs(Int(mean >> shift & 0xFF) - Int(colour >> shift & 0xFF)) <= 3, "\(String(colour, radix: 16)) → \(String(mean, radix: 16))")
+                #expect(
+                    abs(Int(mean >> shift & 0xFF) - Int(colour >> shift & 0xFF)) <= 3, "\(String(colour, radix: 16)) → \(String(mean, radix: 16))")
             }
         }
         // Half black, half white averages in OKLab to a middle gray, not sRGB's 50 % (#808080 is

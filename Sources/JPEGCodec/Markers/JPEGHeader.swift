@@ -42,7 +42,9 @@ public struct JPEGHeader: Sendable, Hashable {
             if exif == nil, segment.marker == .application1, segment.payloadCount > ExifFacts.signature.count {
                 // A segment is at most 64 KB: read whole only when it starts as Exif does.
                 var start: [UInt8] = []
-                for offset in segment.payloadOffset..<(segment.payloadOffset + ExifFacts.signature.count) { start.append(try segments.byte(at: offset)) }
+                for offset in segment.payloadOffset..<(segment.payloadOffset + ExifFacts.signature.count) {
+                    start.append(try segments.byte(at: offset))
+                }
                 if start == ExifFacts.signature {
                     var payload = start
                     payload.reserveCapacity(segment.payloadCount)
