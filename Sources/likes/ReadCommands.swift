@@ -143,9 +143,11 @@ struct ShowCommand: Command {
             ("id", Format.oneLine(record.id.rawValue)),
             ("file", record.image.path),
             ("size", Format.size(record.image.byteCount)),
-            ("pixels", "\(record.image.width)×\(record.image.height)"),
+            ("pixels", "\(record.image.width)×\(record.image.height)" + (record.image.orientation == 1 ? "" : " (Exif orientation \(record.image.orientation))")),
             ("liked", Format.localDate(record.likedAt, seconds: true)),
         ]
+        if let color = record.color, record.colorSource == .pixels { lines.append(("color", color + " (mean of the pixels)")) }
+        if let exif = record.exif { lines += Self.cameraLines(exif) }
         if let user = record.userImage {
             lines.append(("user image", "\(user.path) (\(Format.size(user.byteCount)), \(user.width)×\(user.height))"))
         }
@@ -166,6 +168,25 @@ struct ShowCommand: Command {
         }
         let width = lines.map(\.0.count).max() ?? 0
         for (label, value) in lines { context.output.print("\((label + ":").padded(to: width + 1)) \(value)") }
+    }
+
+    /// The camera's facts as `show` prints them: `camera: Canon PowerShot S40`, `exposure:
+    /// 1/500 s, f/4.9, 21.31 mm, ISO 100`, `taken: 2003-12-14T12:01:44`.
+    static func cameraLines(_ exif: CameraDetails) -> [(String, String)] {
+        var lines: [(String, String)] = []
+        let camera = [exif.make, exif.model].compactMap { $0 }
+        // A model that repeats its maker ("Canon" "Canon PowerShot S40") is shown once.
+        let name = camera.count == 2 && camera[1].hasPrefix(camera[0]) ? camera[1] : camera.joined(separator: " ")
+        if !name.isEmpty { lines.append(("camera", Format.oneLine(name))) }
+        if let lens = exif.lens { lines.append(("lens", Format.oneLine(lens))) }
+        func number(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+        let exposure = [
+            exif.exposureTime.map { Format.oneLine($0) + " s" }, exif.fNumber.map { "f/" + number($0) },
+            exif.focalLength.map { number($0) + " mm" }, exif.iso.map { "ISO \($0)" },
+        ].compactMap { $0 }
+        if !exposure.isEmpty { lines.append(("exposure", exposure.joined(separator: ", "))) }
+        if let taken = exif.takenAt { lines.append(("taken", Format.oneLine(taken))) }
+        return lines
     }
 }
 

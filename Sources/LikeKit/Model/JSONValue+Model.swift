@@ -21,14 +21,18 @@ extension LikeRecord {
             ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
             ("thumbnail", thumbnail?.json ?? .null),
             ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
+            ("exif", exif?.json ?? .null), ("color", .string(color)), ("colorFrom", .string(colorSource?.rawValue)),
         ])
     }
 }
 
 extension StoredImage {
-    /// `{"file", "bytes", "width", "height"}`, `file` an absolute path.
+    /// `{"file", "bytes", "width", "height", "orientation"}`, `file` an absolute path.
     package var json: JSONValue {
-        .object([("file", .string(path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height))])
+        .object([
+            ("file", .string(path)), ("bytes", .int(byteCount)), ("width", .int(width)), ("height", .int(height)),
+            ("orientation", .int(orientation)),
+        ])
     }
 }
 

@@ -37,8 +37,15 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     public var photo: PhotoMetadata?
     /// The albums the photo is in, sorted by name.
     public var albums: [AlbumName]
+    /// What the camera wrote in the photo's Exif; `nil` when the file has none.
+    public var exif: CameraDetails?
+    /// The photo's colour as `#RRGGBB`, as ``LikeQuery/color`` finds it: the one its source
+    /// gave (``PhotoMetadata/color``), else the mean of its pixels; `nil` when it has neither.
+    public var color: String?
+    /// Where ``color`` comes from.
+    public var colorSource: ColorSource?
 
-    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums }
+    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums, exif, color, colorFrom }
 
     init(
         id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, thumbnail: StoredImage? = nil, note: String?,
@@ -69,6 +76,9 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
         albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
+        exif = try container.decodeIfPresent(CameraDetails.self, forKey: .exif)
+        color = try container.decodeIfPresent(String.self, forKey: .color)
+        colorSource = try container.decodeIfPresent(ColorSource.self, forKey: .colorFrom)
     }
 
     /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with
@@ -99,15 +109,19 @@ public struct StoredImage: Sendable, Hashable, Codable {
     public var fileName: String
     /// The file's size in bytes.
     public var byteCount: Int
-    /// The width in pixels, from the JPEG frame header.
+    /// The width in pixels, as the photo is displayed (see ``height``).
     public var width: Int
-    /// The height in pixels, from the JPEG frame header.
+    /// The height in pixels, as the photo is displayed: the JPEG frame header's, swapped when
+    /// its Exif orientation turns it a quarter (5 to 8).
     public var height: Int
+    /// How the file's pixels are turned for display, Exif's `Orientation` (1–8; 1 when the file
+    /// says nothing). Every image the store makes from it is upright.
+    public var orientation: Int = 1
     /// ``file``'s absolute path. Kept as text, and made a URL only when asked for: a page of
     /// records prints paths, and joining a URL's components took a twentieth of a `list`.
     package var path: String
 
-    enum CodingKeys: String, CodingKey { case file, bytes, width, height }
+    enum CodingKeys: String, CodingKey { case file, bytes, width, height, orientation }
 
     init(path: String, fileName: String, byteCount: Int, width: Int, height: Int) {
         self.path = path
@@ -117,7 +131,7 @@ public struct StoredImage: Sendable, Hashable, Codable {
         self.height = height
     }
 
-    /// Decodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
+    /// Decodes `{"file", "bytes", "width", "height", "orientation"}` with `file` an absolute path.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let file = URL(fileURLWithPath: try container.decode(String.self, forKey: .file))
@@ -126,9 +140,10 @@ public struct StoredImage: Sendable, Hashable, Codable {
         byteCount = try container.decode(Int.self, forKey: .bytes)
         width = try container.decode(Int.self, forKey: .width)
         height = try container.decode(Int.self, forKey: .height)
+        orientation = try container.decodeIfPresent(Int.self, forKey: .orientation) ?? 1
     }
 
-    /// Encodes `{"file", "bytes", "width", "height"}` with `file` an absolute path.
+    /// Encodes `{"file", "bytes", "width", "height", "orientation"}` with `file` an absolute path.
     public func encode(to encoder: any Encoder) throws {
         try json.encode(to: encoder)
     }

@@ -94,13 +94,22 @@ extension LikeRepository {
     /// is `base` (a string: `URL.path` took a twentieth of a `list`, asked for each record).
     static func publicRecord(_ stored: StoredRecord, thumbnailBytes: Int?, in base: String) -> LikeRecord {
         func image(_ info: StoredRecord.Image, user: Bool) -> StoredImage {
-            file(stored.imagePath(user: user) ?? "", in: base, bytes: info.bytes, width: info.width, height: info.height)
+            var image = file(stored.imagePath(user: user) ?? "", in: base, bytes: info.bytes, width: info.width, height: info.height)
+            image.orientation = info.orientation ?? 1
+            return image
         }
-        return LikeRecord(
+        var record = LikeRecord(
             id: PhotoID(stored: stored.id), likedAt: Timestamp.date(stored.likedAt), image: image(stored.image, user: false),
             userImage: stored.userImage.map { image($0, user: true) },
             thumbnail: thumbnailBytes.map { thumbnailImage(stored, bytes: $0, in: base) },
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
+        record.exif = stored.image.exif.map(CameraDetails.init)
+        if let source = stored.photo?.color, let digits = StoredRecord.catalogColor(source) {
+            (record.color, record.colorSource) = ("#" + digits.uppercased(), .source)
+        } else if let digits = stored.image.color {
+            (record.color, record.colorSource) = ("#" + digits.uppercased(), .pixels)
+        }
+        return record
     }
 
     static func thumbnailImage(_ stored: StoredRecord, bytes: Int, in base: String) -> StoredImage {

@@ -11,6 +11,12 @@
     import Musl
 #endif
 
+extension StoredRecord {
+    /// Six lower-case hex digits of a colour as a photo's metadata gives it (`#60544D`); `nil`
+    /// when it is no hex colour.
+    package static func catalogColor(_ color: String?) -> String? { ColorFilter.catalogColor(color) }
+}
+
 /// What the catalog keeps of a photo beyond what every `L` and `M` line has: derived from its
 /// record, so that a query reads one line instead of decoding the record.
 struct CatalogFields: Hashable, Sendable {
@@ -26,7 +32,7 @@ struct CatalogFields: Hashable, Sendable {
     }
 
     init(record: StoredRecord) {
-        color = ColorFilter.catalogColor(record.photo?.color)
+        color = ColorFilter.catalogColor(record.photo?.color) ?? record.image.color
         text = SearchWords.searchableText(of: record)
     }
 }

@@ -107,14 +107,24 @@ struct RecordReader {
         return record
     }
 
-    private static let imageNames: [StaticString] = ["generation", "bytes", "width", "height", "crc32"]
+    private static let imageNames: [StaticString] = ["generation", "bytes", "width", "height", "crc32", "orientation", "color", "exif"]
 
     private mutating func image() -> StoredRecord.Image? {
         var generation: String?
         var numbers: (bytes: Int?, width: Int?, height: Int?) = (nil, nil, nil)
         var crc32: String?
+        var facts: (orientation: Int?, color: String?, exif: StoredRecord.StoredExif?)
         let read = members(named: Self.imageNames) { reader, name in
             switch name {
+            case 5:
+                facts.orientation = reader.integer()
+                return facts.orientation != nil
+            case 6:
+                facts.color = reader.string()
+                return facts.color != nil
+            case 7:
+                facts.exif = reader.exif()
+                return facts.exif != nil
             case 0:
                 generation = reader.string().flatMap { Generation.isValid($0) ? $0 : nil }
                 return generation != nil
@@ -135,7 +145,33 @@ struct RecordReader {
         guard read, let generation, let bytes = numbers.bytes, let width = numbers.width, let height = numbers.height, let crc32 else {
             return nil
         }
-        return StoredRecord.Image(generation: generation, bytes: bytes, width: width, height: height, crc32: crc32)
+        var image = StoredRecord.Image(generation: generation, bytes: bytes, width: width, height: height, crc32: crc32)
+        (image.orientation, image.color, image.exif) = facts
+        return image
+    }
+
+    private static let exifNames: [StaticString] = ["make", "model", "lens", "focalLength", "fNumber", "exposureTime", "iso", "takenAt"]
+
+    private mutating func exif() -> StoredRecord.StoredExif? {
+        var exif = StoredRecord.StoredExif()
+        let read = members(named: Self.exifNames) { reader, name in
+            if name == 6 {
+                exif.iso = reader.integer()
+                return exif.iso != nil
+            }
+            guard let text = reader.string() else { return false }
+            switch name {
+            case 0: exif.make = text
+            case 1: exif.model = text
+            case 2: exif.lens = text
+            case 3: exif.focalLength = text
+            case 4: exif.fNumber = text
+            case 5: exif.exposureTime = text
+            default: exif.takenAt = text
+            }
+            return true
+        }
+        return read ? exif : nil
     }
 
     private static let photoNames: [StaticString] = [

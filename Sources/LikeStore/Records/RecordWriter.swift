@@ -70,12 +70,24 @@ struct RecordWriter {
         out.append(UInt8(ascii: "{"))
         name("bytes", first: true)
         number(image.bytes)
+        if let color = image.color {
+            name("color")
+            string(color)
+        }
         name("crc32")
         string(image.crc32)
+        if let exif = image.exif {
+            name("exif")
+            value(exif.json)
+        }
         name("generation")
         string(image.generation)
         name("height")
         number(image.height)
+        if let orientation = image.orientation {
+            name("orientation")
+            number(orientation)
+        }
         name("width")
         number(image.width)
         out.append(UInt8(ascii: "}"))

@@ -5,6 +5,14 @@ import JPEGCodec
 import LikesSupport
 
 #if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+#if canImport(Darwin)
     import Foundation
 #else
     import FoundationEssentials
@@ -33,6 +41,50 @@ package struct StoreRequest: Sendable {
         var source: Source
         var byteCount: Int
         var header: JPEGHeader
+        /// The mean colour of the photo's pixels (see ``measureColor()``), when measured.
+        var pixelColor: UInt32?
+
+        /// Measures the mean colour of the photo's pixels, from the DC coefficients of its blocks
+        /// (a 1/8 decode): for a photo whose source gives none. A file is mapped, not read into
+        /// memory; a JPEG kind the decoder does not read (CMYK, 12-bit) gets none.
+        package mutating func measureColor() {
+            switch source {
+            case .bytes(let data, _):
+                pixelColor = data.withUnsafeBytes { try? JPEGDecoder.meanColour(of: $0) }
+            case .file(let path, _):
+                pixelColor = Self.mapped(path: path, size: byteCount) { try? JPEGDecoder.meanColour(of: $0) } ?? nil
+            }
+        }
+
+        /// Calls `body` with the file at `path` mapped into memory, read-only; `nil` when it
+        /// cannot be mapped.
+        private static func mapped<T>(path: String, size: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+            guard size > 0 else { return nil }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            defer { _ = Platform.sysClose(descriptor) }
+            guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
+            defer { munmap(address, size) }
+            return body(UnsafeRawBufferPointer(start: address, count: size))
+        }
+
+        /// The image as a record keeps it: its size as displayed, and what its file says and its
+        /// pixels show.
+        func stored(generation: String, checksum: UInt32) -> StoredRecord.Image {
+            let size = header.displayedSize
+            var image = StoredRecord.Image(
+                generation: generation, bytes: byteCount, width: size.width, height: size.height, crc32: Self.text(checksum))
+            image.orientation = header.exif.orientation == 1 ? nil : header.exif.orientation
+            image.color = pixelColor.map(Self.hex)
+            image.exif = StoredRecord.StoredExif(header.exif.camera)
+            return image
+        }
+
+        /// Six lower-case hex digits.
+        static func hex(_ rgb: UInt32) -> String {
+            let text = String(rgb & 0xFF_FFFF, radix: 16)
+            return String(repeating: "0", count: 6 - text.count) + text
+        }
 
         /// A JPEG in memory, checked as a whole file.
         ///
@@ -93,9 +145,12 @@ package struct StoreRequest: Sendable {
     /// given replacing theirs; `nil` then clears it.
     package var replacesPhoto = false
 
-    /// A like, or an update of what is given.
+    /// A like, or an update of what is given. A main image whose metadata gives no hex colour
+    /// has the mean colour of its pixels measured here, before the store is locked.
     package init(id: String, image: Image?, userImage: Image?, note: String?, photo: StoredPhoto?, albums: [String]) {
         self.id = id
+        var image = image
+        if ColorFilter.catalogColor(photo?.color) == nil { image?.measureColor() }
         self.image = image
         self.userImage = userImage
         self.note = note.map(NoteEdit.set) ?? .keep
@@ -133,5 +188,30 @@ package struct StoreRequest: Sendable {
         case (let old?, let new?): old.merging(new)
         case (let old, let new): new ?? old
         }
+    }
+}
+
+extension StoredRecord.StoredExif {
+    /// What a record keeps of the camera's facts; `nil` when there are none.
+    init?(_ facts: CameraFacts) {
+        guard !facts.isEmpty else { return nil }
+        self.init()
+        make = facts.make
+        model = facts.model
+        lens = facts.lens
+        focalLength = facts.focalLength.map(Self.text)
+        fNumber = facts.fNumber.map(Self.text)
+        exposureTime = facts.exposureTime
+        iso = facts.iso
+        takenAt = facts.takenAt
+    }
+
+    /// A number of at most two decimals as written: `6.86`, `1.8`, `50`.
+    static func text(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let whole = String(hundredths / 100)
+        let fraction = hundredths % 100
+        if fraction == 0 { return whole }
+        return whole + "." + (fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction))
     }
 }

@@ -24,6 +24,52 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         package var height: Int
         /// CRC-32 of the bytes as liked, as 8 hex digits: lets `verify` prove them unchanged.
         package var crc32: String
+        /// Exif's orientation when it is not 1 (`width` and `height` are then as displayed).
+        package var orientation: Int?
+        /// The mean colour of the photo's pixels (six lower-case hex digits), for a main image
+        /// whose source gave no colour when it was liked.
+        package var color: String?
+        /// What the camera wrote in Exif; `nil` when the file has none.
+        package var exif: StoredExif?
+
+        init(generation: String, bytes: Int, width: Int, height: Int, crc32: String) {
+            self.generation = generation
+            self.bytes = bytes
+            self.width = width
+            self.height = height
+            self.crc32 = crc32
+        }
+
+        /// Whether both name the same bytes: what was drawn from them (orientation, colour,
+        /// camera facts, learnt later for a photo liked before they were kept) aside.
+        func isSameFile(as other: Image) -> Bool {
+            generation == other.generation && bytes == other.bytes && crc32 == other.crc32
+        }
+    }
+
+    /// A photo's camera facts as a record file keeps them: numbers as the text they are shown as.
+    package struct StoredExif: Codable, Hashable, Sendable {
+        package var make: String?
+        package var model: String?
+        package var lens: String?
+        package var focalLength: String?
+        package var fNumber: String?
+        package var exposureTime: String?
+        package var iso: Int?
+        package var takenAt: String?
+
+        package init() {}
+
+        /// Every member that has a value, for the record writer.
+        var json: JSONValue {
+            let texts: [(String, String?)] = [
+                ("make", make), ("model", model), ("lens", lens), ("focalLength", focalLength), ("fNumber", fNumber),
+                ("exposureTime", exposureTime), ("takenAt", takenAt),
+            ]
+            var members = texts.compactMap { name, value in value.map { (name, JSONValue.string($0)) } }
+            if let iso { members.append(("iso", .int(iso))) }
+            return .object(members)
+        }
     }
 
     var format = 1
@@ -121,8 +167,8 @@ package struct StoredRecord: Codable, Hashable, Sendable {
     /// The parts of the photo that differ between `earlier` and this record.
     func fields(changedSince earlier: StoredRecord) -> [RecordField] {
         var fields: [RecordField] = []
-        if image != earlier.image { fields.append(.image) }
-        if userImage != earlier.userImage { fields.append(.userImage) }
+        if !image.isSameFile(as: earlier.image) { fields.append(.image) }
+        if userImage.map({ earlier.userImage.map($0.isSameFile) != true }) ?? (earlier.userImage != nil) { fields.append(.userImage) }
         if note != earlier.note { fields.append(.note) }
         if albums != earlier.albums { fields.append(.albums) }
         if photo != earlier.photo { fields.append(.photo) }

@@ -353,9 +353,9 @@ struct WriteSession {
                 checksum = try images.directory.createFile(name, copying: file, expecting: version, durable: flushEach)
             }
             progress.created.append((images.directory, name))
-            return StoredRecord.Image(
-                generation: generation, bytes: image.byteCount, width: image.header.width, height: image.header.height,
-                crc32: StoreRequest.Image.text(checksum))
+            var stored = image.stored(generation: generation, checksum: checksum)
+            if user { stored.color = nil }
+            return stored
         }
         let newImage = try store(request.image, user: false)
         let newUserImage = try store(request.userImage, user: true)
