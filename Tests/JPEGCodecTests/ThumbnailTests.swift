@@ -53,7 +53,10 @@ import Testing
             try Data(stored.jpeg).write(to: output)
             pairs += [source.path, output.path]
             sizes[source.lastPathComponent] = try bytes.withUnsafeBytes { raw in
-                let header = try JPEGHeader(reading: raw); return (header.width, header.height)
+                // As displayed: thumbnails are upright.
+                let header = try JPEGHeader(reading: raw)
+                let turned = JPEGMetadata(reading: raw).exif.orientation >= 5
+                return turned ? (header.height, header.width) : (header.width, header.height)
             }
             let sized = try JPEGThumbnail.make(fromJPEG: bytes)
             let long = min(512, max(sizes[source.lastPathComponent]!.width, sizes[source.lastPathComponent]!.height))

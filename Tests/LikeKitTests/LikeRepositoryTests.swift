@@ -326,7 +326,8 @@ import Testing
         let repository = folder.repository()
         let record = try #require(try repository.like(PhotoID(valid: "Dwu85P9SOIk"), image: Samples.rocket).record)
         let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any])
-        #expect(Set(object.keys) == ["id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums"])
+        #expect(
+            Set(object.keys) == ["id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "exif", "color", "colorFrom"])
         #expect(object["thumbnail"] is NSNull, "a like's record has no thumbnail yet: it is made after the like")
         #expect(object["id"] as? String == "Dwu85P9SOIk")
         #expect((object["likedAt"] as? String).flatMap(Timestamp.parse) == Timestamp.milliseconds(record.likedAt))

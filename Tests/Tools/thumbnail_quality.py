@@ -71,22 +71,35 @@ def make(directory):
             picture.transpose(Image.Transpose.ROTATE_90).save(os.path.join(directory, "12mp-portrait.jpg"), quality=90)
 
 
+# Exif orientation to the transpose that shows the stored pixels upright (TIFF 6.0's table).
+UPRIGHT = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180, 4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE, 8: Image.Transpose.ROTATE_90,
+}
+
+
 def compare(quality, pairs):
     for source, thumbnail in pairs:
         ours = Image.open(thumbnail)
         ours.load()
         size = ours.size
         original = Image.open(source)
-        reference = original.convert("RGB").resize(size, Image.Resampling.BOX)
+        # Thumbnails are upright: the reference is the photo turned as its Exif orientation says.
+        turn = UPRIGHT.get(original.getexif().get(0x0112, 1))
+        upright = original.transpose(turn) if turn is not None else original
+        reference = upright.convert("RGB").resize(size, Image.Resampling.BOX)
         # libjpeg's own pipeline: djpeg at the smallest DCT scale that is no smaller than the
-        # thumbnail, box-resized to its size where that differs, re-encoded by cjpeg.
-        scale = next(n for n in (1, 2, 4, 8) if -(-original.width * n // 8) >= size[0] and -(-original.height * n // 8) >= size[1])
+        # thumbnail, turned upright, box-resized to its size where that differs, re-encoded by cjpeg.
+        scale = next(n for n in (1, 2, 4, 8) if -(-upright.width * n // 8) >= size[0] and -(-upright.height * n // 8) >= size[1])
         # Exit status 2: djpeg warned of damage and decoded what it could.
         run = subprocess.run(["djpeg", "-scale", f"{scale}/8", "-ppm", source], capture_output=True)
         if run.returncode not in (0, 2):
             raise SystemExit(f"djpeg failed on {source}: {run.stderr.decode()}")
         decoded = run.stdout
-        scaled = Image.open(io.BytesIO(decoded)).resize(size, Image.Resampling.BOX)
+        scaled = Image.open(io.BytesIO(decoded))
+        if turn is not None:
+            scaled = scaled.transpose(turn)
+        scaled = scaled.resize(size, Image.Resampling.BOX)
         ppm = io.BytesIO()
         scaled.save(ppm, "PPM" if scaled.mode == "RGB" else "PPM")
         encoded = subprocess.run(["cjpeg", "-quality", str(quality)] + (["-grayscale"] if scaled.mode == "L" else []),
