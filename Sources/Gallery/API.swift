@@ -81,6 +81,31 @@ extension Gallery {
         return response
     }
 
+    /// A photo's image at a size (`side`, the long side in pixels a page asked for): the
+    /// smallest of its thumbnail, renditions and original that covers it, upright, the rendition
+    /// made on first use. Versioned as the thumbnail is, so it may be cached for good.
+    func rendition(_ request: HTTPRequest) -> HTTPResponse {
+        guard let id = request.queryValue("id").flatMap({ try? PhotoID($0) }) else { return Self.text(400, "Which photo? Give its id.") }
+        guard let side = request.queryValue("side").flatMap(Int.init), (1...65_535).contains(side) else {
+            return Self.text(400, "Which size? Give the long side in pixels as side=N.")
+        }
+        let image: PhotoImage
+        do {
+            image = try repository.image(for: id, maxPixelSize: side)
+        } catch LikeRepositoryError.notLiked {
+            return Self.text(404, "This photo is not among the favorites.")
+        } catch {
+            return Self.answering { throw error }
+        }
+        var response = HTTPResponse(status: 200, body: .bytes([UInt8](image.data)))
+        response.headers.set("Content-Type", "image/jpeg")
+        response.headers.set("X-Likes-Image", "\(image.kind.rawValue) \(image.width)x\(image.height)")
+        if let version = request.queryValue("v"), (try? repository.record(for: id))??.image.file.lastPathComponent == version {
+            response.headers.set("Cache-Control", "private, max-age=31536000, immutable")
+        }
+        return response
+    }
+
     /// Server-Sent Events: one `change` event per change to the store, by any process.
     func events() -> HTTPResponse {
         let stream = HTTPEventStream()

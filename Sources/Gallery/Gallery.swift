@@ -143,6 +143,7 @@ public final class Gallery: Sendable {
             "/api/albums": ["GET": { gallery in { _ in gallery.albums() } }],
             "/image": ["GET": { gallery in { gallery.imageFile($0, thumbnail: false) } }],
             "/thumbnail": ["GET": { gallery in { gallery.imageFile($0, thumbnail: true) } }],
+            "/rendition": ["GET": { $0.rendition }],
             "/events": ["GET": { gallery in { _ in gallery.events() } }],
             "/api/unlike": ["POST": { $0.unlike }],
             "/api/undo": ["POST": { $0.undoUnlike }],

@@ -17,6 +17,12 @@ struct PageJSON: Encodable {
     var next: String?
 }
 
+/// One rendition as a page asks for it.
+struct RenditionJSON: Encodable {
+    var url: String
+    var width: Int
+}
+
 /// A photo as a page shows it.
 struct PhotoJSON: Encodable {
     var id: String
@@ -31,6 +37,9 @@ struct PhotoJSON: Encodable {
     /// cell and the full image where they fall short.
     var thumbnailWidth: Int
     var thumbnailHeight: Int
+    /// The renditions between the thumbnail and the original, smallest first: each an address
+    /// (versioned as the thumbnail's) and its width, for a `srcset`.
+    var renditions: [RenditionJSON]
     /// What the photo is called on a page: its title, else its description, else its id; never
     /// the store's file name.
     var name: String
@@ -58,6 +67,10 @@ struct PhotoJSON: Encodable {
         image = "/image?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
         thumbnail = "/thumbnail?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
         (thumbnailWidth, thumbnailHeight) = record.thumbnailPixelSize
+        let version = Access.escapeQuery(record.image.file.lastPathComponent)
+        renditions = record.renditionSizes.map { size in
+            RenditionJSON(url: "/rendition?id=\(id)&side=\(max(size.width, size.height))&v=\(version)", width: size.width)
+        }
         name = [record.photo?.title, record.photo?.description].compactMap { $0?.trimmedSpaces() }.first { !$0.isEmpty } ?? record.id.rawValue
         bytes = record.image.byteCount
         size = Self.size(record.image.byteCount)
@@ -66,7 +79,7 @@ struct PhotoJSON: Encodable {
         note = record.note
         albums = record.albums.map(\.rawValue)
         description = record.photo?.description
-        color = record.photo?.color
+        color = record.color
         photographer = record.photo?.photographer
         sourceURL = record.photo?.sourceURL
         let origin = PhotoOrigin(record.photo)

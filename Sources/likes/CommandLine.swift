@@ -47,7 +47,7 @@ enum LikesCommandLine {
         LikeCommand.self, UnlikeCommand.self, ToggleCommand.self, ListCommand.self, ShowCommand.self, StatsCommand.self,
         NoteCommand.self, AlbumCommand.self, AlbumsCommand.self, ExportCommand.self, ImportCommand.self, ImportUnsplashCommand.self,
         PurgeCommand.self, VerifyCommand.self, RepairCommand.self, WatchCommand.self, ThumbnailCommand.self, ServeCommand.self, UnsplashCommand.self,
-        FlickrCommand.self, SyncCommand.self,
+        FlickrCommand.self, SyncCommand.self, RenditionsCommand.self,
     ]
 
     static func command(named name: String) -> (any Command.Type)? {

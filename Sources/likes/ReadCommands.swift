@@ -143,7 +143,11 @@ struct ShowCommand: Command {
             ("id", Format.oneLine(record.id.rawValue)),
             ("file", record.image.path),
             ("size", Format.size(record.image.byteCount)),
-            ("pixels", "\(record.image.width)×\(record.image.height)" + (record.image.orientation == 1 ? "" : " (Exif orientation \(record.image.orientation))")),
+            (
+                "pixels",
+                "\(record.image.width)×\(record.image.height)"
+                    + (record.image.orientation == 1 ? "" : " (Exif orientation \(record.image.orientation))")
+            ),
             ("liked", Format.localDate(record.likedAt, seconds: true)),
         ]
         if let color = record.color, record.colorSource == .pixels { lines.append(("color", color + " (mean of the pixels)")) }
@@ -192,7 +196,7 @@ struct ShowCommand: Command {
 
 struct StatsCommand: Command {
     static let json = Option.json(
-        "Print {\"count\", \"bytes\", \"oldest\", \"newest\", \"fileSystem\", \"flush\", \"owedTracking\"} as JSON.")
+        "Print {\"count\", \"bytes\", \"oldest\", \"newest\", \"fileSystem\", \"flush\", \"owedTracking\", \"renditions\"} as JSON.")
     static let spec = CommandSpec(
         name: "stats", summary: "Count the liked photos, their bytes, and the oldest and newest like.",
         usage: "stats [--json]", example: "likes stats --json",
@@ -213,6 +217,13 @@ struct StatsCommand: Command {
                     ("count", .int(statistics.count)), ("bytes", .int(statistics.bytes)), ("oldest", .date(statistics.oldest)),
                     ("newest", .date(statistics.newest)), ("fileSystem", .string(statistics.fileSystem)),
                     ("flush", .string(statistics.flushStrategy.rawValue)), ("owedTracking", .int(statistics.owedRequests)),
+                    (
+                        "renditions",
+                        .object([
+                            ("count", .int(statistics.renditions)), ("bytes", .int(statistics.renditionBytes)),
+                            ("budget", .int(statistics.renditionBudget)),
+                        ])
+                    ),
                 ]))
             return
         }
@@ -225,6 +236,9 @@ struct StatsCommand: Command {
             statistics.flushStrategy == .none
                 ? "Stored on \(statistics.fileSystem); changes are not flushed (relaxed durability)."
                 : "Stored on \(statistics.fileSystem); changes are flushed with \(statistics.flushStrategy).")
+        context.output.print(
+            "\(statistics.renditions) rendition\(statistics.renditions == 1 ? "" : "s") (\(Format.size(statistics.renditionBytes))) "
+                + "of a budget of \(Format.size(statistics.renditionBudget)); `likes renditions --budget SIZE` changes it.")
         if statistics.owedRequests > 0 {
             context.output.print(
                 "\(statistics.owedRequests) Unsplash download count\(statistics.owedRequests == 1 ? " is" : "s are") owed; the next `likes unsplash` command makes \(statistics.owedRequests == 1 ? "it" : "them")."

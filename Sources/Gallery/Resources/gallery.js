@@ -68,11 +68,15 @@ function gridLink(listing) {
 // What a photo is captioned with: words a person wrote or the source gave, never an id.
 const caption = (photo) => (photo.note || photo.description || "").trim();
 
-// An image as sharp as the screen: the thumbnail where its pixels cover the cell, else the full
-// image; `sizes` follows the cell's width as laid out.
+// An image as sharp as the screen and no larger: the smallest of the thumbnail, the renditions
+// and the original that covers the cell's device pixels; `sizes` follows the cell's width as laid
+// out.
 function picture(photo, alt) {
   const image = el("img", { alt, loading: "lazy", decoding: "async" });
-  image.srcset = photo.thumbnail + " " + photo.thumbnailWidth + "w, " + photo.image + " " + photo.width + "w";
+  const candidates = [photo.thumbnail + " " + photo.thumbnailWidth + "w"];
+  for (const rendition of photo.renditions || []) candidates.push(rendition.url + " " + rendition.width + "w");
+  candidates.push(photo.image + " " + photo.width + "w");
+  image.srcset = candidates.join(", ");
   image.sizes = Math.round(Math.min(photo.width / devicePixelRatio, photo.width / photo.height * 220)) + "px";
   image.src = photo.thumbnail;
   return image;

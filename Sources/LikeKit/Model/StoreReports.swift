@@ -75,6 +75,12 @@ public struct LikeStatistics: Sendable, Hashable {
     /// Requests photo sources still owe for liked photos (Unsplash's download count of a photo
     /// imported while its hourly limit was reached): the next `unsplash` command makes them.
     public var owedRequests: Int = 0
+    /// The renditions the store keeps (see ``LikeRepository/image(for:maxPixelSize:)-3nc5b``).
+    public var renditions = 0
+    /// Their bytes together.
+    public var renditionBytes = 0
+    /// The budget of bytes they are kept under (``LikeRepository/setRenditionBudget(_:)``).
+    public var renditionBudget = 0
 }
 
 /// Whether each change is flushed to stable storage before the call returns.

@@ -40,15 +40,18 @@ extension LikeRepository {
 
     /// How many photos are liked, their bytes, and the dates of the oldest and newest like.
     ///
-    /// Read from the catalog alone: no record is decoded.
+    /// Read from the catalog alone (no record is decoded), and the renditions folder's listing.
     ///
     /// - Throws: ``LikeRepositoryError/io(action:path:code:)`` when the store cannot be read.
     public func statistics() throws -> LikeStatistics {
         let counted = try translating { try store.statistics() }
-        return LikeStatistics(
+        var statistics = LikeStatistics(
             count: counted.count, bytes: counted.bytes, oldest: counted.oldest.map(Timestamp.date), newest: counted.newest.map(Timestamp.date),
             fileSystem: counted.fileSystem, flushStrategy: FlushStrategy(counted.flush),
             owedRequests: try translating { try store.owedRequests().count })
+        let renditions = try translating { try store.renditionStatistics() }
+        (statistics.renditions, statistics.renditionBytes, statistics.renditionBudget) = (renditions.count, renditions.bytes, renditions.budget)
+        return statistics
     }
 }
 

@@ -58,6 +58,8 @@ public final class LikeRepository: Sendable {
     let observers: ObserverRegistry
     /// Where the `async` overloads run their blocking work.
     let work: BlockingWork
+    /// Recently used images, by their path in the store (see ``image(for:maxPixelSize:)-3nc5b``).
+    let imageCache = ImageCache()
 
     /// Opens the store in `directory`; nothing is created until the first change.
     ///

@@ -533,6 +533,13 @@ final class StoreDirectory: Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Sets the file's modification time to now (a link is not followed): what marks a cached
+    /// file as used. Fails quietly, as a read-only store's must.
+    func touch(_ name: String) {
+        guard (try? Self.checkName(name)) != nil else { return }
+        _ = utimensat(descriptor, name, nil, AT_SYMLINK_NOFOLLOW)
+    }
+
     /// The names in this directory, except `.` and `..`.
     func names() throws -> [String] {
         var result: [String] = []

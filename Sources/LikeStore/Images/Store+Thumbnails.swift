@@ -27,6 +27,9 @@ extension Store {
         return (stored, made.count)
     }
 
+    /// A thumbnail's or rendition's file as readers take it: without the store's tag.
+    package static func untaggedImage(_ data: Data) -> Data { Data(ThumbnailFiles.untagged([UInt8](data))) }
+
     /// What is wrong with the JPEG a thumbnail was made from, as its tag says; `nil` for a sound one.
     package static func thumbnailDamage(in bytes: [UInt8]) -> String? { ThumbnailFiles.damage(in: bytes) }
 

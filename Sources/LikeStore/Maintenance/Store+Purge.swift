@@ -61,6 +61,7 @@ extension Store {
             case "": session.root
             case RecordFiles.directoryName: session.records.directory
             case ThumbnailFiles.directoryName: try session.root.subdirectory(ThumbnailFiles.directoryName)
+            case RenditionFiles.directoryName: try session.root.subdirectory(RenditionFiles.directoryName)
             default: session.images.directory
             }
         try directory?.remove(parts[parts.count - 1])
@@ -200,8 +201,20 @@ extension Store {
             orphans.append((prefix.isEmpty ? name : prefix + "/" + name, entry.size))
         }
         for name in try opened.root.names() where !StoreLayout.bookkeepingFiles.contains(name) {
-            if name == RecordFiles.directoryName || name == ImageFiles.directoryName || name == ThumbnailFiles.directoryName { continue }
+            if name == RecordFiles.directoryName || name == ImageFiles.directoryName || name == ThumbnailFiles.directoryName
+                || name == RenditionFiles.directoryName
+            {
+                continue
+            }
             try consider(opened.root, name, prefix: "")
+        }
+        // A rendition is live while the image it was made from is; the budget file always.
+        if let renditions = try opened.root.subdirectoryIfFolder(RenditionFiles.directoryName) {
+            for name in try renditions.names() where name != RenditionFiles.budgetFileName {
+                let parsed = RenditionFiles.parse(name)
+                let live = parsed.map { live.isImage($0.key + "~" + $0.generation + ".jpg", thumbnail: true) } ?? false
+                if !live { try consider(renditions, name, prefix: RenditionFiles.directoryName) }
+            }
         }
         // A thumbnail is live while the image it was made from is.
         if let thumbnails = try opened.thumbnails().directory {

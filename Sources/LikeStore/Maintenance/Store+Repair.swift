@@ -85,5 +85,33 @@ extension Store {
                 report.thumbnailsMade += 1
             }
         }
+        try repairRenditions(opened, live: files, stamp: stamp, apply: apply, into: &report)
+    }
+
+    /// Damaged renditions of live photos set aside under `damaged/STAMP/renditions/`: each is
+    /// made anew when next needed.
+    private func repairRenditions(_ opened: OpenStore, live: [PhotoFiles], stamp: String, apply: Bool, into report: inout StoreRepairReport) throws {
+        guard let directory = try opened.root.subdirectoryIfFolder(RenditionFiles.directoryName) else { return }
+        let generations = Dictionary(live.map { ($0.key, $0.imageGeneration) }, uniquingKeysWith: { first, _ in first })
+        let files = RenditionFiles(directory: directory)
+        var shelf: StoreDirectory?
+        for name in try directory.names().sorted() {
+            guard let parsed = RenditionFiles.parse(name), generations[parsed.key] == parsed.generation,
+                case .damaged(let problem) = try files.read(name, generation: parsed.generation).state
+            else { continue }
+            let id = StorageKey.decode(parsed.key) ?? parsed.key
+            report.setAside.append(
+                StoreRepairReport.SetAside(
+                    id: id, files: [RenditionFiles.directoryName + "/" + name],
+                    reason: "the rendition of photo \(MessageText.quoted(id)) \(problem); it is made anew when needed"))
+            guard apply else { continue }
+            let folder =
+                try shelf
+                ?? opened.root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: durable)
+                .subdirectoryCreatingIfNeeded(stamp, durable: durable)
+                .subdirectoryCreatingIfNeeded(RenditionFiles.directoryName, durable: durable)
+            shelf = folder
+            try directory.move(name, to: folder, as: name)
+        }
     }
 }

@@ -29,6 +29,7 @@ extension Store {
             try check.readImages(images)
         }
         try check.readThumbnails(opened.thumbnails(), root: opened.root, records: opened.records)
+        try check.readRenditions(root: opened.root, records: opened.records)
         try check.readRoot(opened.root)
         return StoreVerification(
             problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
@@ -229,6 +230,31 @@ private struct StoreCheck {
         }
     }
 
+    /// Each rendition of a recorded photo's image checked against the checksum it carries;
+    /// any other file (the budget aside) is an orphan.
+    mutating func readRenditions(root: StoreDirectory, records: RecordFiles?) throws {
+        guard let directory = try root.subdirectoryIfFolder(RenditionFiles.directoryName) else {
+            if let entry = try root.entry(RenditionFiles.directoryName), !entry.isDirectory {
+                thumbnailProblems.append("\(RenditionFiles.directoryName) should be a folder and is not; repairing the store sets it aside.")
+            }
+            return
+        }
+        let files = RenditionFiles(directory: directory)
+        try directory.forEachName { name in
+            guard name != RenditionFiles.budgetFileName else { return }
+            if let parsed = RenditionFiles.parse(name), let generations = generations(of: parsed.key), parsed.generation == generations.image {
+                if case .damaged(let problem) = try files.read(name, generation: parsed.generation).state {
+                    let id = StorageKey.decode(parsed.key) ?? records.flatMap { try? $0.read(key: parsed.key) }?.id
+                    thumbnailProblems.append(
+                        "The rendition \(RenditionFiles.directoryName)/\(name) of photo \(MessageText.quoted(id ?? parsed.key)) \(problem); "
+                            + "repairing the store sets it aside, and it is made anew when needed.")
+                }
+                return
+            }
+            try consider(directory, name, prefix: RenditionFiles.directoryName, key: RenditionFiles.parse(name)?.key)
+        }
+    }
+
     /// Files at the store's top level that are none of its own; a link or file where one of
     /// its folders should be.
     mutating func readRoot(_ root: StoreDirectory) throws {
@@ -239,7 +265,7 @@ private struct StoreCheck {
         }
         try root.forEachName { name in
             guard !StoreLayout.bookkeepingFiles.contains(name), name != RecordFiles.directoryName, name != ImageFiles.directoryName,
-                name != ThumbnailFiles.directoryName
+                name != ThumbnailFiles.directoryName, name != RenditionFiles.directoryName
             else { return }
             try consider(root, name, prefix: "", key: nil)
         }

@@ -446,13 +446,24 @@ struct WriteSession {
     }
 
     /// Removes the thumbnail made of `record`'s image, if any: it goes with the image.
+    /// Removes the thumbnail and renditions made from the record's image. (A rendition a crash
+    /// leaves behind is an orphan, for purge.)
     private func removeThumbnail(of record: StoredRecord) {
         Self.removeThumbnail(key: record.key, imageGeneration: record.image.generation, root: root)
+        Self.removeRenditions(of: record.image, key: record.key, root: root)
     }
 
     private static func removeThumbnail(key: String, imageGeneration: String, root: StoreDirectory) {
         guard let thumbnails = try? root.subdirectory(ThumbnailFiles.directoryName) else { return }
         try? thumbnails.remove(StoreLayout.thumbnailFileName(key, imageGeneration))
+    }
+
+    /// Removes every rendition its ladder could hold: a name per step, no listing.
+    private static func removeRenditions(of image: StoredRecord.Image, key: String, root: StoreDirectory) {
+        guard let renditions = try? root.subdirectory(RenditionFiles.directoryName) else { return }
+        for side in RenditionFiles.ladder(width: image.width, height: image.height) {
+            try? renditions.remove(RenditionFiles.fileName(key, image.generation, side: side))
+        }
     }
 
     // MARK: Finishing a change after a crash
@@ -490,6 +501,7 @@ struct WriteSession {
             for name in current?.imageFileNames ?? [] where !record.imageFileNames.contains(name) { try? images.directory.remove(name) }
             if let current, current.image.generation != record.image.generation {
                 removeThumbnail(key: line.key, imageGeneration: current.image.generation, root: root)
+                removeRenditions(of: current.image, key: line.key, root: root)
             }
             return true
         case .unliked:

@@ -1,0 +1,250 @@
+// Images at the size a view needs: the smallest of a photo's thumbnail, renditions and original
+// that covers it, upright, made when missing; a memory cache with a cost limit the app sets, and
+// prefetching that stops the work not begun when cancelled.
+
+import Dispatch
+import LikeStore
+import LikesSupport
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// One of a liked photo's stored JPEGs, chosen for a size (see
+/// ``LikeRepository/image(for:maxPixelSize:)-3nc5b``).
+public struct PhotoImage: Sendable, Hashable {
+    /// Which of the photo's images it is.
+    public enum Kind: String, Sendable, Hashable {
+        /// The thumbnail: at most 512 pixels on the long side.
+        case thumbnail
+        /// A rendition between the thumbnail and the original, made by the store.
+        case rendition
+        /// The photo's own file, as it was liked.
+        case original
+    }
+
+    /// Which image it is.
+    public var kind: Kind
+    /// The file in the store (valid while the photo stays liked with this image).
+    public var file: URL { URL(fileURLWithPath: path, isDirectory: false) }
+    /// The width in pixels, as displayed.
+    public var width: Int
+    /// The height in pixels, as displayed.
+    public var height: Int
+    /// The JPEG's bytes. A thumbnail or rendition is upright with orientation 1 and carries the
+    /// photo's ICC profile; the original is as liked (image views turn it by its Exif).
+    public var data: Data
+    /// ``file``'s absolute path.
+    package var path: String
+}
+
+/// The memory cache of recently used images: least recently used out first once their bytes
+/// pass the limit.
+final class ImageCache: Sendable {
+    private struct Entry {
+        var data: Data
+        var used: UInt64
+    }
+
+    private struct State {
+        var limit = 32 << 20
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    var limit: Int {
+        get { state.withLock { $0.limit } }
+        set {
+            state.withLock { state in
+                state.limit = max(0, newValue)
+                Self.trim(&state)
+            }
+        }
+    }
+
+    var bytes: Int { state.withLock { $0.bytes } }
+
+    func data(for path: String) -> Data? {
+        state.withLock { state in
+            guard var entry = state.entries[path] else { return nil }
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[path] = entry
+            return entry.data
+        }
+    }
+
+    func insert(_ data: Data, for path: String) {
+        state.withLock { state in
+            guard data.count <= state.limit else { return }
+            state.clock += 1
+            if let old = state.entries.updateValue(Entry(data: data, used: state.clock), forKey: path) { state.bytes -= old.data.count }
+            state.bytes += data.count
+            Self.trim(&state)
+        }
+    }
+
+    func removeAll() {
+        state.withLock { state in
+            state.entries = [:]
+            state.bytes = 0
+        }
+    }
+
+    private static func trim(_ state: inout State) {
+        guard state.bytes > state.limit else { return }
+        for (path, entry) in state.entries.sorted(by: { $0.value.used < $1.value.used }) where state.bytes > state.limit {
+            state.entries[path] = nil
+            state.bytes -= entry.data.count
+        }
+    }
+}
+
+/// Prefetching under way (see ``LikeRepository/prefetchImages(for:maxPixelSize:)``): cancel it
+/// and the images not yet begun are not made.
+public final class ImagePrefetch: Sendable {
+    private let cancelled = Locked(false)
+    private let finished = Locked<[CheckedContinuation<Void, Never>]?>([])
+    private let doneCount = Locked(0)
+
+    init() {}
+
+    /// Stops the work not yet begun; an image being made finishes.
+    public func cancel() { cancelled.withLock { $0 = true } }
+
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// How many images were made or found so far.
+    public var completed: Int { doneCount.withLock { $0 } }
+
+    /// Waits until the prefetch has ended, finished or cancelled.
+    public func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = finished.withLock { waiting -> Bool in
+                guard waiting != nil else { return true }
+                waiting?.append(continuation)
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    func didOne() { doneCount.withLock { $0 += 1 } }
+
+    func finish() {
+        let waiting = finished.withLock { waiting -> [CheckedContinuation<Void, Never>] in
+            defer { waiting = nil }
+            return waiting ?? []
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
+
+extension LikeRepository {
+    /// The smallest of a liked photo's stored images whose long side is at least
+    /// `maxPixelSize` pixels, upright: the thumbnail, a rendition (made now when missing, as
+    /// the store's own codec makes it: decoded at the DCT scale at or above the size, resized,
+    /// with the photo's colour profile), or the original when it is the only one large enough.
+    ///
+    /// Renditions stand on a ladder whose steps are at most twice apart (twice the thumbnail's
+    /// long side, doubled while shorter than the photo), kept in the store under a byte budget
+    /// (``renditionBudget``), the least recently used out first. Found images are also kept in
+    /// memory (``imageCacheLimit``).
+    ///
+    /// Ask for the device pixels a view covers:
+    ///
+    /// ```swift
+    /// // A grid cell of 160 points on a 3x screen.
+    /// let image = try await repository.image(for: id, maxPixelSize: 160 * 3)
+    /// cell.image = UIImage(data: image.data)
+    /// ```
+    ///
+    /// - Throws: ``LikeRepositoryError/notLiked(id:)``; `io` when a file cannot be read.
+    public func image(for id: PhotoID, maxPixelSize: Int) throws -> PhotoImage {
+        let cache = imageCache
+        let sized = try translating {
+            try store.image(for: id.rawValue, longSide: max(1, maxPixelSize), readingOriginal: true, cached: { cache.data(for: $0) })
+        }
+        let path = Self.joined(self.path, sized.path)
+        let data = sized.data ?? Data()
+        // Tagged files are given without the store's tag: what a thumbnail's reader expects.
+        let bytes = sized.kind == .original ? data : Store.untaggedImage(data)
+        cache.insert(bytes, for: sized.path)
+        return PhotoImage(kind: PhotoImage.Kind(sized.kind), width: sized.width, height: sized.height, data: bytes, path: path)
+    }
+
+    /// The image of `id` at `maxPixelSize`; see ``image(for:maxPixelSize:)-3nc5b``. Runs off
+    /// Swift's cooperative pool.
+    public func image(for id: PhotoID, maxPixelSize: Int) async throws -> PhotoImage {
+        try await work.read { try self.image(for: id, maxPixelSize: maxPixelSize) }
+    }
+
+    /// Makes (and caches) the images of `ids` at `maxPixelSize`, one after another on a queue
+    /// of their own, for the rows a grid is about to show. Cancel the returned handle when they
+    /// scroll away: the images not yet begun are not made.
+    ///
+    /// ```swift
+    /// let prefetch = repository.prefetchImages(for: nextRows.map(\.id), maxPixelSize: 480)
+    /// // …scrolled the other way:
+    /// prefetch.cancel()
+    /// ```
+    @discardableResult
+    public func prefetchImages(for ids: [PhotoID], maxPixelSize: Int) -> ImagePrefetch {
+        let handle = ImagePrefetch()
+        DispatchQueue(label: "LikeKit.prefetch", qos: .utility).async {
+            for id in ids {
+                if handle.isCancelled { break }
+                _ = try? self.image(for: id, maxPixelSize: maxPixelSize)
+                handle.didOne()
+            }
+            handle.finish()
+        }
+        return handle
+    }
+
+    /// The most bytes the memory cache of images keeps (32 MB by default); 0 keeps none.
+    public var imageCacheLimit: Int {
+        get { imageCache.limit }
+        set { imageCache.limit = newValue }
+    }
+
+    /// The bytes the memory cache of images holds now.
+    public var imageCacheBytes: Int { imageCache.bytes }
+
+    /// Empties the memory cache of images (the files in the store stay).
+    public func removeCachedImages() { imageCache.removeAll() }
+
+    /// The budget of bytes the store keeps renditions under (1 GB unless set): the least
+    /// recently used are removed once their bytes pass it. Thumbnails and originals are never
+    /// removed.
+    public var renditionBudget: Int {
+        get { (try? store.renditionStatistics().budget) ?? 0 }
+    }
+
+    /// Sets the store's budget of bytes for renditions (`nil`: back to the default), removing
+    /// the least recently used ones that no longer fit.
+    ///
+    /// - Throws: ``LikeRepositoryError``: `io`, `storeBusy`.
+    public func setRenditionBudget(_ bytes: Int?) throws {
+        try translating { try store.setRenditionBudget(bytes.map { max(0, $0) }) }
+    }
+
+    /// `relative`, a path inside the store, joined to the store's absolute path `base`.
+    static func joined(_ base: String, _ relative: String) -> String { base.hasSuffix("/") ? base + relative : base + "/" + relative }
+}
+
+extension PhotoImage.Kind {
+    init(_ kind: StoreSizedImage.Kind) {
+        switch kind {
+        case .thumbnail: self = .thumbnail
+        case .rendition: self = .rendition
+        case .original: self = .original
+        }
+    }
+}
