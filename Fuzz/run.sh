@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the parsers with libFuzzer: JPEGCodec's header check, decoder and thumbnailer; LikeStore's
+# Fuzzes the parsers with libFuzzer: JPEGCodec's header check, Exif reader, decoder and thumbnailer; LikeStore's
 # journal and record readers; and HTTPServer's request parser.
 # Usage: Fuzz/run.sh [RUNS]   (default 1,000,000 runs each; corpora and crashes under .build/fuzz)
 # A crash leaves a crash-* file; turn it into a regression test in the target's tests.
@@ -17,13 +17,13 @@ clang -O2 -c Sources/LinuxFileSystemCalls/calls.c -I Sources/LinuxFileSystemCall
 clang -O2 -c Sources/CRC32Folding/folding.c -I Sources/CRC32Folding/include -o "$out/folding.o"
 clang -O2 -c Sources/SHA256Rounds/rounds.c -I Sources/SHA256Rounds/include -o "$out/rounds.o"
 server=$(find Sources/HTTPServer -name '*.swift')
-for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz HTTPRequestFuzz}; do
+for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz ExifFuzz JournalFuzz RecordFuzz JPEGDecoderFuzz HTTPRequestFuzz}; do
     if [ "$target" = HTTPRequestFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name LikesSupport -package-name likes -I Sources/LinuxFileSystemCalls/include \
             -I Sources/CRC32Folding/include -emit-module -emit-module-path "$out/LikesSupport.swiftmodule" -emit-object -wmo $support -o "$out/LikesSupport.o"
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name HTTPServer -package-name likes -I "$out" -I Sources/LinuxFileSystemCalls/include \
             -I Sources/CRC32Folding/include $server "Fuzz/$target.swift" "$out/LikesSupport.o" "$out/calls.o" "$out/folding.o" -o "$out/$target"
-    elif [ "$target" = JPEGDecoderFuzz ] || [ "$target" = JPEGHeaderFuzz ]; then
+    elif [ "$target" = JPEGDecoderFuzz ] || [ "$target" = JPEGHeaderFuzz ] || [ "$target" = ExifFuzz ]; then
         swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JPEGCodec -package-name likes $codec "Fuzz/$target.swift" -o "$out/$target"
     else
         # LikeStore uses JPEGCodec and LikesSupport: build them as modules first.
@@ -38,6 +38,18 @@ for target in ${FUZZ_TARGETS:-JPEGHeaderFuzz JournalFuzz RecordFuzz JPEGDecoderF
     mkdir -p "$out/$target-corpus"
     case $target in
         JPEGHeaderFuzz) cp Samples/photos/chelsea.jpg "$out/$target-corpus/" ;;
+        # The TIFF blocks of Pillow's photos with Exif (after `Exif\0\0`), both byte orders.
+        ExifFuzz)
+            for file in flower.jpg exif_gps.jpg orientation_rectangle.jpg hopper_bad_exif.jpg exif-72dpi-int.jpg; do
+                python3 - "Tests/Fixtures/jpeg/pillow/$file" "$out/$target-corpus/$file.tiff" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+start = data.find(b"Exif\x00\x00")
+if start > 0:
+    length = int.from_bytes(data[start - 2:start], "big")
+    open(sys.argv[2], "wb").write(data[start + 6:start - 2 + length])
+PY
+            done ;;
         HTTPRequestFuzz)
             printf 'GET /photo?id=caf%%C3%%A9&v=a~1.jpg HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nRange: bytes=0-99\r\n\r\n' > "$out/$target-corpus/get"
             printf 'POST /api/note HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 17\r\n\r\nid=a%%2Fb&note=x+y' > "$out/$target-corpus/post" ;;

@@ -26,7 +26,9 @@ enum StoreLayout {
     /// Where a repair sets aside what cannot stay, one folder per repair; purge and verify leave
     /// it alone.
     static let damagedDirectory = "damaged"
-    static let bookkeepingFiles: Set<String> = [FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName]
+    static let bookkeepingFiles: Set<String> = [
+        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, imageFactsFileName,
+    ]
 
     static func recordFileName(_ key: String) -> String { key + ".json" }
     static func temporaryRecordFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".tmp" }

@@ -9,6 +9,7 @@ import LikeKit
 #endif
 
 struct NoteCommand: Command {
+    static let imageFactsSeconds = 0.5
     static let clear = Option.flag("--clear", "Remove the note.")
     static let json = Option.json("Print the record as JSON.")
     static let spec = CommandSpec(
@@ -50,6 +51,7 @@ struct NoteCommand: Command {
 }
 
 struct AlbumCommand: Command {
+    static let imageFactsSeconds = 0.5
     static let json = Option.json(
         "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON (rename and delete: {\"album\", \"to\", \"photos\": [ids]})."
     )

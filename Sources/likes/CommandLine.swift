@@ -21,6 +21,10 @@ protocol Command: Sendable {
     /// Whether the command only reads a store that is there: one that does not exist is named as
     /// missing (exit 66), so that a mistyped `--store` does not pass for an empty collection.
     static var readsExistingStore: Bool { get }
+    /// Seconds a run that succeeded then spends giving photos liked before records kept their
+    /// image files' facts those facts (see ``LikeRepository/readImageFacts(within:)``): the
+    /// commands that change a store, so that an upgraded store gets them without a manual step.
+    static var imageFactsSeconds: Double { get }
     /// Reads the parsed command line into the command's fields; throws ``UsageError`` or a
     /// ``CommandFailure`` for a value that is not usable (an id, an album name, a date).
     init(_ arguments: ParsedArguments) throws
@@ -30,6 +34,7 @@ protocol Command: Sendable {
 extension Command {
     static var failureLeavesStoreAsItWas: Bool { false }
     static var readsExistingStore: Bool { false }
+    static var imageFactsSeconds: Double { 0 }
 }
 
 /// What every command runs with: the store, the output streams and the environment.
@@ -132,6 +137,7 @@ enum LikesCommandLine {
         if type.readsExistingStore { try checkStoreExists(repository.path) }
         do {
             try command.run(Context(repository: repository, output: output, environment: environment))
+            if type.imageFactsSeconds > 0 { _ = try? repository.readImageFacts(within: type.imageFactsSeconds) }
         } catch let error as LikeRepositoryError {
             throw CommandFailure(error, leavesStoreAsItWas: type.failureLeavesStoreAsItWas)
         }

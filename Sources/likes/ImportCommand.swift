@@ -10,6 +10,7 @@ import LikesSupport
 #endif
 
 struct ImportCommand: Command {
+    static let imageFactsSeconds = 2
     static let album = Option.repeatable(
         "--album", "NAME", "Put every photo imported or restored in this album too (may be given more than once).")
     static let json = Option.json("Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON.")

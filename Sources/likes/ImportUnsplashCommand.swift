@@ -11,6 +11,7 @@ import PhotoSources
 #endif
 
 struct ImportUnsplashCommand: Command {
+    static let imageFactsSeconds = 2
     static let album = Option.repeatable("--album", "NAME", "Put every photo in this album too (may be given more than once).")
     static let json = Option.json("Print {\"liked\", \"updated\", \"failed\": [{\"id\", \"reason\"}]} as JSON.")
     static let spec = CommandSpec(

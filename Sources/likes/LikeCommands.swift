@@ -72,6 +72,7 @@ func likedStateJSON(id: PhotoID, liked: Bool, record: LikeRecord?) -> JSONValue 
 }
 
 struct LikeCommand: Command {
+    static let imageFactsSeconds = 0.5
     static let json = Option.json("Print the record as JSON.")
     static let spec = CommandSpec(
         name: "like", summary: "Like a photo, storing its JPEG; on a liked photo, update what is given.",
@@ -137,6 +138,7 @@ struct LikeCommand: Command {
 }
 
 struct UnlikeCommand: Command {
+    static let imageFactsSeconds = 0.5
     static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON; with --source or --photographer, {\"dryRun\", \"unliked\": [ids]}.")
     static let source = Option.value(
         "--source", "SOURCE", "Instead of one ID: every photo liked from this source, unsplash or flickr (by its page's address).")
@@ -229,6 +231,7 @@ struct UnlikeCommand: Command {
 }
 
 struct ToggleCommand: Command {
+    static let imageFactsSeconds = 0.5
     static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON.")
     static let spec = CommandSpec(
         name: "toggle", summary: "Unlike a liked photo, else like it; print the new state.",

@@ -65,6 +65,12 @@ struct ServeCommand: Command {
             while read(pipe.read, &byte, 1) < 0, errno == EINTR {}
             gallery.stop()
         }
+        // Photos liked before records kept their image files' facts get them while the gallery
+        // serves, a second of work at a time so that other writers get the lock between.
+        let repository = context.repository
+        DispatchQueue(label: "likes.serve.image-facts", qos: .utility).async {
+            while let progress = try? repository.readImageFacts(within: 1), !progress.complete {}
+        }
         context.output.print(gallery.address)
         // stdout holds the address alone (scripts read it); a person at a terminal is told how to stop.
         if context.output.standardErrorIsTerminal {

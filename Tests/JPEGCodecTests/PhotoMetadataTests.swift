@@ -184,6 +184,9 @@ struct PhotoMetadataTests {
         var counted = good
         counted[4 + 6 + 8 + 2 + 4..<4 + 6 + 8 + 2 + 8] = [0xFF, 0xFF, 0xFF, 0xFF]
         #expect(ExifFacts(app1: counted.dropFirst(4)).camera.make == nil)
+        // Found by Fuzz/run.sh: an entry whose inline value lies past the end of the block.
+        let cut = Array(Data(base64Encoded: "TU0AKgAAAAgACgECAAMAAAADAAAAhgEPAAIAAAAFAAAAjAEQAAIAAAAE")!)  // unwrap: valid base64
+        #expect(ExifFacts(app1: ExifFacts.signature + cut).camera.model == nil)
         // Random damage anywhere in the block: the parser never traps, and the photo is still
         // a JPEG whose size is read.
         var generator = SystemRandomNumberGenerator()

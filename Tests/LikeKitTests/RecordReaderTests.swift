@@ -14,9 +14,21 @@ import Testing
     ]
 
     static func records() throws -> [StoredRecord] {
-        let image = StoredRecord.Image(generation: "0123456789ab", bytes: 2048, width: 4000, height: 3000, crc32: "a7ee2ffc")
+        let plain = StoredRecord.Image(generation: "0123456789ab", bytes: 2048, width: 4000, height: 3000, crc32: "a7ee2ffc")
         var records: [StoredRecord] = []
         for (index, text) in texts.enumerated() {
+            // Images as older versions kept them, and with what is read from their files now.
+            var image = plain
+            if index % 2 == 1 {
+                image.orientation = 1 + index % 8
+                image.color = "0c2640"
+                var exif = StoredRecord.StoredExif()
+                (exif.make, exif.model, exif.focalLength, exif.iso) = (text.isEmpty ? nil : text, "Model \"X\"", "6.86", index)
+                (exif.fNumber, exif.exposureTime, exif.takenAt, exif.lens) = (
+                    "1.8", "1/250", "2026-05-03T11:00:28+02:00", index % 4 == 1 ? nil : "Lens"
+                )
+                image.exif = exif
+            }
             let photo =
                 index % 3 == 2
                 ? nil
@@ -33,6 +45,7 @@ import Testing
                     generation: "ba9876543210", likedAt: 1_795_475_742_731 + Int64(index),
                     image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo?.stored,
                     albums: index % 2 == 0 ? [try AlbumName("Été").rawValue, try AlbumName("Cats").rawValue] : []))
+            if index % 5 == 3 { records[records.count - 1].changed = [] }
         }
         return records
     }

@@ -4,6 +4,7 @@
 // first, removed with the photo and known to verify, purge and repair; the memory cache.
 
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import JPEGCodec
@@ -230,5 +231,52 @@ enum CameraPhotos {
         let sourced = try #require(try repository.record(for: PhotoID(valid: "sourced")))
         #expect((sourced.color, sourced.colorSource) == ("#0C2640", .source))
         #expect(try repository.list(LikeQuery(color: "blue")).records.map(\.id.rawValue).sorted() == ["blue", "sourced"])
+    }
+
+    @Test func photosLikedBeforeFactsWereKeptGetThemWithoutAManualStep() throws {
+        let repository = folder.repository()
+        let blue = (y: UInt8(62), cb: UInt8(147), cr: UInt8(123))
+        for index in 0..<40 {
+            let id = PhotoID(valid: "old-\(index)")
+            try repository.like(id, image: CameraPhotos.photo(width: 160, height: 240, orientation: 6, colour: blue))
+            // As an older version kept it: the frame's size, no orientation, colour or camera facts.
+            try repository.store.withWriteSession { session in
+                let current = try session.existingRecord(id.rawValue)
+                var legacy = StoredRecord.Image(
+                    generation: current.image.generation, bytes: current.image.bytes, width: 240, height: 160, crc32: current.image.crc32)
+                legacy.orientation = nil
+                _ = try session.replaceImageFacts(of: current, with: legacy)
+            }
+        }
+        #expect(try repository.record(for: PhotoID(valid: "old-0"))?.image.width == 240)
+        #expect(try repository.list(LikeQuery(color: "blue")).records.isEmpty)
+        let heard = Locked<[LikeChange]>([])
+        let observation = repository.observe { change in heard.withLock { $0.append(change) } }
+        // A little at a time, as commands do, until every photo has them.
+        var progress = try repository.readImageFacts(within: 0)
+        #expect(progress.updated == 0 && !progress.complete)
+        var rounds = 0
+        while !progress.complete {
+            progress = try repository.readImageFacts(within: 0.05)
+            rounds += 1
+        }
+        #expect(rounds > 1, "the work was spread over several calls")
+        // Heard on the observer's queue: a moment later at most.
+        for _ in 0..<100 where heard.withLock({ $0.count }) < 40 { usleep(20_000) }
+        observation.cancel()
+        for index in 0..<40 {
+            let record = try #require(try repository.record(for: PhotoID(valid: "old-\(index)")))
+            #expect((record.image.width, record.image.height, record.image.orientation) == (160, 240, 6))
+            #expect(record.colorSource == .pixels && record.exif?.make == "Cam")
+            let thumbnail = try #require(try repository.thumbnail(for: record.id))
+            let decoded = try JPEGDecoder.decode([UInt8](try Data(contentsOf: thumbnail.file)))
+            #expect(decoded.height > decoded.width, "made anew upright")
+        }
+        #expect(try repository.list(LikeQuery(color: "blue")).records.count == 40)
+        let changes = heard.withLock { $0 }
+        #expect(changes.count == 40 && changes.allSatisfy { $0.kind == .updated && $0.fields.isEmpty }, "\(changes.prefix(2))")
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+        // Done: later calls only look at the marker.
+        #expect(try repository.readImageFacts(within: 1) == ImageFactsProgress(updated: 0, complete: true))
     }
 }

@@ -210,7 +210,7 @@ struct TIFFReader {
     private func values(of entry: Entry) -> Int? {
         guard let size = Self.size(of: entry.type), entry.count > 0, entry.count <= bytes.count else { return nil }
         let total = size * entry.count
-        if total <= 4 { return entry.valueOffset }
+        if total <= 4 { return entry.valueOffset + total <= bytes.count ? entry.valueOffset : nil }
         guard let offset = number(at: entry.valueOffset, size: 4), offset >= 8, base + offset + total <= bytes.count else { return nil }
         return base + offset
     }

@@ -39,19 +39,7 @@ public struct JPEGHeader: Sendable, Hashable {
         var exif: ExifFacts?
         while true {
             guard let segment = try segments.next() else { throw .notJPEG(reason: "the data ends before a frame header") }
-            if exif == nil, segment.marker == .application1, segment.payloadCount > ExifFacts.signature.count {
-                // A segment is at most 64 KB: read whole only when it starts as Exif does.
-                var start: [UInt8] = []
-                for offset in segment.payloadOffset..<(segment.payloadOffset + ExifFacts.signature.count) {
-                    start.append(try segments.byte(at: offset))
-                }
-                if start == ExifFacts.signature {
-                    var payload = start
-                    payload.reserveCapacity(segment.payloadCount)
-                    for offset in (segment.payloadOffset + start.count)..<segment.end { payload.append(try segments.byte(at: offset)) }
-                    exif = ExifFacts(app1: payload)
-                }
-            }
+            if exif == nil { exif = try Self.exif(in: segment, &segments) }
             guard segment.marker.isStartOfFrame else { continue }
             guard segment.payloadCount >= 6 else { throw .notJPEG(reason: "the frame header at byte \(segment.offset) is too short") }
             let height = try segments.number(at: segment.payloadOffset + 1)
@@ -75,15 +63,30 @@ public struct JPEGHeader: Sendable, Hashable {
     /// - Throws: ``JPEGError`` when there is no frame header, or it is cut short or gives no size.
     public init(reading bytes: some JPEGByteSource) throws(JPEGError) {
         var segments = try JPEGSegments(bytes, strictness: .lenient)
+        var exif: ExifFacts?
         while let segment = try segments.next() {
+            if exif == nil { exif = try Self.exif(in: segment, &segments) }
             guard segment.marker.isStartOfFrame else { continue }
             guard segment.payloadCount >= 5 else { throw .damaged(reason: "the frame header is cut short") }
             let height = try segments.number(at: segment.payloadOffset + 1)
             let width = try segments.number(at: segment.payloadOffset + 3)
             guard width > 0, height > 0 else { throw .unsupported(reason: "the frame header gives no size") }
             self.init(width: width, height: height)
+            self.exif = exif ?? ExifFacts()
             return
         }
         throw .notJPEG(reason: "it has no frame header")
+    }
+
+    /// What an APP1 segment holding Exif says; `nil` for any other segment. A segment is at most
+    /// 64 KB, and read whole only when it starts as Exif does.
+    private static func exif<Bytes>(in segment: JPEGSegment, _ segments: inout JPEGSegments<Bytes>) throws(JPEGError) -> ExifFacts? {
+        guard segment.marker == .application1, segment.payloadCount > ExifFacts.signature.count else { return nil }
+        var payload: [UInt8] = []
+        for offset in segment.payloadOffset..<(segment.payloadOffset + ExifFacts.signature.count) { payload.append(try segments.byte(at: offset)) }
+        guard payload == ExifFacts.signature else { return nil }
+        payload.reserveCapacity(segment.payloadCount)
+        for offset in (segment.payloadOffset + payload.count)..<segment.end { payload.append(try segments.byte(at: offset)) }
+        return ExifFacts(app1: payload)
     }
 }

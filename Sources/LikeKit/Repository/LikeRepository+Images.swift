@@ -248,3 +248,29 @@ extension PhotoImage.Kind {
         }
     }
 }
+
+/// How far ``LikeRepository/readImageFacts(within:)`` has come.
+public struct ImageFactsProgress: Sendable, Hashable {
+    /// Photos whose records were given their facts by the call.
+    public var updated: Int
+    /// Whether every photo of the store has them now.
+    public var complete: Bool
+}
+
+extension LikeRepository {
+    /// Gives photos liked before records kept them what records now keep of their image files (the
+    /// Exif orientation with the size as displayed, the camera's facts, the pixels' mean colour
+    /// for ``LikeQuery/color``), newest first, for at most `seconds`; a turned photo's thumbnail
+    /// is made anew upright. Each is a change of its record that touches no field a person sets
+    /// (``LikeChange/fields`` is empty). Once every photo has them, a call costs one look at a
+    /// file. The command line calls it after each change and `likes serve` until it is done; an
+    /// app may call it at launch, off the main thread.
+    ///
+    /// - Throws: ``LikeRepositoryError``: `io`, `storeBusy`.
+    @discardableResult
+    public func readImageFacts(within seconds: Double) throws -> ImageFactsProgress {
+        let deadline = Timestamp.now() + Int64(max(0, seconds) * 1000)
+        let progress = try translating { try store.readImageFacts(until: deadline) }
+        return ImageFactsProgress(updated: progress.updated, complete: progress.complete)
+    }
+}

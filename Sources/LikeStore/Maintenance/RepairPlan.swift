@@ -95,6 +95,7 @@ struct RepairPlan {
             StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
             StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
             RecentRecords.fileName: false, RecentRecords.previousFileName: false, StoreLayout.owedDirectory: true,
+            StoreLayout.imageFactsFileName: false,
             StoreLayout.sourcesDirectory: true, StoreLayout.syncDirectory: true, StoreLayout.renditionsDirectory: true,
         ]
         for name in try root.names().sorted() {
@@ -340,13 +341,15 @@ struct RepairPlan {
 
     /// The record's account of the image file `name`, read now: `nil` unless it is a regular file
     /// holding a whole JPEG.
+    /// A main image (not `.user.jpg`) has its pixels' mean colour measured: a rebuilt record has
+    /// no metadata to give one.
     private static func describe(_ name: String, generation: String, in images: ImageFiles) throws -> StoredRecord.Image? {
         guard try images.directory.entry(name)?.isRegularFile == true, let data = try images.directory.read(name),
-            let header = try? PhotoCheck.header(of: data)
+            var checked = try? StoreRequest.Image(data, kind: .image)
         else { return nil }
-        return StoredRecord.Image(
-            generation: generation, bytes: data.count, width: header.width, height: header.height,
-            crc32: StoreRequest.Image.text(data.withUnsafeBytes { CRC32.checksum($0) }))
+        let user = name.hasSuffix(".user.jpg")
+        if !user { checked.measureColor() }
+        return checked.stored(generation: generation, checksum: data.withUnsafeBytes { CRC32.checksum($0) })
     }
 
     /// The record the journal's line describes, if its images are there, whole JPEGs of the size

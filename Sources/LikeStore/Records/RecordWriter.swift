@@ -34,7 +34,7 @@ struct RecordWriter {
             name("albums", first: true)
             strings(record.albums)
         }
-        if let changed = record.changed, !changed.isEmpty {
+        if let changed = record.changed {
             name("changed", first: out.count == 1)
             strings(changed.map(\.rawValue))
         }

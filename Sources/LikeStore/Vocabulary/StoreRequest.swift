@@ -74,7 +74,7 @@ package struct StoreRequest: Sendable {
             let size = header.displayedSize
             var image = StoredRecord.Image(
                 generation: generation, bytes: byteCount, width: size.width, height: size.height, crc32: Self.text(checksum))
-            image.orientation = header.exif.orientation == 1 ? nil : header.exif.orientation
+            image.orientation = header.exif.orientation
             image.color = pixelColor.map(Self.hex)
             image.exif = StoredRecord.StoredExif(header.exif.camera)
             return image
@@ -130,6 +130,9 @@ package struct StoreRequest: Sendable {
     /// A request a photo source owes once this like is stored (Unsplash's download count):
     /// written in the like's own commit, so that it is owed exactly when the photo is liked.
     package var owedRequest: String?
+    /// What was read from the photo's image file and its pixels, for a photo liked before they
+    /// were kept: replaces the record's image (the same file) and changes nothing else.
+    var imageFacts: StoredRecord.Image?
     /// For a change merged from another device, by part (see ``RecordStamps``), the stamp of the
     /// change that gave it (`MILLIS.COUNTER.DEVICE`); a part changed and not named here (all of
     /// them for a change of this store's own) is stamped with the change's time.

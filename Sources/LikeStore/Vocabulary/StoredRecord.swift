@@ -24,7 +24,9 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         package var height: Int
         /// CRC-32 of the bytes as liked, as 8 hex digits: lets `verify` prove them unchanged.
         package var crc32: String
-        /// Exif's orientation when it is not 1 (`width` and `height` are then as displayed).
+        /// Exif's orientation, 1–8 (`width` and `height` are as displayed); `nil` in a record
+        /// written before it was read, whose facts (orientation, colour, camera) are read later
+        /// (see ``Store/readImageFacts(until:)``).
         package var orientation: Int?
         /// The mean colour of the photo's pixels (six lower-case hex digits), for a main image
         /// whose source gave no colour when it was liked.
@@ -87,7 +89,8 @@ package struct StoredRecord: Codable, Hashable, Sendable {
     /// file when none.
     package var albums: [String]
     /// What the update that wrote this record changed, so that observers in other processes can
-    /// say it; `nil` (left out of the file) after a first like, a repair or an older version.
+    /// say it (empty when it touched none of the parts: facts read later from its image file);
+    /// `nil` (left out of the file) after a first like, a repair or an older version.
     package var changed: [RecordField]?
     /// When each part of the photo last changed, for syncing with other devices (see
     /// ``RecordStamps``); `nil` (left out of the file) in records written before stamps were kept.
@@ -160,7 +163,8 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         try container.encode(note, forKey: .note)
         try container.encode(photo, forKey: .photo)
         if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
-        if let changed, !changed.isEmpty { try container.encode(changed, forKey: .changed) }
+        // Empty for an update that touched no part (what was read from the image file, later).
+        if let changed { try container.encode(changed, forKey: .changed) }
         if let stamps, !stamps.values.isEmpty { try container.encode(stamps.written, forKey: .stamps) }
     }
 

@@ -150,6 +150,17 @@ struct WriteSession {
         return try commit(request, over: existing, flushCommit: true)
     }
 
+    /// Writes what was read from a liked photo's image file and pixels (`image`, naming the
+    /// same file as the record's) into its record; `nil`, writing nothing, when the record has
+    /// them already or names another file now. A thumbnail made before the orientation was
+    /// known is removed, to be made anew upright.
+    mutating func replaceImageFacts(of existing: StoredRecord, with image: StoredRecord.Image) throws -> StoredChange? {
+        guard existing.image.isSameFile(as: image), existing.image != image else { return nil }
+        var request = StoreRequest(id: existing.id)
+        request.imageFacts = image
+        return try commit(request, over: existing, flushCommit: true)
+    }
+
     /// What a like has written so far, to take back if a later step fails.
     private struct Progress {
         var created: [(StoreDirectory, String)] = []
@@ -269,7 +280,10 @@ struct WriteSession {
             for name in existing?.imageFileNames ?? [] where !record.imageFileNames.contains(name) {
                 try? images.directory.remove(name)
             }
-            if let existing, existing.image.generation != record.image.generation { removeThumbnail(of: existing) }
+            if let existing, existing.image.generation != record.image.generation || existing.image.orientation != record.image.orientation {
+                // Another image, or one now known to be turned: its thumbnail is made anew.
+                removeThumbnail(of: existing)
+            }
             return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
         } catch {
             rollBack(progress, to: existing, key: StorageKey.make(for: request.id))
@@ -371,7 +385,7 @@ struct WriteSession {
         }
 
         let photo = request.photo(after: existing?.photo)
-        guard let mainImage = newImage ?? existing?.image else { throw StoreError.imageRequired(id: request.id) }
+        guard let mainImage = newImage ?? request.imageFacts ?? existing?.image else { throw StoreError.imageRequired(id: request.id) }
         var record = StoredRecord(
             id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
             userImage: newUserImage ?? (request.clearsUserImage ? nil : existing?.userImage), note: request.note(after: existing?.note), photo: photo,
