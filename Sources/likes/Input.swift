@@ -52,6 +52,17 @@ enum Input {
         return data
     }
 
+    /// The bytes of a regular file named on the command line, mapped rather than copied into
+    /// memory: a photo a thumbnail is made of is read once, page by page, by the decoder.
+    static func mapFile(_ path: String, what: String) throws -> Data {
+        try checkSize(try kindAndSize(path, what: what), of: path, what: what)
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw CommandFailure("The \(what) \(path) cannot be read. Check its permissions.", status: .noInput)
+        }
+    }
+
     /// A photo id from the command line.
     static func photoID(_ text: String) throws -> PhotoID {
         do {

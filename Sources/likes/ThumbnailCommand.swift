@@ -49,7 +49,7 @@ struct ThumbnailCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let photo = try Input.readFile(file, what: "photo")
+        let photo = try Input.mapFile(file, what: "photo")
         let thumbnail: JPEGThumbnail
         do {
             thumbnail = try photo.withUnsafeBytes { bytes throws(JPEGError) in try JPEGThumbnail.make(fromJPEG: bytes, longSide: longSide) }

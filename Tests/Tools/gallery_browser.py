@@ -374,9 +374,67 @@ return [...document.querySelectorAll('#grid figure img')].filter((image) => {
   return box.bottom > 0 && box.top < innerHeight && image.complete && image.naturalWidth > 0;
 }).map((image) => {
   const box = image.getBoundingClientRect();
+  const side = /[?&]side=(\\d+)/.exec(image.currentSrc);
   return [image.closest('figure').dataset.id, box.width * devicePixelRatio, box.height * devicePixelRatio,
-          image.currentSrc.includes('/image?') ? 'image' : 'thumbnail'];
+          image.currentSrc.includes('/image?') ? 'image' : side ? 'rendition ' + side[1] : 'thumbnail'];
 });
+"""
+
+
+def ladder(width, height):
+    """The long sides of a photo's renditions, as the store makes them (SPEC §9): twice the
+    thumbnail's, doubled while shorter than the photo. The thumbnail is the smallest DCT scale
+    whose long side reaches 256 (at most 512)."""
+    long = max(width, height)
+    scale = next((m for m in (1, 2, 4, 8) if -(-long * m // 8) >= min(256, long)), 8)
+    thumbnail = min(-(-long * scale // 8), 512)
+    sides, side = [], 2 * thumbnail
+    while side < long:
+        sides.append(side)
+        side *= 2
+    return thumbnail, sides
+
+
+def pixels_of(record, kind):
+    """The pixel size of the file an image shows: the original, the thumbnail or a rendition."""
+    image = record["image"]
+    if kind == "image":
+        return image["width"], image["height"]
+    if kind.startswith("rendition "):
+        side, long = int(kind.split()[1]), max(image["width"], image["height"])
+        return round(image["width"] * side / long), round(image["height"] * side / long)
+    thumbnail = record["thumbnail"] or image
+    return thumbnail["width"], thumbnail["height"]
+
+
+def sizes_check(driver, records):
+    """Every image in view against the photo's candidates (thumbnail, renditions, original):
+    the one shown covers the device pixels of its box, or is the original; and the next smaller
+    one would not have (so it is never more than twice what is needed, the steps being at most
+    2x). Returns (problems, shown kinds)."""
+    kept = records()
+    problems, kinds = [], []
+    for photo_id, width, height, kind in driver.execute_script(SHARPNESS):
+        record = kept[photo_id]
+        image = record["image"]
+        thumbnail, sides = ladder(image["width"], image["height"])
+        long = max(image["width"], image["height"])
+        candidates = [thumbnail] + sides + [long]
+        shown = pixels_of(record, kind)
+        need = max(width / shown[0], height / shown[1]) * max(shown)
+        chosen = max(shown)
+        kinds.append(kind.split()[0])
+        if chosen < long and need > chosen * 1.02:
+            problems.append((photo_id, kind, round(need), chosen, "short"))
+        smaller = [c for c in candidates if c < chosen - 1]
+        if smaller and smaller[-1] * 1.02 >= need and kind != "thumbnail":
+            problems.append((photo_id, kind, round(need), chosen, f"{smaller[-1]} would do"))
+    return problems, kinds
+
+
+IMAGE_BYTES = """
+return performance.getEntriesByType('resource').filter((entry) => /\\/(image|thumbnail|rendition)\\?/.test(entry.name))
+  .map((entry) => [entry.name.replace(/^.*\\/(image|thumbnail|rendition)\\?.*$/, '$1'), entry.encodedBodySize]);
 """
 
 ROWS = """
@@ -402,8 +460,8 @@ def sharp(driver, wait, records, allow_small_originals=False):
     def drawn():
         found = []
         for photo_id, width, height, kind in driver.execute_script(SHARPNESS):
-            pixels = kept[photo_id]["image"] if kind == "image" else (kept[photo_id]["thumbnail"] or kept[photo_id]["image"])
-            found.append((photo_id, max(width / pixels["width"], height / pixels["height"]), kind))
+            pixels = pixels_of(kept[photo_id], kind)
+            found.append((photo_id, max(width / pixels[0], height / pixels[1]), kind))
         return found
 
     def settled():
@@ -434,8 +492,19 @@ def layout_checks(driver, check, wait, figures, records):
           len(full_rows) >= 2 and shapes_kept and justified and edge_to_edge,
           f"{len(full_rows)} rows, shapes {shapes_kept}, heights {justified}, edges {edge_to_edge}")
     found, drawn = sharp(driver, wait, records)
-    check("on a 2× screen no photo is drawn larger than its pixels (the full image where the thumbnail falls short)",
+    check("on a 2× screen no photo is drawn larger than its pixels (a rendition where the thumbnail falls short)",
           found is not None and len(found) >= 8, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
+    problems, kinds = sizes_check(driver, records)
+    check("on a 2× screen each photo is the smallest of its images that covers its device pixels, renditions among them",
+          not problems and "rendition" in kinds and len(kinds) >= 8, f"{problems[:4]}, shown {kinds}")
+    # Bytes: the made-up photos (1,200 px and more) come as renditions, not as their originals;
+    # the small sample photos, which have none, as themselves.
+    fetched = driver.execute_script(IMAGE_BYTES)
+    total = sum(b for _, b in fetched)
+    everyone = sum(record["image"]["bytes"] for record in kept.values() if any(record["id"] == d[0] for d in drawn))
+    made_originals = [d for d in drawn if d[0].startswith("made-") and d[2] == "image"]
+    check("on a 2× screen the first screen fetches fewer bytes than the originals, and no original of a photo with a rendition",
+          0 < total < everyone and not made_originals, f"{total} fetched, originals of the shown {everyone}, {made_originals[:3]}")
     words = {photo_id: (record["note"] or (record["photo"] or {}).get("description") or "") for photo_id, record in kept.items()}
     captions = driver.execute_script(
         "return [...document.querySelectorAll('#grid figure')].map((f) => [f.dataset.id, f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : null])")
@@ -636,6 +705,9 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
     found, drawn = sharp(driver, wait, records, allow_small_originals=True)
     check("on a phone's 3× screen no thumbnail is drawn larger than its pixels (a photo smaller than its tile is shown whole)",
           found is not None and len(found) >= 9, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
+    problems, kinds = sizes_check(driver, records)
+    check("on a phone's 3× screen each photo is the smallest of its images that covers its device pixels",
+          not problems and len(kinds) >= 9, f"{problems[:4]}, shown {kinds}")
     driver.save_screenshot(os.path.join(shots, "phone-favorites.png"))
     order = [f.get_attribute("data-id") for f in figures()]
     figures()[4].find_element(By.TAG_NAME, "a").click()

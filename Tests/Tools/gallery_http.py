@@ -288,7 +288,7 @@ def run_checks(checks, gallery, likes, store, samples):
     # A thousand random requests, half with the token: the store is as it was, and it still serves.
     generator = random.Random(20261124)
     paths = ["/", "/photo?id=coffee", "/albums", "/api/photos", "/api/photo?id=rocket", "/api/albums", "/image?id=chelsea",
-             "/thumbnail?id=retina", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/download", "/nope", "/static/gallery.css"]
+             "/thumbnail?id=retina", "/rendition?id=retina&side=700", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/download", "/nope", "/static/gallery.css"]
     answered = 0
     for index in range(1000):
         method = generator.choice(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "GE T", "get"])
@@ -337,6 +337,22 @@ def run_checks(checks, gallery, likes, store, samples):
     check("HEAD of a thumbnail: its length, no body", status == 200 and body == b"" and int(headers.get("content-length", "0")) > 0, f"{status}")
     status, _, body = gallery.request("GET", photo["thumbnail"])
     check("the thumbnail is a JPEG", status == 200 and body[:2] == b"\xff\xd8", f"{status}")
+
+    # Renditions: a 1411-pixel photo has one between its 353-pixel thumbnail and itself.
+    retina = json.loads(gallery.request("GET", "/api/photo?id=retina")[2])
+    check("a photo names its renditions, each at most twice the size below it",
+          [r["width"] for r in retina.get("renditions", [])] == [706] and retina["thumbnailWidth"] == 353, f"{retina.get('renditions')}")
+    status, headers, body = gallery.request("GET", retina["renditions"][0]["url"])
+    check("a rendition is a JPEG of its size, made on first use, immutable under its version",
+          status == 200 and body[:2] == b"\xff\xd8" and headers.get("x-likes-image") == "rendition 706x706"
+          and "immutable" in headers.get("cache-control", ""), f"{status} {headers}")
+    for query, kind in (("side=200", "thumbnail 353x353"), ("side=707", "original 1411x1411"), ("side=706", "rendition 706x706")):
+        status, headers, _ = gallery.request("GET", f"/rendition?id=retina&{query}")
+        check(f"/rendition?{query} gives the smallest image that covers it ({kind})", status == 200 and headers.get("x-likes-image") == kind,
+              f"{status} {headers.get('x-likes-image')}")
+    for query, expected in (("id=retina", 400), ("id=retina&side=0", 400), ("id=retina&side=x", 400), ("id=nobody&side=500", 404)):
+        status, _, _ = gallery.request("GET", "/rendition?" + query)
+        check(f"/rendition?{query}: {expected}", status == expected, f"{status}")
 
     # Live: a like by another process arrives on the event stream within a second.
     events = socket.create_connection(("127.0.0.1", gallery.port), timeout=5)

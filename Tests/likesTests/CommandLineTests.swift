@@ -206,7 +206,10 @@ import Testing
         #expect(try ids(["--search", "nothing like it"]) == [])
         let records = try box.run(["list", "--json"]).array()
         #expect(records[0]["note"] as? String == "the cat")
-        #expect(Set(records[0].keys) == ["id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "cursor"])
+        #expect(
+            Set(records[0].keys) == [
+                "id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "cursor", "exif", "color", "colorFrom",
+            ])
     }
 
     @Test func listPagesWithCursors() throws {

@@ -14,19 +14,24 @@ extension Decoder {
         let sampleHeight: Int
         let horizontal: Int
         let vertical: Int
-        /// For a block of 2 to 16 samples: each coefficient's dequantized share of every sample,
-        /// row by row, at its natural position; `nil` for a block of 1 or 64.
+        /// For a block of 5 to 16 samples: each coefficient's dequantized share of every sample,
+        /// row by row, at its natural position; `nil` for any other block.
         let shares: UnsafeMutablePointer<SIMD16<Float>>?
+        /// The same for a block of 2 to 4 samples (a 1/4 decode), four lanes wide.
+        let smallShares: UnsafeMutablePointer<SIMD4<Float>>?
 
-        /// The ``shares`` of a block of `width` x `height` samples dequantized by `quantization`,
-        /// or `nil` when a block of that size is not summed from shares.
-        static func shares(width: Int, height: Int, quantization: UnsafePointer<Float>) -> UnsafeMutablePointer<SIMD16<Float>>? {
-            guard width * height > 1, width * height <= 16 else { return nil }
+        /// The shares of a block of `width` x `height` samples dequantized by `quantization`, in
+        /// vectors of `Vector`'s lanes (as many as the samples, or more), or `nil` when a block
+        /// of that size is not summed from shares.
+        static func shares<Vector: SIMD>(
+            width: Int, height: Int, quantization: UnsafePointer<Float>, as: Vector.Type
+        ) -> UnsafeMutablePointer<Vector>? where Vector.Scalar == Float {
+            guard width * height > 1, width * height <= Vector.scalarCount, width * height > Vector.scalarCount / 4 else { return nil }
             let horizontal = InverseDCT.factors + InverseDCT.offset(width)
             let vertical = InverseDCT.factors + InverseDCT.offset(height)
-            let shares = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 64)
+            let shares = UnsafeMutablePointer<Vector>.allocate(capacity: 64)
             for natural in 0..<64 {
-                var share = SIMD16<Float>(repeating: 0)
+                var share = Vector()
                 for y in 0..<height {
                     for x in 0..<width {
                         share[y * width + x] = quantization[natural] * vertical[y * 8 + (natural >> 3)] * horizontal[x * 8 + (natural & 7)]
@@ -47,9 +52,17 @@ extension Decoder {
                 dc: tables.dc, ac: tables.ac, quantization: table, plane: planes[member.component],
                 stride: component.paddedWide * component.sampleWidth, sampleWidth: component.sampleWidth, sampleHeight: component.sampleHeight,
                 horizontal: scan.members.count == 1 ? 1 : component.horizontal, vertical: scan.members.count == 1 ? 1 : component.vertical,
-                shares: SequentialMember.shares(width: component.sampleWidth, height: component.sampleHeight, quantization: table))
+                shares: SequentialMember.shares(
+                    width: component.sampleWidth, height: component.sampleHeight, quantization: table, as: SIMD16<Float>.self),
+                smallShares: SequentialMember.shares(
+                    width: component.sampleWidth, height: component.sampleHeight, quantization: table, as: SIMD4<Float>.self))
         }
-        defer { for member in described { member.shares?.deallocate() } }
+        defer {
+            for member in described {
+                member.shares?.deallocate()
+                member.smallShares?.deallocate()
+            }
+        }
         // Raw memory, so that the block loop reads each member in place: no copy, no reference.
         let members = UnsafeMutableBufferPointer<SequentialMember>.allocate(capacity: described.count)
         _ = members.initialize(from: described)
@@ -130,6 +143,14 @@ extension Decoder {
         }
         let width = member.sampleWidth
         let height = member.sampleHeight
+        if let shares = member.smallShares {
+            var sum = Float(Int32(truncatingIfNeeded: predictor)) * shares[0]
+            readAC(member.ac, reader: &local, order: order) { natural, value in sum += Float(Int32(truncatingIfNeeded: value)) * shares[natural] }
+            for y in 0..<height {
+                for x in 0..<width { target[y * member.stride + x] = InverseDCT.clamp(sum[y * width + x]) }
+            }
+            return
+        }
         if let shares = member.shares {
             // A reduced block is the sum of each nonzero coefficient's share of its few samples:
             // cheaper than the transform, since most coefficients are zero.

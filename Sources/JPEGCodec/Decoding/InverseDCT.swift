@@ -41,6 +41,18 @@ enum InverseDCT {
             output[0] = clamp(coefficients[0] * 0.125)
             return
         }
+        if width == 8 && height == 8 {
+            square(coefficients, columns: columns8, into: output, stride: stride)
+            return
+        }
+        if width == 4 && height == 4 {
+            square(coefficients, columns: columns4, into: output, stride: stride)
+            return
+        }
+        if width == 2 && height == 2 {
+            square(coefficients, columns: columns2, into: output, stride: stride)
+            return
+        }
         let horizontal = factors + offset(width)
         let vertical = factors + offset(height)
         // A side of one pixel is the mean of all eight: only frequency 0 counts.
@@ -63,6 +75,50 @@ enum InverseDCT {
                 var sum: Float = 0
                 for v in 0..<rows { sum += weights[v] * scratch[v * 8 + x] }
                 line[x] = clamp(sum)
+            }
+        }
+    }
+
+    /// For a square output of 2, 4 or 8 a side, each frequency `u`'s factors for every output
+    /// column at once (the table's rows, read across).
+    static let columns2: [SIMD2<Float>] = (0..<8).map { u in SIMD2((0..<2).map { x in factors[offset(2) + x * 8 + u] }) }
+    static let columns4: [SIMD4<Float>] = (0..<8).map { u in SIMD4((0..<4).map { x in factors[offset(4) + x * 8 + u] }) }
+    static let columns8: [SIMD8<Float>] = (0..<8).map { u in SIMD8((0..<8).map { x in factors[offset(8) + x * 8 + u] }) }
+
+    /// The transform to a square of N = 2, 4 or 8 samples a side, a row of N at a time: first each
+    /// coefficient row's samples at every x (a row of zeros, the commonest, skipped), then each
+    /// output row the weighed sum of those, in the order the scalar passes add them, so the
+    /// samples are the same.
+    @inline(__always)
+    private static func square<Vector: SIMD>(
+        _ coefficients: UnsafePointer<Float>, columns: [Vector], into output: UnsafeMutablePointer<UInt8>, stride: Int
+    ) where Vector.Scalar == Float {
+        let size = Vector.scalarCount
+        withUnsafeTemporaryAllocation(of: Vector.self, capacity: 8) { rows in
+            var used = 0
+            var nonzero: UInt8 = 0
+            columns.withUnsafeBufferPointer { columns in
+                for v in 0..<8 {
+                    let row = coefficients + v * 8
+                    var sum = Vector()
+                    var any = false
+                    for u in 0..<8 where row[u] != 0 {
+                        sum += row[u] * columns[u]
+                        any = true
+                    }
+                    rows[v] = sum
+                    if any {
+                        nonzero |= 1 << v
+                        used = v + 1
+                    }
+                }
+                for y in 0..<size {
+                    var sum = Vector()
+                    for v in 0..<used where nonzero & (1 << v) != 0 { sum += columns[v][y] * rows[v] }
+                    let shifted = (sum + 128.5).clamped(lowerBound: Vector(), upperBound: Vector(repeating: 255))
+                    let line = output + y * stride
+                    for x in 0..<size { line[x] = UInt8(truncatingIfNeeded: Int32(shifted[x])) }
+                }
             }
         }
     }

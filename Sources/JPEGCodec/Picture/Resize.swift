@@ -9,31 +9,62 @@ extension PlanarImage {
         if newWidth == width && newHeight == height { return self }
         let horizontal = BoxWeights(from: width, to: newWidth)
         let vertical = BoxWeights(from: height, to: newHeight)
+        // One buffer of row sums for every plane, every element written before it is read.
+        var rows = [UInt32](unsafeUninitializedCapacity: newWidth * height) { _, count in count = newWidth * height }
         let planes = planes.map { plane in
-            // Rows first into floats, then columns, each output sample the covered area's mean.
-            var rows = [Float](repeating: 0, count: newWidth * height)
+            // Rows first: each output column's sum of the samples it takes (whole integers, the
+            // box's weights being equal), then columns, each sum divided once by the count of
+            // samples it took, rounded.
             plane.withUnsafeBufferPointer { source in
                 rows.withUnsafeMutableBufferPointer { target in
-                    for y in 0..<height {
-                        let line = y * width
-                        for x in 0..<newWidth {
-                            var sum: Float = 0
-                            let span = horizontal.spans[x]
-                            for index in 0..<span.weights.count { sum += Float(source[line + span.first + index]) * span.weights[index] }
-                            target[y * newWidth + x] = sum
+                    horizontal.first.withUnsafeBufferPointer { first in
+                        horizontal.count.withUnsafeBufferPointer { count in
+                            for y in 0..<height {
+                                let line = y * width
+                                let out = y * newWidth
+                                for x in 0..<newWidth {
+                                    var sum: UInt32 = 0
+                                    var index = line &+ first[x]
+                                    let end = index &+ count[x]
+                                    while index < end {
+                                        sum &+= UInt32(source[index])
+                                        index &+= 1
+                                    }
+                                    target[out &+ x] = sum
+                                }
+                            }
                         }
                     }
                 }
             }
-            var result = [UInt8](repeating: 0, count: newWidth * newHeight)
+            var result = [UInt8](unsafeUninitializedCapacity: newWidth * newHeight) { _, count in count = newWidth * newHeight }
             rows.withUnsafeBufferPointer { source in
                 result.withUnsafeMutableBufferPointer { target in
-                    for y in 0..<newHeight {
-                        let span = vertical.spans[y]
-                        for x in 0..<newWidth {
-                            var sum: Float = 0
-                            for index in 0..<span.weights.count { sum += source[(span.first + index) * newWidth + x] * span.weights[index] }
-                            target[y * newWidth + x] = UInt8(min(max(sum + 0.5, 0), 255))
+                    horizontal.count.withUnsafeBufferPointer { columnCounts in
+                        var sums = [UInt32](repeating: 0, count: newWidth)
+                        // Division by the count of samples, as a multiplication: for each count
+                        // d, ⌈2³²/d⌉, exact for sums far below 2³²/d (these are below 2¹⁶·d).
+                        let largest = (columnCounts.max() ?? 1) * (vertical.count.max() ?? 1)
+                        let reciprocals = (0...largest).map { $0 == 0 ? UInt64(0) : ((UInt64(1) << 32) + UInt64($0) - 1) / UInt64($0) }
+                        reciprocals.withUnsafeBufferPointer { reciprocals in
+                            sums.withUnsafeMutableBufferPointer { sums in
+                                for y in 0..<newHeight {
+                                    let first = vertical.first[y]
+                                    let taken = vertical.count[y]
+                                    for x in 0..<newWidth { sums[x] = 0 }
+                                    for row in first..<(first &+ taken) {
+                                        let line = row &* newWidth
+                                        for x in 0..<newWidth { sums[x] &+= source[line &+ x] }
+                                    }
+                                    let out = y &* newWidth
+                                    for x in 0..<newWidth {
+                                        let divisor = columnCounts[x] &* taken
+                                        let rounded = UInt64(sums[x] &+ UInt32(truncatingIfNeeded: divisor >> 1))
+                                        let mean = (rounded &* reciprocals[divisor]) >> 32
+                                        target[out &+ x] = UInt8(truncatingIfNeeded: min(mean, 255))
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -50,28 +81,33 @@ extension PlanarImage {
 /// share of each (summing to 1), as Pillow's `Image.BOX` computes them: the samples whose
 /// centres fall within the output sample's span of the input, each counted whole.
 struct BoxWeights {
-    struct Span {
-        let first: Int
-        let weights: [Float]
-    }
-
-    let spans: [Span]
+    /// For each output sample, the first input sample it takes and how many.
+    let first: [Int]
+    let count: [Int]
 
     init(from source: Int, to target: Int) {
         let scale = Double(source) / Double(target)
         let support = 0.5 * max(scale, 1)
         let inverse = 1 / max(scale, 1)
-        spans = (0..<target).map { index in
+        var first: [Int] = []
+        var count: [Int] = []
+        first.reserveCapacity(target)
+        count.reserveCapacity(target)
+        for index in 0..<target {
             let center = (Double(index) + 0.5) * scale
-            let first = max(Int(center - support + 0.5), 0)
-            let last = min(Int(center + support + 0.5), source)
-            var weights: [Double] = []
-            for sample in first..<max(first + 1, last) {
+            let lower = max(Int(center - support + 0.5), 0)
+            let upper = min(Int(center + support + 0.5), source)
+            // The samples whose centres fall within the span (a run, the test being monotonic);
+            // where none does, every sample of the range alike.
+            let range = lower..<max(lower + 1, upper)
+            let taken = range.filter { sample in
                 let x = (Double(sample) - center + 0.5) * inverse
-                weights.append(x > -0.5 && x <= 0.5 ? 1 : 0)
+                return x > -0.5 && x <= 0.5
             }
-            let total = weights.reduce(0, +)
-            return Span(first: first, weights: weights.map { Float(total > 0 ? $0 / total : 1 / Double(weights.count)) })
+            first.append(taken.first ?? range.lowerBound)
+            count.append(taken.isEmpty ? range.count : taken.count)
         }
+        self.first = first
+        self.count = count
     }
 }

@@ -180,7 +180,9 @@ extension LikeRepository {
             guard let record, let thumbnail = photo.thumbnail else { return nil }
             return (record, thumbnail)
         }
-        try translating { try store.putThumbnails(thumbnails) }
+        // Those not of their record's size (a turned photo's, on its side in an export by a
+        // version that did not turn photos upright) are made anew.
+        withoutThumbnail += try translating { try store.putThumbnails(thumbnails) }.map(PhotoID.init(stored:))
         return !prepared.isEmpty
     }
 

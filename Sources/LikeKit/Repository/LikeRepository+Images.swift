@@ -13,7 +13,7 @@ import LikesSupport
 #endif
 
 /// One of a liked photo's stored JPEGs, chosen for a size (see
-/// ``LikeRepository/image(for:maxPixelSize:)-3nc5b``).
+/// ``LikeRepository/image(for:maxPixelSize:)-5ew70``).
 public struct PhotoImage: Sendable, Hashable {
     /// Which of the photo's images it is.
     public enum Kind: String, Sendable, Hashable {
@@ -179,7 +179,7 @@ extension LikeRepository {
         return PhotoImage(kind: PhotoImage.Kind(sized.kind), width: sized.width, height: sized.height, data: bytes, path: path)
     }
 
-    /// The image of `id` at `maxPixelSize`; see ``image(for:maxPixelSize:)-3nc5b``. Runs off
+    /// The image of `id` at `maxPixelSize`; see ``image(for:maxPixelSize:)-5ew70``. Runs off
     /// Swift's cooperative pool.
     public func image(for id: PhotoID, maxPixelSize: Int) async throws -> PhotoImage {
         try await work.read { try self.image(for: id, maxPixelSize: maxPixelSize) }

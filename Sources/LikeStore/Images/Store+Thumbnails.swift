@@ -69,13 +69,22 @@ extension Store {
         return report
     }
 
-    /// Puts thumbnails made elsewhere (a restore's, from an export) in place for their records.
-    package func putThumbnails(_ thumbnails: [(record: StoredRecord, jpeg: [UInt8])]) throws {
-        guard !thumbnails.isEmpty, let opened = try open() else { return }
+    /// Puts thumbnails made elsewhere (a restore's, from an export) in place for their records;
+    /// returns the ids of those left out because their size is not the one the record's photo
+    /// gives (a turned photo's thumbnail on its side, made by a version that did not turn photos
+    /// upright), to be made anew.
+    package func putThumbnails(_ thumbnails: [(record: StoredRecord, jpeg: [UInt8])]) throws -> [String] {
+        guard !thumbnails.isEmpty, let opened = try open() else { return [] }
         let flushAtEnd = durable && opened.root.flushStrategy == .wholeFileSystem
         let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)
         var written: [WrittenThumbnail] = []
+        var leftOut: [String] = []
         for (record, jpeg) in thumbnails {
+            let size = jpeg.withUnsafeBytes { try? JPEGHeader(reading: $0) }
+            guard let size, (size.width, size.height) == record.thumbnailSize else {
+                leftOut.append(record.id)
+                continue
+            }
             let tagged = ThumbnailFiles.tagged(jpeg, generation: record.image.generation)
             if let thumbnail = try? write(tagged, of: record, in: directory, durable: durable && !flushAtEnd) { written.append(thumbnail) }
         }
@@ -86,6 +95,7 @@ extension Store {
             throw error
         }
         for thumbnail in written { try? thumbnail.putInPlace() }
+        return leftOut
     }
 
     /// Makes and writes the thumbnail of `stored`, flushed, replacing any file of its name;

@@ -46,15 +46,22 @@ package struct StoreRequest: Sendable {
 
         /// Measures the mean colour of the photo's pixels, from the DC coefficients of its blocks
         /// (a 1/8 decode): for a photo whose source gives none. A file is mapped, not read into
-        /// memory; a JPEG kind the decoder does not read (CMYK, 12-bit) gets none.
+        /// memory (one over ``largestMeasuredFile`` is not measured); a JPEG kind the decoder does
+        /// not read (CMYK, 12-bit) gets none.
         package mutating func measureColor() {
             switch source {
             case .bytes(let data, _):
                 pixelColor = data.withUnsafeBytes { try? JPEGDecoder.meanColour(of: $0) }
             case .file(let path, _):
+                // Mapped pages count as memory once read: a file larger than any camera's JPEG
+                // (a 300 MB panorama) is left without, as a like of it costs a few megabytes.
+                guard byteCount <= Self.largestMeasuredFile else { return }
                 pixelColor = Self.mapped(path: path, size: byteCount) { try? JPEGDecoder.meanColour(of: $0) } ?? nil
             }
         }
+
+        /// The largest file whose colour a like measures: five times a 24-megapixel JPEG.
+        static let largestMeasuredFile = 64 << 20
 
         /// Calls `body` with the file at `path` mapped into memory, read-only; `nil` when it
         /// cannot be mapped.
