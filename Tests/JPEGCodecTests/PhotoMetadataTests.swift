@@ -1,6 +1,6 @@
 // Photos as cameras make them: Exif written as cameras write it (both byte orders), every
 // orientation drawn upright, ICC profiles in one and in several chunks carried into what is
-// made, hostile Exif read without harm, and a photo's mean colour.
+// made, and hostile Exif read without harm.
 
 import Foundation
 import Testing
@@ -243,31 +243,5 @@ struct PhotoMetadataTests {
             index += 2 + length
         }
         return parts
-    }
-
-    @Test func theMeanColourIsThePhotosOwn() throws {
-        for colour: UInt32 in [0x363F56, 0x0C2640, 0x1A3326, 0x8C7355, 0x60544D, 0xD9A640, 0xF0A0C0, 0x800080, 0x262626, 0xF3F3F3] {
-            let (red, green, blue) = (Double(colour >> 16), Double(colour >> 8 & 0xFF), Double(colour & 0xFF))
-            let y = 0.299 * red + 0.587 * green + 0.114 * blue
-            func byte(_ value: Double) -> UInt8 { UInt8(min(max(value.rounded(), 0), 255)) }
-            let count = 96 * 64
-            let planes = [
-                [UInt8](repeating: byte(y), count: count), [UInt8](repeating: byte(128 + (blue - y) / 1.772), count: count),
-                [UInt8](repeating: byte(128 + (red - y) / 1.402), count: count),
-            ]
-            let file = JPEGEncoder.encode(PlanarImage(width: 96, height: 64, planes: planes), quality: 95)
-            let mean = try file.withUnsafeBytes { try JPEGDecoder.meanColour(of: $0) }
-            for shift: UInt32 in [16, 8, 0] {
-                #expect(
-                    abs(Int(mean >> shift & 0xFF) - Int(colour >> shift & 0xFF)) <= 3, "\(String(colour, radix: 16)) → \(String(mean, radix: 16))")
-            }
-        }
-        // Half black, half white averages in OKLab to a middle gray, not sRGB's 50 % (#808080 is
-        // lighter than the OKLab mean of black and white, which lands near #636363).
-        var luma = [UInt8](repeating: 0, count: 64 * 64)
-        for index in 0..<(64 * 32) { luma[index] = 255 }
-        let halves = JPEGEncoder.encode(PlanarImage(width: 64, height: 64, planes: [luma]), quality: 95)
-        let mean = try halves.withUnsafeBytes { try JPEGDecoder.meanColour(of: $0) }
-        #expect(abs(Int(mean >> 16) - 0x63) <= 4 && mean >> 16 == mean & 0xFF)
     }
 }

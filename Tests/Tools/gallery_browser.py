@@ -497,14 +497,13 @@ def layout_checks(driver, check, wait, figures, records):
     problems, kinds = sizes_check(driver, records)
     check("on a 2× screen each photo is the smallest of its images that covers its device pixels, renditions among them",
           not problems and "rendition" in kinds and len(kinds) >= 8, f"{problems[:4]}, shown {kinds}")
-    # Bytes: the made-up photos (1,200 px and more) come as renditions, not as their originals;
-    # the small sample photos, which have none, as themselves.
+    # Bytes: where a rendition covers a cell it comes instead of the original (checked above);
+    # the small sample photos, which have none, come as themselves.
     fetched = driver.execute_script(IMAGE_BYTES)
     total = sum(b for _, b in fetched)
     everyone = sum(record["image"]["bytes"] for record in kept.values() if any(record["id"] == d[0] for d in drawn))
-    made_originals = [d for d in drawn if d[0].startswith("made-") and d[2] == "image"]
-    check("on a 2× screen the first screen fetches fewer bytes than the originals, and no original of a photo with a rendition",
-          0 < total < everyone and not made_originals, f"{total} fetched, originals of the shown {everyone}, {made_originals[:3]}")
+    check("on a 2× screen the first screen fetches fewer bytes than the originals of the photos it shows",
+          0 < total < everyone, f"{total} fetched, originals of the shown {everyone}")
     words = {photo_id: (record["note"] or (record["photo"] or {}).get("description") or "") for photo_id, record in kept.items()}
     captions = driver.execute_script(
         "return [...document.querySelectorAll('#grid figure')].map((f) => [f.dataset.id, f.querySelector('figcaption') ? f.querySelector('figcaption').textContent : null])")
@@ -592,12 +591,21 @@ def viewer_checks(driver, check, wait, origin, records, run):
     size = driver.execute_script("""
         const image = document.getElementById('full'), stage = document.getElementById('stage').getBoundingClientRect();
         const box = image.getBoundingClientRect(), facts = document.getElementById('facts').getBoundingClientRect();
-        return {w: box.width, h: box.height, nw: image.naturalWidth / devicePixelRatio, nh: image.naturalHeight / devicePixelRatio,
+        // The photo's own pixels (an <img> with a srcset reports the size it was asked at).
+        return {w: box.width, h: box.height, nw: parseFloat(image.style.getPropertyValue('--natural-width')),
+                nh: parseFloat(image.style.getPropertyValue('--natural-height')), source: image.currentSrc,
                 sw: stage.width, sh: stage.height, factsBottom: facts.bottom, factsRight: facts.right, top: box.top, bottom: box.bottom}""")
     scale = min(size["sw"] / size["nw"], size["sh"] / size["nh"], 1)
     check("the viewer draws the photo as large as the window allows, never past its pixels, the details beside it",
           abs(size["w"] - size["nw"] * scale) < 3 and abs(size["h"] - size["nh"] * scale) < 3 and size["bottom"] <= 800
           and size["factsBottom"] <= 800, f"{size}")
+    kept = records()[order[5]]
+    thumbnail_side, ladder_sides = ladder(kept["image"]["width"], kept["image"]["height"])
+    needed = max(size["w"], size["h"]) * driver.execute_script("return devicePixelRatio")
+    covering = [side for side in ladder_sides if side >= needed * 0.98]
+    expected = "/thumbnail?" if thumbnail_side >= needed * 0.98 else f"side={covering[0]}" if covering else "/image?"
+    check("the viewer fetches the smallest of the photo's images that covers it (the original only beyond the renditions)",
+          expected in size["source"], f"{size['source']} for {needed:.0f} px, thumbnail {thumbnail_side}, {ladder_sides}")
     heart = driver.find_element(By.ID, "heart")
     check("the viewer has the heart", heart.get_attribute("aria-pressed") == "true")
     body = driver.find_element(By.TAG_NAME, "body")
@@ -678,6 +686,9 @@ def back_checks(driver, check, wait, origin, figures):
 
 def phone_checks(driver, check, wait, origin, figures, records, shots):
     from selenium.webdriver.common.by import By
+    # Chromium takes a larger image it holds already over the one a srcset asks for: the
+    # desktop's originals (the viewer's) would stand in for the phone's renditions.
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
     driver.get(origin + "/")
     wait(lambda: len(figures()) == 60)
     layout = driver.execute_script(ROWS)

@@ -71,12 +71,15 @@ const caption = (photo) => (photo.note || photo.description || "").trim();
 // An image as sharp as the screen and no larger: the smallest of the thumbnail, the renditions
 // and the original that covers the cell's device pixels; `sizes` follows the cell's width as laid
 // out.
+function candidates(photo) {
+  const list = [photo.thumbnail + " " + photo.thumbnailWidth + "w"];
+  for (const rendition of photo.renditions || []) list.push(rendition.url + " " + rendition.width + "w");
+  list.push(photo.image + " " + photo.width + "w");
+  return list.join(", ");
+}
 function picture(photo, alt) {
   const image = el("img", { alt, loading: "lazy", decoding: "async" });
-  const candidates = [photo.thumbnail + " " + photo.thumbnailWidth + "w"];
-  for (const rendition of photo.renditions || []) candidates.push(rendition.url + " " + rendition.width + "w");
-  candidates.push(photo.image + " " + photo.width + "w");
-  image.srcset = candidates.join(", ");
+  image.srcset = candidates(photo);
   image.sizes = Math.round(Math.min(photo.width / devicePixelRatio, photo.width / photo.height * 220)) + "px";
   image.src = photo.thumbnail;
   return image;
@@ -415,7 +418,13 @@ async function photoPage() {
     }));
     if (full.dataset.image !== photo.image) {
       full.dataset.image = photo.image;
-      full.src = photo.image;
+      // The smallest of the photo's images that covers the stage's device pixels: the original
+      // only beyond the largest rendition.
+      const stage = full.parentElement.getBoundingClientRect();
+      const shown = Math.min(stage.width || innerWidth, (stage.height || innerHeight) * photo.width / photo.height, photo.width / devicePixelRatio);
+      full.sizes = Math.max(1, Math.round(shown)) + "px";
+      full.srcset = candidates(photo);
+      full.src = photo.thumbnail;
       full.alt = caption(photo) || photo.name;
       // As large as the window allows, and never larger than its own pixels.
       full.style.setProperty("--natural-width", photo.width / devicePixelRatio + "px");

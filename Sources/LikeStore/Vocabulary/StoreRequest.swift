@@ -51,12 +51,12 @@ package struct StoreRequest: Sendable {
         package mutating func measureColor() {
             switch source {
             case .bytes(let data, _):
-                pixelColor = data.withUnsafeBytes { try? JPEGDecoder.meanColour(of: $0) }
+                pixelColor = data.withUnsafeBytes { try? JPEGDecoder.decodeDC($0).meanColour() }
             case .file(let path, _):
                 // Mapped pages count as memory once read: a file larger than any camera's JPEG
                 // (a 300 MB panorama) is left without, as a like of it costs a few megabytes.
                 guard byteCount <= Self.largestMeasuredFile else { return }
-                pixelColor = Self.mapped(path: path, size: byteCount) { try? JPEGDecoder.meanColour(of: $0) } ?? nil
+                pixelColor = Self.mapped(path: path, size: byteCount) { try? JPEGDecoder.decodeDC($0).meanColour() } ?? nil
             }
         }
 

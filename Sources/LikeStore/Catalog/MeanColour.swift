@@ -1,6 +1,9 @@
 // A photo's average colour, as people see it: the mean in Björn Ottosson's OKLab (perceptually
 // even, so a red and a green field average to a muted yellow, not to mud), from the DC
-// coefficients of a 1/8 decode, written back as sRGB.
+// coefficients of a 1/8 decode (JPEGCodec's), written back as sRGB; and the OKLCh a colour
+// family is read in (ColorFilter).
+
+import JPEGCodec
 
 #if canImport(Darwin)
     import Darwin
@@ -12,23 +15,23 @@
 
 /// A colour in OKLab: lightness `l` (0–1) and the two opponent axes `a` (green–red) and `b`
 /// (blue–yellow), from sRGB with its transfer function undone.
-public struct OKLab: Sendable, Hashable {
+struct OKLab: Sendable, Hashable {
     /// Lightness, 0 (black) to 1 (white).
-    public var l: Double
+    var l: Double
     /// Green (negative) to red (positive).
-    public var a: Double
+    var a: Double
     /// Blue (negative) to yellow (positive).
-    public var b: Double
+    var b: Double
 
     /// A colour of the given coordinates.
-    public init(l: Double, a: Double, b: Double) {
+    init(l: Double, a: Double, b: Double) {
         self.l = l
         self.a = a
         self.b = b
     }
 
     /// The colour of an 8-bit sRGB triple.
-    public init(red: UInt8, green: UInt8, blue: UInt8) {
+    init(red: UInt8, green: UInt8, blue: UInt8) {
         let (r, g, b) = (Self.linear[Int(red)], Self.linear[Int(green)], Self.linear[Int(blue)])
         let long = cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b)
         let medium = cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b)
@@ -39,14 +42,14 @@ public struct OKLab: Sendable, Hashable {
     }
 
     /// The chroma (distance from gray) and hue (degrees, 0..<360) of OKLCh.
-    public var chromaAndHue: (chroma: Double, hue: Double) {
+    var chromaAndHue: (chroma: Double, hue: Double) {
         var hue = atan2(b, a) * 180 / .pi
         if hue < 0 { hue += 360 }
         return ((a * a + b * b).squareRoot(), hue)
     }
 
     /// The nearest 8-bit sRGB colour, each channel clamped: `0xRRGGBB`.
-    public var rgb: UInt32 {
+    var rgb: UInt32 {
         let long = l + 0.3963377774 * a + 0.2158037573 * b
         let medium = l - 0.1055613458 * a - 0.0638541728 * b
         let short = l - 0.0894841775 * a - 1.2914855480 * b
@@ -72,7 +75,7 @@ public struct OKLab: Sendable, Hashable {
 extension PlanarImage {
     /// The mean of the picture's pixels in OKLab, as sRGB (`0xRRGGBB`). Orientation does not
     /// change a mean: the stored pixels give the displayed photo's.
-    public func meanColour() -> UInt32 {
+    func meanColour() -> UInt32 {
         let rgb = rgb()
         var sum = (l: 0.0, a: 0.0, b: 0.0)
         // Pixels of one colour in a row are common (skies, walls): each run is converted once.
@@ -92,15 +95,5 @@ extension PlanarImage {
         }
         let total = Double(count)
         return OKLab(l: sum.l / total, a: sum.a / total, b: sum.b / total).rgb
-    }
-}
-
-extension JPEGDecoder {
-    /// The mean colour of the photo in `bytes` (see ``PlanarImage/meanColour()``), read from the
-    /// DC coefficients of its blocks alone (a 1/8 decode, each chroma block's mean).
-    ///
-    /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
-    public static func meanColour(of bytes: UnsafeRawBufferPointer) throws(JPEGError) -> UInt32 {
-        try Decoder(bytes: bytes, blockSize: JPEGScale.eighth.rawValue, subsampled: .meansRepeated).decode().meanColour()
     }
 }
