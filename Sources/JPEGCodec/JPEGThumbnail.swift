@@ -67,6 +67,24 @@ public struct JPEGThumbnail: Sendable, Equatable {
         return JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
     }
 
+    /// Whether the thumbnail of `size` of a photo whose frame is `width` x `height` is its DC
+    /// picture itself (``JPEGDecoder/decodeDC(_:)``), unresized: then
+    /// ``make(fromDCPicture:metadata:quality:)`` makes it without decoding the photo again.
+    public static func isDCPicture(width: Int, height: Int, size: Size) -> Bool {
+        let plan = plan(width: width, height: height, size: size)
+        return plan.scale == .eighth && plan.width == JPEGScale.eighth.scaled(width) && plan.height == JPEGScale.eighth.scaled(height)
+    }
+
+    /// The thumbnail ``make(fromJPEG:size:quality:)`` makes of a photo whose DC picture
+    /// (``JPEGDecoder/decodeDC(_:)``) is `picture` and whose metadata is `metadata`, where
+    /// ``isDCPicture(width:height:size:)`` holds: byte for byte the same, from the decode a
+    /// caller already made (a like measuring the photo's colour).
+    public static func make(fromDCPicture picture: PlanarImage, metadata: JPEGMetadata, quality: Int = 85) -> JPEGThumbnail {
+        let image = picture.upright(orientation: metadata.exif.orientation)
+        let jpeg = JPEGEncoder.encode(image, quality: quality, iccProfile: metadata.iccProfile)
+        return JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
+    }
+
     /// Makes a thumbnail of the JPEG in `bytes`; see ``make(fromJPEG:longSide:quality:)-(UnsafeRawBufferPointer,_,_)``.
     public static func make(fromJPEG bytes: [UInt8], longSide: Int = defaultLongSide, quality: Int = 85) throws(JPEGError) -> JPEGThumbnail {
         let result: Result<JPEGThumbnail, JPEGError> = bytes.withUnsafeBytes { raw in

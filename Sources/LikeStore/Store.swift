@@ -2,6 +2,7 @@
 // and write of the façade goes through it: reads through an OpenStore, changes through a
 // WriteSession under the exclusive lock. Nothing in LikeStore can call up into the façade.
 
+import JPEGCodec
 import LikesSupport
 
 #if canImport(Darwin)
@@ -30,6 +31,11 @@ package final class Store: Sendable {
     /// Serializes this process's changes to the store; the file lock serializes them with other
     /// processes.
     private let writer = Locked(())
+    /// The DC pictures of photos just liked that are their thumbnails as well, by image
+    /// generation: the thumbnail made right after the like takes its picture from here instead of
+    /// decoding the photo again. At most ``pictureLimit``, the oldest dropped first.
+    let thumbnailPictures = Locked<[(generation: String, picture: PlanarImage, metadata: JPEGMetadata)]>([])
+    static let pictureLimit = 64
 
     package init(path: String, durable: Bool, lockTimeout: Double, faults: FaultInjector?) {
         self.path = path

@@ -94,16 +94,8 @@ struct ImportCommand: Command {
         let (files, exports, ignored) = try collectFiles()
         var summary = try restoreExports(exports, context: context, into: Summary(ignored: ignored))
         let restored = summary.liked.count
+        // Each batch's thumbnails are made right after its likes (a restore's came with it).
         summary = try importFiles(files, context: context, into: summary)
-        // Every like is durable by now: the thumbnails follow (a restore's came with it).
-        let liked = (summary.liked.dropFirst(restored) + summary.updated).compactMap { try? PhotoID($0) }
-        if context.output.standardErrorIsTerminal, !liked.isEmpty {
-            System.write("Making \(liked.count) thumbnail\(liked.count == 1 ? "" : "s")…\n", to: 2)
-        }
-        // Right after the likes are durable, two at a time, flushed together; a failure leaves
-        // them for the next need.
-        let thumbnails = try? context.repository.makeThumbnails(for: liked)
-        summary.damaged = thumbnails?.damaged ?? []
         if printsJSON {
             context.output.printJSON(summary.json)
         } else {
@@ -270,6 +262,14 @@ struct ImportCommand: Command {
                 summary.skipped.append(Skipped(file: entry.path, reason: error.description))
             }
         }
+        // The batch's thumbnails, right after its likes are durable, two at a time, flushed
+        // together; most come from the decode each like measured its photo's colour with. A
+        // failure leaves them for the next need.
+        let liked = zip(batch, results).compactMap { entry, result -> PhotoID? in
+            guard case .success(let change) = result, change.kind != .unchanged else { return nil }
+            return entry.item.id
+        }
+        if !liked.isEmpty, let made = try? repository.makeThumbnails(for: liked) { summary.damaged += made.damaged }
         batch.removeAll()
     }
 

@@ -305,4 +305,23 @@ enum CameraPhotos {
         let mean = try halves.withUnsafeBytes { try JPEGDecoder.decodeDC($0).meanColour() }
         #expect(abs(Int(mean >> 16) - 0x63) <= 4 && mean >> 16 == mean & 0xFF)
     }
+
+    @Test func aThumbnailFromTheLikesOwnDecodeIsTheOneTheCodecMakes() throws {
+        let repository = folder.repository()
+        // 2400x1600: the thumbnail is the 1/8 DC picture itself, which the like decoded for the
+        // colour; the one made from it must be the codec's own, byte for byte.
+        let photos = (0..<3).map { CameraPhotos.photo(width: 2400 + 8 * $0, height: 1600, orientation: $0 == 1 ? 6 : 1) }
+        #expect(JPEGThumbnail.isDCPicture(width: 2400, height: 1600, size: ThumbnailFiles.size))
+        let ids = (0..<3).map { PhotoID(valid: "dc-\($0)") }
+        _ = try repository.likeAll(zip(ids, photos).map { LikeItem(id: $0, image: $1) })
+        #expect(repository.store.thumbnailPictures.withLock { $0.count } == 3)
+        try repository.makeThumbnails(for: ids)
+        #expect(repository.store.thumbnailPictures.withLock { $0.count } == 0, "each thumbnail took its picture")
+        for (id, photo) in zip(ids, photos) {
+            let made = try #require(try repository.thumbnail(for: id))
+            let expected = try photo.withUnsafeBytes { try JPEGThumbnail.make(fromJPEG: $0, size: ThumbnailFiles.size) }
+            #expect(Store.untaggedImage(try Data(contentsOf: made.file)) == Data(expected.jpeg))
+        }
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
+    }
 }

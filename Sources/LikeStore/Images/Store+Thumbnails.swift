@@ -130,16 +130,22 @@ extension Store {
     /// sees half of it), flushed when `durable`; `nil` when the image cannot be scaled or is
     /// missing.
     private func writeThumbnail(of stored: StoredRecord, _ opened: OpenStore, durable: Bool) throws -> WrittenThumbnail? {
-        let imageName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
-        // Only from the image as it was liked: never from a link, nor from bytes changed since.
-        guard case .whole(let image)? = try opened.images?.read(imageName, as: stored.image) else { return nil }
         let thumbnail: JPEGThumbnail
-        do {
-            thumbnail = try image.withUnsafeBytes { bytes throws(JPEGError) in
-                try JPEGThumbnail.make(fromJPEG: bytes, size: ThumbnailFiles.size)
+        if let kept = takeThumbnailPicture(generation: stored.image.generation) {
+            // The picture the like measured the photo's colour from, decoded from its bytes as
+            // they were stored (this process wrote them): the thumbnail, byte for byte.
+            thumbnail = JPEGThumbnail.make(fromDCPicture: kept.picture, metadata: kept.metadata)
+        } else {
+            let imageName = StoreLayout.imageFileName(stored.key, stored.image.generation, user: false)
+            // Only from the image as it was liked: never from a link, nor from bytes changed since.
+            guard case .whole(let image)? = try opened.images?.read(imageName, as: stored.image) else { return nil }
+            do {
+                thumbnail = try image.withUnsafeBytes { bytes throws(JPEGError) in
+                    try JPEGThumbnail.make(fromJPEG: bytes, size: ThumbnailFiles.size)
+                }
+            } catch {
+                return nil
             }
-        } catch {
-            return nil
         }
         let tagged = ThumbnailFiles.tagged(thumbnail.jpeg, generation: stored.image.generation, damage: thumbnail.damage)
         let directory = try opened.root.subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: false)

@@ -43,6 +43,10 @@ package struct StoreRequest: Sendable {
         var header: JPEGHeader
         /// The mean colour of the photo's pixels (see ``measureColor()``), when measured.
         var pixelColor: UInt32?
+        /// The DC picture the colour was measured from and the photo's metadata, kept when it is
+        /// the photo's thumbnail as well (a photo of 2,048 to 4,096 pixels): the store then makes
+        /// the thumbnail after the like without decoding the photo again.
+        var thumbnailPicture: (picture: PlanarImage, metadata: JPEGMetadata)?
 
         /// Measures the mean colour of the photo's pixels, from the DC coefficients of its blocks
         /// (a 1/8 decode): for a photo whose source gives none. A file is mapped, not read into
@@ -51,12 +55,21 @@ package struct StoreRequest: Sendable {
         package mutating func measureColor() {
             switch source {
             case .bytes(let data, _):
-                pixelColor = data.withUnsafeBytes { try? JPEGDecoder.decodeDC($0).meanColour() }
+                data.withUnsafeBytes { measure($0) }
             case .file(let path, _):
                 // Mapped pages count as memory once read: a file larger than any camera's JPEG
                 // (a 300 MB panorama) is left without, as a like of it costs a few megabytes.
                 guard byteCount <= Self.largestMeasuredFile else { return }
-                pixelColor = Self.mapped(path: path, size: byteCount) { try? JPEGDecoder.decodeDC($0).meanColour() } ?? nil
+                _ = Self.mapped(path: path, size: byteCount) { measure($0) }
+            }
+        }
+
+        /// The colour from the bytes' DC picture, kept for the thumbnail when it is that.
+        private mutating func measure(_ bytes: UnsafeRawBufferPointer) {
+            guard let picture = try? JPEGDecoder.decodeDC(bytes) else { return }
+            pixelColor = picture.meanColour()
+            if JPEGThumbnail.isDCPicture(width: header.width, height: header.height, size: ThumbnailFiles.size) {
+                thumbnailPicture = (picture, JPEGMetadata(reading: bytes))
             }
         }
 

@@ -3,6 +3,8 @@
 // batches. `onCommit` hears each committed record before the lock is let go, so that this
 // process's observers can take the record as committed rather than read it again.
 
+import JPEGCodec
+
 #if canImport(Darwin)
     import Foundation
 #else
@@ -18,7 +20,32 @@ extension Store {
     ///
     /// - Throws: ``StoreError``: `imageRequired`, `idCollision`, `busy`, `io`.
     package func like(_ request: StoreRequest, onCommit: CommitListener) throws -> StoredChange {
-        try withWriteSession { session in Self.heard(try session.like(request), onCommit) }
+        let change = try withWriteSession { session in Self.heard(try session.like(request), onCommit) }
+        keepThumbnailPictures([(request, change)])
+        return change
+    }
+
+    /// Keeps the DC pictures of the photos these likes stored that are their thumbnails too (see
+    /// ``thumbnailPictures``), by the generation each image was stored under.
+    private func keepThumbnailPictures(_ done: [(request: StoreRequest, change: StoredChange)]) {
+        let kept = done.compactMap { request, change -> (String, PlanarImage, JPEGMetadata)? in
+            guard let taken = request.image?.thumbnailPicture, let record = change.record, change.kind != .unchanged else { return nil }
+            return (record.image.generation, taken.picture, taken.metadata)
+        }
+        guard !kept.isEmpty else { return }
+        thumbnailPictures.withLock { pictures in
+            pictures += kept.map { (generation: $0.0, picture: $0.1, metadata: $0.2) }
+            if pictures.count > Self.pictureLimit { pictures.removeFirst(pictures.count - Self.pictureLimit) }
+        }
+    }
+
+    /// The DC picture kept for the thumbnail of the image of `generation`, taken out of the keep.
+    func takeThumbnailPicture(generation: String) -> (picture: PlanarImage, metadata: JPEGMetadata)? {
+        thumbnailPictures.withLock { pictures in
+            guard let index = pictures.firstIndex(where: { $0.generation == generation }) else { return nil }
+            let found = pictures.remove(at: index)
+            return (found.picture, found.metadata)
+        }
     }
 
     /// Likes each request in turn, as ``like(_:onCommit:)`` would, 32 under one hold of the lock,
@@ -56,6 +83,7 @@ extension Store {
                 if let storeFailure { throw storeFailure }
             }
         }
+        keepThumbnailPictures(zip(requests, results).compactMap { request, result in (try? result.get()).map { (request, $0) } })
         return results
     }
 
