@@ -69,15 +69,7 @@ extension Store {
                     StoreRepairReport.SetAside(
                         id: stored.id, files: [ThumbnailFiles.directoryName + "/" + name],
                         reason: "the thumbnail of photo \(MessageText.quoted(stored.id)) \(problem), so it was made anew"))
-                if apply {
-                    let folder =
-                        try shelf
-                        ?? opened.root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: durable)
-                        .subdirectoryCreatingIfNeeded(stamp, durable: durable)
-                        .subdirectoryCreatingIfNeeded(ThumbnailFiles.directoryName, durable: durable)
-                    shelf = folder
-                    try directory.move(name, to: folder, as: name)
-                }
+                if apply { try shelve(name, from: directory, under: ThumbnailFiles.directoryName, opened, stamp: stamp, shelf: &shelf) }
             }
             if !apply {
                 report.thumbnailsMade += 1
@@ -99,19 +91,27 @@ extension Store {
             guard let parsed = RenditionFiles.parse(name), generations[parsed.key] == parsed.generation,
                 case .damaged(let problem) = try files.read(name, generation: parsed.generation).state
             else { continue }
-            let id = StorageKey.decode(parsed.key) ?? parsed.key
+            // The id from the key, or for a hashed key from the record.
+            let id = StorageKey.decode(parsed.key) ?? opened.records.flatMap { try? $0.read(key: parsed.key) }?.id ?? parsed.key
             report.setAside.append(
                 StoreRepairReport.SetAside(
                     id: id, files: [RenditionFiles.directoryName + "/" + name],
                     reason: "the rendition of photo \(MessageText.quoted(id)) \(problem); it is made anew when needed"))
-            guard apply else { continue }
-            let folder =
-                try shelf
-                ?? opened.root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: durable)
-                .subdirectoryCreatingIfNeeded(stamp, durable: durable)
-                .subdirectoryCreatingIfNeeded(RenditionFiles.directoryName, durable: durable)
-            shelf = folder
-            try directory.move(name, to: folder, as: name)
+            if apply { try shelve(name, from: directory, under: RenditionFiles.directoryName, opened, stamp: stamp, shelf: &shelf) }
         }
+    }
+
+    /// Moves `name` from `directory` to `damaged/STAMP/FOLDER/`, made on first need and kept in
+    /// `shelf` for the next.
+    private func shelve(
+        _ name: String, from directory: StoreDirectory, under folder: String, _ opened: OpenStore, stamp: String, shelf: inout StoreDirectory?
+    ) throws {
+        let target =
+            try shelf
+            ?? opened.root.subdirectoryCreatingIfNeeded(StoreLayout.damagedDirectory, durable: durable)
+            .subdirectoryCreatingIfNeeded(stamp, durable: durable)
+            .subdirectoryCreatingIfNeeded(folder, durable: durable)
+        shelf = target
+        try directory.move(name, to: target, as: name)
     }
 }
