@@ -227,6 +227,14 @@ function favorites() {
       return true;
     });
   }
+  // A photo's card drawn again from a change (its own echo, a note, its facts) keeps the
+  // focus where it was: a keyboard user on its heart stays on it.
+  function renew(shown, fresh) {
+    const controls = (node) => [...node.querySelectorAll("a, button, input")];
+    const focused = controls(shown).indexOf(document.activeElement);
+    shown.replaceWith(fresh);
+    if (focused >= 0) controls(fresh)[focused]?.focus();
+  }
   const filtered = () => search.value.trim() !== "" || color !== "" || album;
 
   // What an empty listing means, said as it is.
@@ -310,7 +318,7 @@ function favorites() {
     if (change.kind === "unliked") {
       if (shown && !shown.classList.contains("unliked")) shown.remove();
     } else if (shown && change.photo) {
-      if (!shown.classList.contains("unliked")) shown.replaceWith(card(change.photo));
+      if (!shown.classList.contains("unliked")) renew(shown, card(change.photo));
     } else if (change.kind === "liked" && change.photo && !filtered()) {
       grid.prepend(card(change.photo));
       document.getElementById("empty").hidden = true;
