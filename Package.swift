@@ -16,14 +16,16 @@ let package = Package(
     dependencies: [],
     targets: [
         // What every target shares: the one lock type, JSON values, URI and name escaping, text and
-        // paths without Foundation's internationalization.
-        .target(name: "LikesSupport", dependencies: ["LinuxFileSystemCalls", "CRC32Folding"]),
-        // The store: every byte of it (records, images, thumbnails, journal, locks, repair, purge,
-        // export staging) and nothing above it. Not a product: its API is `package`, for LikeKit.
-        .target(name: "LikeStore", dependencies: ["LikesSupport", "LinuxFileSystemCalls", "SHA256Rounds", "JPEGCodec"]),
+        // paths without Foundation's internationalization, CRC-32 and SHA-256, the flushes and the
+        // one durable whole-file write (store, exports, sync folder), the names of stamped parts.
+        .target(name: "LikesSupport", dependencies: ["LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds"]),
+        // The store: every byte of it (records, images, thumbnails, renditions, journal, locks,
+        // repair, purge, export staging, and sync/: what it keeps between syncs, in LikeSync's
+        // types) and nothing above it. Not a product: its API is `package`, for LikeKit.
+        .target(name: "LikeStore", dependencies: ["LikesSupport", "LikeSync", "LinuxFileSystemCalls", "JPEGCodec"]),
         // One collection on several devices: the merge of stamped changes and the sync folder
-        // another program carries between devices, as it leaves it.
-        .target(name: "LikeSync", dependencies: ["LikesSupport", "LikeStore"]),
+        // another program carries between devices, as it leaves it. It knows no store.
+        .target(name: "LikeSync", dependencies: ["LikesSupport"]),
         // The public façade apps use: validated ids and names, the repository's operations in
         // public types, observers and async; it asks LikeStore and touches no file of the store.
         .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync"]),
@@ -49,10 +51,11 @@ let package = Package(
         // for apps on LikeKit; sending them is the caller's.
         .target(name: "PhotoSources", dependencies: ["LikesSupport", "LikeKit"]),
         // The CRC-32 every liked image is checked with, by carry-less multiplication where the
-        // processor has it (x86-64); LikeKit's own tables elsewhere.
+        // processor has it (x86-64); LikesSupport's own tables elsewhere.
         .target(name: "CRC32Folding"),
         // SHA-256's rounds on the processor's SHA extensions (x86-64), for the digests an export
-        // writes and a restore checks; LikeKit's own rounds elsewhere.
+        // writes and a restore checks and a sync folder's image names; LikesSupport's own rounds
+        // elsewhere.
         .target(name: "SHA256Rounds"),
         // LIKES_TEST_SEAMS: the power-cut tests' switch (LIKES_TEST_FLUSH), in debug builds only.
         // hot-functions.order is for the linker of the installed build (README, Install), not a

@@ -31,4 +31,6 @@ package enum StoreError: Error, Sendable, Hashable {
     case needsRepair(directory: String, problem: String)
     /// An export's destination that cannot be written as asked.
     case destinationUnusable(path: String, reason: String)
+    /// A file of what the store keeps between syncs (sync/) that cannot be read.
+    case damagedSyncState(file: String, reason: String)
 }

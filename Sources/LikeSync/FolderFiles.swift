@@ -2,7 +2,7 @@
 // flushed, renamed, the directory flushed), read without following a link, and names listed.
 // Called by SyncFolder only.
 
-import LikeStore
+import LikesSupport
 
 #if canImport(Darwin)
     import Darwin
@@ -32,15 +32,14 @@ enum FolderFiles {
     /// every reader ignores), flushed, then renamed over the name, and the directory flushed. A
     /// reader sees the old file or the new one, never a part.
     static func writeWhole(_ bytes: [UInt8], to name: String, in directory: String) throws {
-        try place(bytes, to: name, in: directory) { FolderFlush(directory: $0).flushFully($1) }
-        try flushDirectory(directory)
+        try place(bytes, to: name, in: directory, flushFile: { $0.flushFully($1) }, flushFolder: { $0.flushFully($1) })
     }
 
     /// Writes `bytes` to `directory/name` as one of many files (images): renamed into place
     /// after the flush `flush` asks for each file, which may be none; ``flushBatch(_:flush:)``
     /// then makes them all durable.
     static func writeOneOfMany(_ bytes: [UInt8], to name: String, in directory: String, flush: FolderFlush) throws {
-        try place(bytes, to: name, in: directory) { flush.flushOne($1) }
+        try place(bytes, to: name, in: directory, flushFile: { _, file in flush.flushOne(file) })
     }
 
     /// Makes durable every file ``writeOneOfMany(_:to:in:flush:)`` wrote in `directory`.
@@ -59,38 +58,24 @@ enum FolderFiles {
         return FolderFlush(directory: descriptor)
     }
 
-    /// Writes under a temporary name, flushes the file as `flush` says (given the directory's
-    /// and the file's descriptors), and renames it over `name`.
-    private static func place(_ bytes: [UInt8], to name: String, in directory: String, flush: (Int32, Int32) -> Int32) throws {
-        let temporary = directory + "/.likes-" + DeviceID.make() + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { throw FolderError(action: "create", path: temporary, code: errno) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { raw in raw.baseAddress.map { write(descriptor, $0 + written, raw.count - written) } ?? 0 }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                let code = errno
-                close(descriptor)
-                unlink(temporary)
-                throw FolderError(action: "write", path: temporary, code: code)
+    /// Writes under a temporary name, flushes the file as `flushFile` says, renames it over
+    /// `name`, and flushes the folder with `flushFolder` where one is given.
+    private static func place(
+        _ bytes: [UInt8], to name: String, in directory: String, flushFile: @escaping (FolderFlush, Int32) -> Int32,
+        flushFolder: ((FolderFlush, Int32) -> Int32)? = nil
+    ) throws {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
+        defer { close(descriptor) }
+        let flush = FolderFlush(directory: descriptor)
+        do {
+            try bytes.withUnsafeBytes { raw in
+                try DurableFile.replace(
+                    name, in: descriptor, displayPath: directory, with: raw, temporary: ".likes-" + DeviceID.make() + ".tmp", mode: 0o644,
+                    flushFile: { flushFile(flush, $0) }, flushFolder: flushFolder.map { folder in { folder(flush, $0) } })
             }
-            written += count
-        }
-        let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let flushed = flush(directoryDescriptor, descriptor)
-        let flushCode = errno
-        if directoryDescriptor >= 0 { close(directoryDescriptor) }
-        guard flushed == 0 else {
-            close(descriptor)
-            unlink(temporary)
-            throw FolderError(action: "flush", path: temporary, code: flushCode)
-        }
-        close(descriptor)
-        guard rename(temporary, directory + "/" + name) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw FolderError(action: "rename into place", path: directory + "/" + name, code: code)
+        } catch let failure as FileStepFailure {
+            throw FolderError(action: failure.action, path: failure.path, code: failure.code)
         }
     }
 

@@ -2,7 +2,7 @@
 // little of its history that must be kept for changes still to come. A pure value: the same
 // changes give the same state whatever order they arrive in, however often.
 
-import LikeStore
+import LikesSupport
 
 /// A liked photo as the merge of every device's changes gives it.
 package struct PhotoState: Sendable, Hashable {
@@ -93,7 +93,7 @@ package struct PhotoHistory: Sendable, Hashable, Codable {
 extension PhotoState {
     /// What a like of a liked photo or an edit gives, over what it had.
     /// The parts a photo's stamps name.
-    package static let parts = RecordStamps.parts
+    package static let parts = StampedPart.all
 
     mutating func apply(_ change: SyncChange) {
         if let image = change.image {
@@ -118,13 +118,13 @@ extension PhotoState {
 
 extension PhotoState {
     /// The memberships a change decides, each stamped by it (`album:NAME`, see
-    /// `RecordStamps.album`).
+    /// `StampedPart.album`).
     mutating func applyAlbums(_ change: SyncChange) {
         guard let memberships = change.albums, !memberships.isEmpty else { return }
         var names = Set(albums)
         for (name, member) in memberships {
             if member { names.insert(name) } else { names.remove(name) }
-            stamps[RecordStamps.album(name)] = change.stamp
+            stamps[StampedPart.album(name)] = change.stamp
         }
         albums = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         stamps["albums"] = change.stamp

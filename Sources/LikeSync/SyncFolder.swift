@@ -15,7 +15,7 @@
 // left alone: `.stfolder`, `.stignore`, `.syncthing.NAME.tmp`, `NAME.sync-conflict-…`,
 // `NAME (conflicted copy …)`, `~syncthing~…`, a temporary name of our own.
 
-import LikeStore
+import LikesSupport
 import LikesSupport
 
 #if canImport(Darwin)

@@ -6,6 +6,7 @@ import Testing
 
 @testable import LikeKit
 @testable import LikeStore
+import LikesSupport
 
 @Suite struct RestoreTests {
     let folder = TemporaryDirectory()

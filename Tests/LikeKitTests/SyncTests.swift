@@ -8,6 +8,7 @@ import Testing
 
 @testable import LikeKit
 @testable import LikeStore
+import LikesSupport
 
 @Suite struct SyncTests {
     let laptopFolder = TemporaryDirectory("laptop")

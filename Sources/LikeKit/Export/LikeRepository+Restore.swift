@@ -2,6 +2,7 @@
 // metadata, byte-identical images), checked against the sizes and SHA-256 of its index.json.
 
 import LikeStore
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

@@ -168,13 +168,13 @@ final class ObserverRegistry: Sendable {
     /// The store's device id for syncing, `nil` before its first sync: read from its sync state
     /// again only when that file changed (a look at the file per change).
     func ownDevice() -> String? {
-        let mark = try? store.syncFileMark(LikeRepository.syncStateName)
+        let mark = try? store.syncFileMark(Store.syncStateName)
         if let known = state.withLock({ $0.device }), known.mark == mark { return known.id }
         struct Saved: Decodable {
             struct Engine: Decodable { var device: String }
             var engine: Engine
         }
-        let id = (try? store.syncFile(LikeRepository.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?
+        let id = (try? store.syncFile(Store.syncStateName)).flatMap { $0 }.flatMap { try? JSONDecoder().decode(Saved.self, from: $0) }?
             .engine
             .device
         state.withLock { $0.device = (mark, id) }

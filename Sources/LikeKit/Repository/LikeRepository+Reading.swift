@@ -1,6 +1,7 @@
 // Listing and statistics, answered from the index through the store's read side.
 
 import LikeStore
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation

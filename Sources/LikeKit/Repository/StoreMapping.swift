@@ -3,6 +3,7 @@
 // folder. The one place the façade translates; LikeStore never sees a public type.
 
 import LikeStore
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -24,6 +25,7 @@ extension LikeRepositoryError {
         case .idCollision(let id, let existing): self = .idCollision(id: PhotoID(stored: id), existing: PhotoID(stored: existing))
         case .needsRepair(let directory, let problem): self = .storeNeedsRepair(directory: directory, problem: problem)
         case .destinationUnusable(let path, let reason): self = .exportDestinationUnusable(path: path, reason: reason)
+        case .damagedSyncState(let file, let reason): self = .damagedSyncState(file: file, reason: reason)
         }
     }
 

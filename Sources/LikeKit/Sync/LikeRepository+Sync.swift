@@ -20,7 +20,6 @@ import LikesSupport
 #endif
 
 extension LikeRepository {
-    static let syncStateName = "state"
 
     /// Publishes into `folder` the changes this store made since its last sync, and merges into
     /// the store the changes other devices published there.
@@ -250,7 +249,7 @@ extension LikeRepository {
 
     /// What the store keeps, and whether it was made now (a store's first sync, or a new device).
     private func loadSync(newDevice: Bool, _ shards: PhotoShards) throws -> (SavedSync, isNew: Bool) {
-        if !newDevice, let data = try translating({ try store.syncFile(Self.syncStateName) }) {
+        if !newDevice, let data = try translating({ try store.syncFile(Store.syncStateName) }) {
             do {
                 return (try JSONDecoder().decode(SavedSync.self, from: data), false)
             } catch {
@@ -267,7 +266,7 @@ extension LikeRepository {
     func saveSync(_ saved: SavedSync) throws {
         var kept = saved
         kept.engine.histories = [:]
-        try translating { try store.setSyncFile(try JSONEncoder().encode(kept), for: Self.syncStateName) }
+        try translating { try store.setSyncFile(try JSONEncoder().encode(kept), for: Store.syncStateName) }
     }
 
     static func hostName() -> String {

@@ -3,6 +3,8 @@
 // (LikeRepository+Export); built on StoreDirectory's checked steps, so names stay single path
 // components and no link is followed.
 
+import LikesSupport
+
 #if canImport(Darwin)
     import Foundation
 #else

@@ -48,7 +48,7 @@ final class StoreDirectory: Sendable {
     }
 
     /// How this directory's file system is flushed (what tests ask for through the fault
-    /// injector, else what ``Platform/fileSystem(of:)`` chose).
+    /// injector, else what ``FileFlush/fileSystem(of:)`` chose).
     var flushStrategy: FlushMethod { fileSystem.strategy }
 
     deinit { close(descriptor) }
@@ -61,7 +61,7 @@ final class StoreDirectory: Sendable {
             if code == ENOENT { return nil }
             throw StoreError.io(action: "open the store directory", path: path, code: code)
         }
-        var fileSystem = Platform.fileSystem(of: fd)
+        var fileSystem = FileFlush.fileSystem(of: fd)
         let natural = fileSystem.strategy
         if let forced = faults?.flushStrategy { fileSystem.strategy = forced }
         return StoreDirectory(
@@ -280,11 +280,38 @@ final class StoreDirectory: Sendable {
         if durable { try syncDescriptor(fd, name: name) }
     }
 
-    /// Flushes a file before a commit: ordered before what follows (see ``Platform/orderedSync(_:)``).
+    /// Flushes a file before a commit: ordered before what follows (see ``FileFlush/orderedSync(_:)``).
     private func syncDescriptor(_ fd: Int32, name: String) throws {
         try begin("sync \(name)", failing: "flush", path(name))
         // A failed fsync is never retried: the kernel may have dropped the dirty pages.
-        if Platform.orderedSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
+        if FileFlush.orderedSync(fd) != 0 { throw fail("flush", name, Platform.errno) }
+    }
+
+    /// Writes `bytes` as the file `name` whole (see LikesSupport's `DurableFile`): under
+    /// `temporary`, flushed when `durable`, renamed over `name`, then this directory flushed as
+    /// `flushFolder` says (`nil`: left to the caller). The steps are the fault injector's
+    /// `create`, `write`, `sync`, `rename` and the directory's `sync`, as when taken one by one.
+    func replaceFile(_ name: String, bytes: UnsafeRawBufferPointer, temporary: String, durable: Bool, flushFolder commit: Bool? = nil) throws {
+        try Self.checkName(name)
+        try Self.checkName(temporary)
+        let folderName = (displayPath.split(separator: "/").last.map(String.init) ?? ".") + "/"
+        do {
+            try DurableFile.replace(
+                name, in: descriptor, displayPath: displayPath, with: bytes, temporary: temporary,
+                flushFile: durable ? { FileFlush.orderedSync($0) } : nil,
+                flushFolder: commit.map { commit in { commit ? FileFlush.fullSync($0) : FileFlush.orderedSync($0) } },
+                step: { step in
+                    switch step {
+                    case .create(let file): return try begin("create \(file)", failing: "create", path(file))
+                    case .write(let file): return try begin("write \(file)", failing: "write", path(file), tearable: true)
+                    case .flush(let file): return try begin("sync \(file)", failing: "flush", path(file))
+                    case .rename(let file, let target): return try begin("rename \(file) \(target)", failing: "rename", path(file))
+                    case .flushFolder: return try begin("sync \(folderName)", failing: "flush the directory", displayPath)
+                    }
+                }, torn: { FaultInjector.InjectedCrash() }, keepOnThrow: { faults?.hasCrashed ?? false })
+        } catch let failure as FileStepFailure {
+            throw StoreError.io(action: failure.action, path: failure.path, code: failure.code)
+        }
     }
 
     /// Renames `from` to `to` inside this directory, replacing `to` atomically.
@@ -353,7 +380,7 @@ final class StoreDirectory: Sendable {
     ///   against `F_BARRIERFSYNC`).
     func sync(commit: Bool = false) throws {
         try begin("sync \(displayPath.split(separator: "/").last.map(String.init) ?? ".")/", failing: "flush the directory", displayPath)
-        if (commit ? Platform.fullSync(descriptor) : Platform.orderedSync(descriptor)) != 0 {
+        if (commit ? FileFlush.fullSync(descriptor) : FileFlush.orderedSync(descriptor)) != 0 {
             throw StoreError.io(action: "flush the directory", path: displayPath, code: Platform.errno)
         }
     }
@@ -364,7 +391,7 @@ final class StoreDirectory: Sendable {
     func syncFileSystem() throws {
         precondition(flushStrategy == .wholeFileSystem, "syncfs does not flush this file system")
         try begin("syncfs", failing: "flush the file system of", displayPath)
-        if Platform.syncFileSystem(descriptor) != 0 {
+        if FileFlush.syncFileSystem(descriptor) != 0 {
             throw StoreError.io(action: "flush the file system of", path: displayPath, code: Platform.errno)
         }
         // A FUSE server never hears of a syncfs; a test's server hears of this instead.
@@ -596,15 +623,5 @@ final class StoreDirectory: Sendable {
 
 /// Writes all of `bytes`; returns 0 or the `errno` of the failure.
 private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-    guard let base = bytes.baseAddress else { return 0 }
-    var offset = 0
-    while offset < bytes.count {
-        let count = Platform.sysWrite(fd, base + offset, bytes.count - offset)
-        if count < 0 {
-            if Platform.errno == EINTR { continue }
-            return Platform.errno
-        }
-        offset += count
-    }
-    return 0
+    DurableFile.writeAll(fd, bytes)
 }

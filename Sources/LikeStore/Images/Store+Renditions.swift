@@ -134,13 +134,8 @@ extension Store {
         }
         let tagged = ThumbnailFiles.tagged(made.jpeg, generation: stored.image.generation, damage: made.damage)
         let directory = try opened.root.subdirectoryCreatingIfNeeded(RenditionFiles.directoryName, durable: durable)
-        let temporary = name + "." + Generation.make() + ".tmp"
-        _ = try tagged.withUnsafeBytes { try directory.createFile(temporary, bytes: $0, durable: durable) }
-        do {
-            try directory.rename(temporary, to: name)
-        } catch {
-            try? directory.remove(temporary)
-            throw error
+        try tagged.withUnsafeBytes {
+            try directory.replaceFile(name, bytes: $0, temporary: name + "." + Generation.make() + ".tmp", durable: durable)
         }
         try RenditionFiles(directory: directory).evict(keeping: name)
         return sized(Data(tagged))
@@ -160,10 +155,11 @@ extension Store {
         try withExclusiveLock { root, _ in
             let directory = try root.subdirectoryCreatingIfNeeded(RenditionFiles.directoryName, durable: durable)
             if let bytes {
-                let temporary = RenditionFiles.budgetFileName + "." + Generation.make() + ".tmp"
-                try directory.createFile(temporary, data: Data(String(bytes).utf8), durable: durable)
-                try directory.rename(temporary, to: RenditionFiles.budgetFileName)
-                if durable { try directory.sync() }
+                try Array(String(bytes).utf8).withUnsafeBytes {
+                    try directory.replaceFile(
+                        RenditionFiles.budgetFileName, bytes: $0, temporary: RenditionFiles.budgetFileName + "." + Generation.make() + ".tmp",
+                        durable: durable, flushFolder: durable ? false : nil)
+                }
             } else {
                 try? directory.remove(RenditionFiles.budgetFileName)
             }

@@ -170,7 +170,11 @@ struct RecordFiles {
     /// Writes `record` back as its photo's current record file, unchanged (its generation is the
     /// one the journal names): a temporary file of a fresh name, flushed, renamed into place.
     func replace(with record: StoredRecord, durable: Bool) throws {
-        try commit(try writeTemporary(record, token: Generation.make(), durable: durable), of: record, durable: durable)
+        let temporary = StoreLayout.temporaryRecordFileName(record.key, Generation.make())
+        try record.encoded().withUnsafeBytes {
+            try directory.replaceFile(
+                StoreLayout.recordFileName(record.key), bytes: $0, temporary: temporary, durable: durable, flushFolder: durable ? true : nil)
+        }
     }
 
     /// Removes the photo's record file: the commit of an unlike.

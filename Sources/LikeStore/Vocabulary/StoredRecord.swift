@@ -238,7 +238,7 @@ package struct RecordStamps: Sendable, Hashable {
     /// By part: `liked`, then ``RecordField``'s names.
     package private(set) var values: [String: String]
 
-    package static let liked = "liked"
+    package static let liked = StampedPart.liked
     /// Only in the record a `U` line keeps of a photo unliked by a sync: the stamp of the
     /// other device's unlike, so that observers elsewhere know where the unlike came from.
     package static let unliked = "unliked"
@@ -246,7 +246,7 @@ package struct RecordStamps: Sendable, Hashable {
     package init() { values = [:] }
 
     /// Every part: the period's start, then each field.
-    package static let parts = [liked] + RecordField.allCases.map(\.rawValue)
+    package static let parts = StampedPart.all
 
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
@@ -288,22 +288,12 @@ package struct RecordStamps: Sendable, Hashable {
     /// membership is decided by its own last change (SPEC §13). In the album while the record's
     /// `albums` holds the name.
     package static func album(_ name: String) -> String {
-        "album:" + Hex.string(name.utf8)
+        StampedPart.album(name)
     }
 
     /// The album a part names, or `nil` for another part.
     package static func albumName(ofPart part: String) -> String? {
-        guard part.hasPrefix("album:") else { return nil }
-        let digits = Array(part.utf8.dropFirst(6))
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return String(validating: bytes, as: UTF8.self)
+        StampedPart.albumName(ofPart: part)
     }
 
     /// The part of a like this store made of the photo while it was liked (`like@MILLIS`): a like
@@ -332,14 +322,6 @@ package struct RecordStamps: Sendable, Hashable {
         let likes = values.keys.compactMap { part in Self.likeTime(ofPart: part).map { (part, $0) } }
         guard likes.count > Self.likesKept else { return }
         for (part, _) in likes.sorted(by: { $0.1 > $1.1 }).dropFirst(Self.likesKept) { values[part] = nil }
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case 0x30...0x39: digit - 0x30
-        case 0x61...0x66: digit - 0x61 + 10
-        default: nil
-        }
     }
 
     package subscript(_ part: String) -> String? { values[part] }

@@ -18,23 +18,23 @@ package struct FolderFlush: Sendable, Hashable {
 
     /// The flushing of the folder open as `directory`.
     package init(directory: Int32) {
-        flushesWhole = Platform.fileSystem(of: directory).strategy == .wholeFileSystem
+        flushesWhole = FileFlush.fileSystem(of: directory).strategy == .wholeFileSystem
     }
 
     /// Flushes one file written among many, before it is renamed into place: nothing where the
     /// whole file system is flushed after them (``flushAll(directory:)``); else the file, so that
     /// it reaches the disk before what is written after it.
     package func flushOne(_ file: Int32) -> Int32 {
-        flushesWhole ? 0 : Platform.orderedSync(file)
+        flushesWhole ? 0 : FileFlush.orderedSync(file)
     }
 
     /// Makes durable every file written and renamed in the folder so far, and the folder.
     package func flushAll(directory: Int32) -> Int32 {
-        flushesWhole ? Platform.syncFileSystem(directory) : Platform.fullSync(directory)
+        flushesWhole ? FileFlush.syncFileSystem(directory) : FileFlush.fullSync(directory)
     }
 
     /// Makes one file durable on its own (a change file, before its rename).
     package func flushFully(_ file: Int32) -> Int32 {
-        Platform.fullSync(file)
+        FileFlush.fullSync(file)
     }
 }

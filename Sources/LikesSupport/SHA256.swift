@@ -1,6 +1,6 @@
-// SHA-256 (FIPS 180-4): the names StorageKey gives ids too long for a readable name, and the
-// digest an export keeps of each file it writes, which a restore checks. Foundation on Linux has
-// no digest API and the package takes no dependencies.
+// SHA-256 (FIPS 180-4): the names a store gives ids too long for a readable name, the digest an
+// export keeps of each file it writes (which a restore checks) and the names of a sync folder's
+// images. Foundation on Linux has no digest API and the package takes no dependencies.
 
 import SHA256Rounds
 
@@ -18,7 +18,7 @@ import SHA256Rounds
 /// storage (240 MB/s, 0.85 ms).
 package struct SHA256 {
     /// Whether this processor has the SHA extensions (read once).
-    static let hasRoundsInHardware = likes_sha256_rounds_available() != 0
+    package static let hasRoundsInHardware = likes_sha256_rounds_available() != 0
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
@@ -54,7 +54,7 @@ package struct SHA256 {
     }
 
     /// The digest of everything fed in; the hash must not be fed after.
-    mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         let bitLength = length &* 8
         var tail = pending
         tail.append(0x80)
@@ -69,19 +69,19 @@ package struct SHA256 {
     /// The digest as 64 lower-case hex digits.
     package mutating func finalizeHex() -> String { Hex.string(finalize()) }
 
-    static func digest(of message: [UInt8]) -> [UInt8] {
+    package static func digest(of message: [UInt8]) -> [UInt8] {
         var hash = SHA256()
         message.withUnsafeBytes { hash.update($0) }
         return hash.finalize()
     }
 
-    static func hexDigest(of message: [UInt8]) -> String {
+    package static func hexDigest(of message: [UInt8]) -> String {
         Hex.string(digest(of: message))
     }
 
     /// The digest of `bytes` by the Swift rounds alone, whatever the processor has: for tests
     /// that compare the two.
-    static func hexDigestInSwift(of bytes: UnsafeRawBufferPointer) -> String {
+    package static func hexDigestInSwift(of bytes: UnsafeRawBufferPointer) -> String {
         var hash = SHA256(inSwift: true)
         hash.update(bytes)
         return hash.finalizeHex()
@@ -144,8 +144,9 @@ package struct SHA256 {
     (value >> count) | (value << (32 - count))
 }
 
-enum Hex {
-    static func string(_ bytes: some Sequence<UInt8>) -> String {
+/// Bytes as lowercase hexadecimal digits.
+package enum Hex {
+    package static func string(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes {

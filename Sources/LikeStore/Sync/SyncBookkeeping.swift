@@ -1,4 +1,4 @@
-// Owns what a store keeps between syncs, in its sync/ folder: `state` (the device's engine state,
+// Owns the format of what a store keeps between syncs, in its sync/ folder: `state` (the device's engine state,
 // where the journal was, the photos a sync was writing) and the photos' side in 256 shards
 // `photos-XX` by a hash of the id, each with the histories, the stamps each record had after the
 // last sync and the SHA-256 of its images then; and, in 256 shards `uses-XX` by the SHA-256's
@@ -6,8 +6,8 @@
 // let go of with one of them. A sync reads and writes only the shards of the photos and images it
 // touches: one like at 100,000 photos costs a shard or two, not the whole collection.
 
-import LikeStore
 import LikeSync
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -17,29 +17,38 @@ import LikeSync
 
 /// What a store keeps between syncs besides the photos' side: its device's state, and the
 /// store's change mark as the last sync left it.
-struct SavedSync: Codable {
-    var engine: DeviceSyncState
+package struct SavedSync: Codable {
+    package var engine: DeviceSyncState
     /// Where the journal ended when the last sync looked for the store's changes: the lines
     /// after it name the photos to look at; unchanged, there is nothing to publish.
-    var position: JournalPosition?
+    package var position: JournalPosition?
     /// The photos a sync was writing as merged, kept before it began: a sync that died part way
     /// leaves them here for the next to finish.
-    var applying: [String]?
+    package var applying: [String]?
     /// Unlikes this store made while a sync ran, found before that sync wrote the journal anew
     /// (which keeps no unlike): by photo id, the time; published by the next sync.
-    var unlikesFound: [String: Int64]?
+    package var unlikesFound: [String: Int64]?
+
+    package init(engine: DeviceSyncState, position: JournalPosition?, applying: [String]? = nil, unlikesFound: [String: Int64]? = nil) {
+        self.engine = engine
+        self.position = position
+        self.applying = applying
+        self.unlikesFound = unlikesFound
+    }
 }
 
 /// The photos' side of what a store keeps, for some photos or all: each photo's history, the
 /// stamps its record had after the last sync, and the SHA-256 of its images then.
-struct SavedPhotos: Codable, Equatable {
-    var histories: [String: PhotoHistory] = [:]
-    var published: [String: [String: String]] = [:]
-    var images: [String: String] = [:]
-    var userImages: [String: String] = [:]
+package struct SavedPhotos: Codable, Equatable {
+    package var histories: [String: PhotoHistory] = [:]
+    package var published: [String: [String: String]] = [:]
+    package var images: [String: String] = [:]
+    package var userImages: [String: String] = [:]
+
+    package init() {}
 
     /// Its photos split by shard (``PhotoShards/shard(of:)``), in one pass.
-    func byShard() -> [Int: SavedPhotos] {
+    package func byShard() -> [Int: SavedPhotos] {
         var parts: [Int: SavedPhotos] = [:]
         for (id, history) in histories { parts[PhotoShards.shard(of: id), default: SavedPhotos()].histories[id] = history }
         for (id, stamps) in published { parts[PhotoShards.shard(of: id), default: SavedPhotos()].published[id] = stamps }
@@ -49,7 +58,7 @@ struct SavedPhotos: Codable, Equatable {
     }
 
     /// Takes in `other`'s photos, keeping its own values where both have one.
-    mutating func takeIn(_ other: SavedPhotos) {
+    package mutating func takeIn(_ other: SavedPhotos) {
         histories.merge(other.histories) { kept, _ in kept }
         published.merge(other.published) { kept, _ in kept }
         images.merge(other.images) { kept, _ in kept }
@@ -58,7 +67,7 @@ struct SavedPhotos: Codable, Equatable {
 
     /// Takes note that the store no longer holds the photo: its history stays, and the time of
     /// the last unlike of it this store published.
-    mutating func forget(_ id: String) {
+    package mutating func forget(_ id: String) {
         published[id] = published[id]?[Self.unlikeMark].map { [Self.unlikeMark: $0] }
         images[id] = nil
         userImages[id] = nil
@@ -67,11 +76,11 @@ struct SavedPhotos: Codable, Equatable {
     /// The key under which a photo's published stamps keep the time of the last unlike this
     /// store published of it: an unlike the journal holds is this store's to publish only when
     /// later (a sync that died after publishing it, or a journal written anew, finds it again).
-    static let unlikeMark = "unlike"
+    package static let unlikeMark = "unlike"
 
     /// The stamps a photo's record had when a sync last published or wrote it, with the mark of
     /// its last unlike published.
-    mutating func notePublished(_ id: String, stamps: [String: String]?) {
+    package mutating func notePublished(_ id: String, stamps: [String: String]?) {
         let mark = published[id]?[Self.unlikeMark]
         var noted = stamps
         if let mark { noted = (noted ?? [:]).merging([Self.unlikeMark: mark]) { _, new in new } }
@@ -79,30 +88,30 @@ struct SavedPhotos: Codable, Equatable {
     }
 
     /// The time of the last unlike of the photo this store published.
-    func unlikePublished(_ id: String) -> Int64? {
+    package func unlikePublished(_ id: String) -> Int64? {
         published[id]?[Self.unlikeMark].flatMap { Int64($0) }
     }
 
     /// Takes note that this store published its unlike of the photo made at `time`.
-    mutating func noteUnlikePublished(_ id: String, at time: Int64) {
+    package mutating func noteUnlikePublished(_ id: String, at time: Int64) {
         published[id, default: [:]][Self.unlikeMark] = String(time)
     }
 
     /// Every photo it names.
-    var ids: Set<String> { Set(histories.keys).union(published.keys).union(images.keys).union(userImages.keys) }
+    package var ids: Set<String> { Set(histories.keys).union(published.keys).union(images.keys).union(userImages.keys) }
 }
 
 /// The photos' side as a sync reads it: the shards it needed, loaded as asked, and written back
 /// where they changed.
-final class PhotoShards {
-    static let count = 256
+package final class PhotoShards {
+    package static let count = 256
     /// The name of the one file that held every photo before the shards.
-    static let oneFileName = "photos"
+    package static let oneFileName = "photos"
 
     private let store: Store
     private let displayPath: String
     /// The photos of the shards loaded, as the sync changes them.
-    var photos = SavedPhotos()
+    package var photos = SavedPhotos()
     /// Each shard loaded, as read.
     private var read: [Int: SavedPhotos] = [:]
     /// The images and user images of every photo, once asked (see ``photo(withImage:)``).
@@ -112,21 +121,21 @@ final class PhotoShards {
     /// The shards of uses changed since they were read.
     private var usesChanged = Set<Int>()
 
-    init(store: Store, displayPath: String) {
+    package init(store: Store, displayPath: String) {
         self.store = store
         self.displayPath = displayPath
     }
 
     /// A shard by the id's bytes (FNV-1a), the same on every platform and run.
-    static func shard(of id: String) -> Int {
+    package static func shard(of id: String) -> Int {
         var hash: UInt32 = 2_166_136_261
         for byte in id.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return Int(hash % UInt32(count))
     }
 
-    static func name(_ shard: Int) -> String { "photos-" + hex(shard) }
+    package static func name(_ shard: Int) -> String { "photos-" + hex(shard) }
 
-    static func usesName(_ shard: Int) -> String { "uses-" + hex(shard) }
+    package static func usesName(_ shard: Int) -> String { "uses-" + hex(shard) }
 
     private static func hex(_ shard: Int) -> String {
         let digits = Array("0123456789abcdef")
@@ -134,15 +143,15 @@ final class PhotoShards {
     }
 
     /// The shard of an image's uses: its SHA-256's first two digits.
-    static func usesShard(of sha256: String) -> Int { Int(sha256.prefix(2), radix: 16) ?? 0 }
+    package static func usesShard(of sha256: String) -> Int { Int(sha256.prefix(2), radix: 16) ?? 0 }
 
     /// Loads the shards of these photos.
-    func load(_ ids: some Sequence<String>) throws {
+    package func load(_ ids: some Sequence<String>) throws {
         for shard in Set(ids.map(Self.shard)).subtracting(read.keys).sorted() { try loadShard(shard) }
     }
 
     /// Loads every shard.
-    func loadAll() throws {
+    package func loadAll() throws {
         for shard in 0..<Self.count where read[shard] == nil { try loadShard(shard) }
     }
 
@@ -163,17 +172,17 @@ final class PhotoShards {
     }
 
     private func decode(_ name: String) throws -> SavedPhotos? {
-        guard let data = try LikeRepositoryError.translating({ try store.syncFile(name) }) else { return nil }
+        guard let data = try store.syncFile(name) else { return nil }
         do {
             return try JSONDecoder().decode(SavedPhotos.self, from: data)
         } catch {
-            throw LikeRepositoryError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
+            throw StoreError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
         }
     }
 
     /// Writes the shards whose photos changed since they were read, and the uses of the images
     /// that came or went with them, in one flush.
-    func save() throws {
+    package func save() throws {
         try load(photos.ids)
         var parts = photos.byShard()
         var files: [(name: String, data: Data?)] = []
@@ -195,7 +204,7 @@ final class PhotoShards {
         }
         for shard in usesChanged.sorted() { files.append((Self.usesName(shard), try JSONEncoder().encode(uses[shard] ?? [:]))) }
         if read[-1] != nil { files.append((Self.oneFileName, nil)) }
-        try LikeRepositoryError.translating { try store.setSyncFiles(files) }
+        try store.setSyncFiles(files)
         read = parts
         usesChanged = []
     }
@@ -206,7 +215,7 @@ final class PhotoShards {
     }
 
     /// Whether a photo has this image (by SHA-256) as the last sync left it: one shard read.
-    func isInUse(_ sha256: String) throws -> Bool {
+    package func isInUse(_ sha256: String) throws -> Bool {
         let shard = Self.usesShard(of: sha256)
         try loadUses(shard)
         return (uses[shard]?[sha256] ?? 0) > 0
@@ -215,22 +224,22 @@ final class PhotoShards {
     private func loadUses(_ shard: Int) throws {
         guard uses[shard] == nil else { return }
         let name = Self.usesName(shard)
-        guard let data = try LikeRepositoryError.translating({ try store.syncFile(name) }) else {
+        guard let data = try store.syncFile(name) else {
             uses[shard] = [:]
             return
         }
         do {
             uses[shard] = try JSONDecoder().decode([String: Int].self, from: data)
         } catch {
-            throw LikeRepositoryError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
+            throw StoreError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
         }
     }
 
     /// Empties every shard: a new device keeps nothing of the old one's.
-    func clear() throws {
+    package func clear() throws {
         let files =
             (0..<Self.count).flatMap { [(name: Self.name($0), data: Data?.none), (Self.usesName($0), nil)] } + [(Self.oneFileName, nil)]
-        try LikeRepositoryError.translating { try store.setSyncFiles(files) }
+        try store.setSyncFiles(files)
         photos = SavedPhotos()
         read = [:]
         everyImage = nil
@@ -240,7 +249,7 @@ final class PhotoShards {
 
     /// A photo with this image (by SHA-256) after the last sync, and whether it is its user
     /// image; reads every shard once.
-    func photo(withImage sha256: String) throws -> (id: String, user: Bool)? {
+    package func photo(withImage sha256: String) throws -> (id: String, user: Bool)? {
         if everyImage == nil {
             try loadAll()
             var found: [String: (id: String, user: Bool)] = [:]
@@ -252,20 +261,23 @@ final class PhotoShards {
     }
 }
 
-extension LikeRepository {
+extension Store {
+    /// The name of the file of the device's own state in sync/ (``SavedSync``).
+    package static let syncStateName = "state"
+
     /// What is wrong with what the store keeps between syncs, file by file (one shard in memory
     /// at a time); `nil` when every file reads, or there is none.
-    func syncBookkeepingDamage() -> String? {
+    package func syncBookkeepingDamage() -> String? {
         func check<Value: Decodable>(_ name: String, as type: Value.Type) -> String? {
             do {
-                guard let data = try store.syncFile(name) else { return nil }
+                guard let data = try syncFile(name) else { return nil }
                 _ = try JSONDecoder().decode(type, from: data)
                 return nil
             } catch {
                 return "sync/\(name).json cannot be read"
             }
         }
-        if let damage = check(Self.syncStateName, as: SavedSync.self) { return damage }
+        if let damage = check(Store.syncStateName, as: SavedSync.self) { return damage }
         for name in [PhotoShards.oneFileName] + (0..<PhotoShards.count).map(PhotoShards.name) {
             if let damage = check(name, as: SavedPhotos.self) { return damage }
         }
