@@ -1,7 +1,7 @@
 // What the store's maintenance and reading report, in its own values: the façade makes them the
 // public reports (LikeKit's StoreReports.swift), ids and dates in its types.
-import LikesSupport
 
+import LikesSupport
 
 /// What a repair did, or would do.
 package struct StoreRepairReport: Sendable, Hashable {

@@ -16,7 +16,6 @@
 // `NAME (conflicted copy …)`, `~syncthing~…`, a temporary name of our own.
 
 import LikesSupport
-import LikesSupport
 
 #if canImport(Darwin)
     import Darwin

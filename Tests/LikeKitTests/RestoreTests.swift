@@ -2,11 +2,11 @@
 // the journal kept in the listing's order however old the restored likes are.
 
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
-import LikesSupport
 
 @Suite struct RestoreTests {
     let folder = TemporaryDirectory()

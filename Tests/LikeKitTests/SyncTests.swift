@@ -4,11 +4,11 @@
 // at once taking turns.
 
 import Foundation
+import LikesSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
-import LikesSupport
 
 @Suite struct SyncTests {
     let laptopFolder = TemporaryDirectory("laptop")
