@@ -72,6 +72,8 @@ let package = Package(
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit", "PhotoSources"], path: "Samples/AppSample"),
         // A folder of its own for each test, shared by the test targets that need one.
         .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "LikesSupportTests", dependencies: ["LikesSupport", "TestSupport"]),
+        .testTarget(name: "LikeStoreTests", dependencies: ["LikeStore", "LikesSupport", "JPEGCodec", "TestSupport"]),
         .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeStore", "LikeKit", "JPEGCodec", "TestSupport"]),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
         .testTarget(name: "LikeSyncTests", dependencies: ["LikeSync", "LikesSupport", "TestSupport"]),

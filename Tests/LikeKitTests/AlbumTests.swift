@@ -2,6 +2,7 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
@@ -9,7 +10,7 @@ import Testing
 
 @Suite struct NoteTests {
     @Test func settingReplacingAndClearingANoteKeepsTheImagesAndTheDate() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let repository = folder.repository()
         let id = PhotoID(valid: "rocket")
         let liked = try #require(try repository.like(id, image: Samples.rocket, userImage: Samples.chelsea).record)
@@ -41,7 +42,7 @@ import Testing
 
     @Test(arguments: ["", "   \n", String(repeating: "x", count: 10_001), "bell\u{7}", "nul\u{0}", "c1\u{85}"])
     func badNotesAreRefusedAndChangeNothing(note: String) throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let repository = folder.repository()
         let id = PhotoID(valid: "a")
         try repository.like(id, image: Samples.rocket, note: "kept")
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func aLongNoteWithTabsAndLineBreaksIsKept() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let repository = folder.repository()
         let id = PhotoID(valid: "a")
         let note = String(repeating: "é\tline\r\n", count: 1_000)  // 9,000 bytes
@@ -66,7 +67,7 @@ import Testing
     }
 
     @Test func notesOfPhotosNotLikedAreRefused() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let repository = folder.repository()
         #expect(throws: LikeRepositoryError.notLiked(id: PhotoID(valid: "ghost"))) { try repository.setNote("x", for: PhotoID(valid: "ghost")) }
         #expect(!FileManager.default.fileExists(atPath: folder.store.appendingPathComponent("records/ghost.json").path))
@@ -74,7 +75,7 @@ import Testing
 }
 
 @Suite struct AlbumTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
     let lisbon = try! AlbumName("Trip to Lisbon")
     let cats = try! AlbumName("Cats")
 
@@ -330,7 +331,7 @@ import Testing
             report.problems.first?.hasSuffix(
                 "disagrees with the record files (0 records missing from it, 1 entries stale). Repairing the store rebuilds it.") == true)
         // repair rebuilds it too, and keeps the record as it is.
-        let copy = TemporaryDirectory()
+        let copy = TemporaryFolder()
         try FileManager.default.removeItem(at: copy.url)
         try FileManager.default.copyItem(at: folder.url, to: copy.url)
         #expect(try copy.repository().repair().isOK)

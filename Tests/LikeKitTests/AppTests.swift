@@ -4,6 +4,7 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
@@ -34,7 +35,7 @@ final class LockHolder: Sendable {
 }
 
 @Suite struct AppTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     // MARK: Never blocking
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
@@ -14,7 +15,7 @@ import Testing
 #endif
 
 @Suite struct ConcurrencyTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     @Test func concurrentTasksOnOneRepositoryLoseNothing() async throws {
         let repository = folder.repository(durability: .relaxed)

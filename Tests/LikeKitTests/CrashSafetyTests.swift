@@ -2,6 +2,7 @@
 // must always hold the state before or after the operation, intact, with at worst orphans.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
@@ -31,7 +32,7 @@ import Testing
     static let trip = try! AlbumName("Trip to Lisbon")
     static let new = try! AlbumName("Café")
 
-    func prepare(_ folder: TemporaryDirectory) throws {
+    func prepare(_ folder: TemporaryFolder) throws {
         let repository = folder.repository()
         try repository.like(Self.base, image: Samples.rocket, userImage: Samples.chelsea, note: "before", albums: [Self.trip])
         try repository.like(Self.other, image: Samples.coffee)
@@ -123,7 +124,7 @@ import Testing
         }
     }
 
-    func checkRecovered(_ folder: TemporaryDirectory, operation: Operation, before: [String: Visible], acknowledged: Bool, step: String) throws {
+    func checkRecovered(_ folder: TemporaryFolder, operation: Operation, before: [String: Visible], acknowledged: Bool, step: String) throws {
         let reopened = folder.repository()
         let report = try reopened.verify()
         #expect(report.problems.isEmpty, "\(operation) stopped at \(step): \(report.problems)")
@@ -166,7 +167,7 @@ import Testing
     func crashAtEveryStepLeavesTheStateBeforeOrAfter(operation: Operation, flushing: FlushStrategy) throws {
         var stepsSeen = 0
         for crashPoint in 0... {
-            let folder = TemporaryDirectory("crash\(operation)\(crashPoint)")
+            let folder = TemporaryFolder("crash\(operation)\(crashPoint)")
             try prepare(folder)
             let before = try visible(folder.repository())
             let faults = FaultInjector(.crash(after: crashPoint), flushStrategy: flushing.method)
@@ -196,7 +197,7 @@ import Testing
 
     /// Runs `operation` with step `failPoint` failing with `code`; returns whether it got there.
     func fail(_ operation: Operation, at failPoint: Int, with code: Int32, flushing: FlushStrategy) throws -> Bool {
-        let folder = TemporaryDirectory("fail\(operation)\(failPoint)")
+        let folder = TemporaryFolder("fail\(operation)\(failPoint)")
         try prepare(folder)
         let before = try visible(folder.repository())
         let faults = FaultInjector(.fail(at: failPoint, code: code), flushStrategy: flushing.method)
@@ -229,7 +230,7 @@ import Testing
     }
 
     @Test func tornJournalLineIsCutAndTheLikeAfterItIsKept() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         try prepare(folder)
         let journal = folder.store.appendingPathComponent("likes.journal")
         let handle = try FileHandle(forWritingTo: journal)

@@ -2,13 +2,14 @@
 // silently emptied collection.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct DamageTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
     var journal: URL { folder.store.appendingPathComponent("likes.journal") }
 
     func fill(_ count: Int = 6) throws -> LikeRepository {

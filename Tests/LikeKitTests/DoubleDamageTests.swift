@@ -2,13 +2,14 @@
 // command, purge included, ever removes the bytes that were a photo's only copy.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct DoubleDamageTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
     var store: URL { folder.store }
     func path(_ relative: String) -> String { store.appendingPathComponent(relative).path }
 

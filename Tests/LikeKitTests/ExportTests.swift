@@ -2,13 +2,14 @@
 // failing disk leaves of it.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct ExportTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
     var destination: URL { folder.url.appendingPathComponent("share", isDirectory: true) }
 
     func files(_ url: URL) throws -> [String] {

@@ -2,13 +2,14 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct LikeRepositoryTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     @Test func likingStoresTheRecordAndAByteIdenticalImage() throws {
         let repository = folder.repository()
@@ -343,7 +344,7 @@ extension LikeRepositoryTests {
     /// Liking a photo again with what it has already changes nothing, writes nothing and is
     /// heard by no observer; an update that also brings the same bytes touches only what differs.
     @Test func likingTheSameThingsAgainIsUnchangedAndWritesNothing() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let repository = folder.repository()
         let id = PhotoID(valid: "same")
         let file = folder.url.appendingPathComponent("same.jpg")

@@ -3,13 +3,14 @@
 // stopped.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct OwedRequestTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     func timed(_ id: String, at seconds: Double, owing url: String? = nil, seed: Int = 1) throws -> TimedLike {
         TimedLike(

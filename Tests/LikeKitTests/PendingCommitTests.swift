@@ -6,19 +6,20 @@
 // file itself.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct PendingCommitTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     /// A repository flushing with one syncfs per change whose writer stops before the step that
     /// starts with `step` (counted on a run of the same operation on a copy), as a power cut
     /// right after the flush would leave it: files and lines written, nothing after.
     func stopping(before step: String, _ operation: (LikeRepository) throws -> Void) throws {
-        let counting = TemporaryDirectory("counting")
+        let counting = TemporaryFolder("counting")
         try FileManager.default.copyItem(at: folder.store, to: counting.store)
         let counter = FaultInjector(flushStrategy: .wholeFileSystem)
         try operation(counting.repository(faults: counter))

@@ -5,13 +5,14 @@
 // writer upgrades it.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct QueryReferenceTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     // MARK: The reference
 

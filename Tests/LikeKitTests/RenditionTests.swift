@@ -5,6 +5,7 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import JPEGCodec
@@ -42,7 +43,7 @@ enum CameraPhotos {
 }
 
 @Suite struct RenditionTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     @Test func aTurnedCameraPhotoIsRecordedAsDisplayedAndGivenAtEverySizeUpright() throws {
         let repository = folder.repository()

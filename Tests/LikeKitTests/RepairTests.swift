@@ -1,6 +1,7 @@
 // repair: every kind of damage brought back to a store that verifies, with nothing deleted.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
@@ -14,7 +15,7 @@ import Testing
 #endif
 
 @Suite struct RepairTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     /// Ways a store gets damaged: by power cuts on file systems that lie, by hand, by tools.
     enum Damage: String, CaseIterable, Sendable {

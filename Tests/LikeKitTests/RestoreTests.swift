@@ -3,13 +3,14 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct RestoreTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
     var export: URL { folder.url.appendingPathComponent("backup", isDirectory: true) }
 
     /// A second store beside the first, empty.
@@ -319,33 +320,4 @@ import Testing
         #expect(try repository.verify().isOK)
     }
 
-    @Test func theDigestFedInPiecesIsSha256sumsWithEitherRounds() throws {
-        print("SHA-256 rounds in hardware: \(SHA256.hasRoundsInHardware)")
-        var generator = SystemRandomNumberGenerator()
-        let file = folder.url.appendingPathComponent("random.bin")
-        for length in [0, 1, 55, 56, 63, 64, 65, 127, 128, 1000, 100_003] {
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            try Data(bytes).write(to: file)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-            process.arguments = [file.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            let expected = String(output.prefix(64))
-            var hash = SHA256()
-            var offset = 0
-            while offset < bytes.count {
-                let piece = min(Int.random(in: 1...200, using: &generator), bytes.count - offset)
-                bytes[offset..<(offset + piece)].withUnsafeBytes { hash.update($0) }
-                offset += piece
-            }
-            #expect(hash.finalizeHex() == expected, "length \(length)")
-            #expect(SHA256.hexDigest(of: bytes) == expected, "length \(length)")
-            // Both rounds, where the processor has the SHA extensions.
-            #expect(bytes.withUnsafeBytes { SHA256.hexDigestInSwift(of: $0) } == expected, "length \(length)")
-        }
-    }
 }

@@ -2,13 +2,14 @@
 // that a sync can tell what this store changed, and when, from what it merged.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct StampTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     /// A local stamp's milliseconds; -1 for anything else.
     func time(_ text: String?) -> Int64 { text.flatMap { Int64($0) } ?? -1 }

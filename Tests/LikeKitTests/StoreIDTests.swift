@@ -1,13 +1,14 @@
 // Ids against a real store: nothing escapes it, twins stay apart or merge as they should.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct StoreIDTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     @Test func hostileIDsStayInsideTheStore() throws {
         let repository = folder.repository()

@@ -5,14 +5,15 @@
 
 import Foundation
 import LikesSupport
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct SyncTests {
-    let laptopFolder = TemporaryDirectory("laptop")
-    let phoneFolder = TemporaryDirectory("phone")
+    let laptopFolder = TemporaryFolder("laptop")
+    let phoneFolder = TemporaryFolder("phone")
 
     var folder: URL { laptopFolder.url.appendingPathComponent("sync-folder") }
 
@@ -120,8 +121,8 @@ final class Heard: @unchecked Sendable {
 /// images a device let go of once a later change replaced them. Each was found by
 /// Tests/Tools/sync_replay.py or reading its runs.
 @Suite struct SyncOfWhatStoresLeftTests {
-    let laptopFolder = TemporaryDirectory("laptop")
-    let phoneFolder = TemporaryDirectory("phone")
+    let laptopFolder = TemporaryFolder("laptop")
+    let phoneFolder = TemporaryFolder("phone")
     let folder: URL
     let laptop: LikeRepository
     let phone: LikeRepository

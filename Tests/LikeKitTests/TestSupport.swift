@@ -7,25 +7,17 @@ import Testing
 @testable import LikeKit
 @testable import LikeStore
 
-/// A folder of the test's own (``TemporaryFolder``) with a repository on its store.
-final class TemporaryDirectory: TemporaryFolder, @unchecked Sendable {
-    init(_ label: String = #function) {
-        super.init(prefix: "likekit", label: label)
-    }
-
+extension TemporaryFolder {
+    /// A repository on the folder's store.
     func repository(durability: Durability = .full, faults: FaultInjector? = nil) -> LikeRepository {
         LikeRepository(directory: store, durability: durability, lockTimeout: 10, faults: faults)
     }
 }
 
 enum Samples {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Samples/photos", isDirectory: true)
+    static let directory = SamplePhotos.directory
 
-    static func photo(_ name: String) -> Data {
-        try! Data(contentsOf: directory.appendingPathComponent(name))
-    }
+    static func photo(_ name: String) -> Data { SamplePhotos.data(name) }
 
     static let rocket = photo("rocket.jpg")
     static let chelsea = photo("chelsea.jpg")

@@ -3,13 +3,14 @@
 
 import Foundation
 import JPEGCodec
+import TestSupport
 import Testing
 
 @testable import LikeKit
 @testable import LikeStore
 
 @Suite struct ThumbnailStoreTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     @Test func aLikeHasNoThumbnailUntilFirstNeedThenOneOfThePromisedSize() throws {
         let repository = folder.repository()
@@ -139,7 +140,7 @@ import Testing
 }
 
 @Suite struct ThumbnailFolderTests {
-    let folder = TemporaryDirectory()
+    let folder = TemporaryFolder()
 
     /// A link (or a file) where the thumbnails folder belongs costs the thumbnails, nothing else:
     /// listing works, verify names it, repair sets it aside and makes them anew.

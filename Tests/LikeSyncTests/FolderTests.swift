@@ -8,8 +8,8 @@ import Testing
 
 @testable import LikeSync
 
-final class SyncSandbox: TemporaryFolder, @unchecked Sendable {
-    init(_ label: String = #function) { super.init(prefix: "LikeSyncTests", label: label) }
+extension TemporaryFolder {
+    /// A sync folder at the folder's path.
     var folder: SyncFolder { SyncFolder(path: url.path) }
 }
 
@@ -28,7 +28,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
 
 @Suite struct FolderTests {
     @Test func publishedChangesAndImagesReadBackWhole() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         let rocket = jpegLike(1)
         let coffee = jpegLike(2)
         let first = [like("rocket", rocket, device: deviceA, at: 10, note: "launch"), like("coffee", coffee, device: deviceA, at: 11)]
@@ -57,7 +57,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
     }
 
     @Test func whatTheCarryingProgramLeavesIsIgnored() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         let bytes = jpegLike(3)
         let change = like("cat", bytes, device: deviceA, at: 5)
         try box.folder.publish(device: deviceA, name: "laptop", sequence: 1, changes: [change], images: [change.image!.sha256: bytes])
@@ -81,7 +81,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
     /// A change file at every length short of whole: pending and named, never merged, never a
     /// crash; whole again, it reads.
     @Test func aChangeFileCutShortOrStillArrivingIsPendingUntilWhole() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         let bytes = jpegLike(4)
         let changes = [like("a", bytes, device: deviceA, at: 1, note: "x"), like("b", bytes, device: deviceA, at: 2)]
         let whole = try SyncFolder.encode(device: deviceA, sequence: 1, changes: changes)
@@ -105,7 +105,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
     }
 
     @Test func anImageIsTakenOnlyWholeAndAsNamed() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         let bytes = jpegLike(5)
         let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
         let path = "\(deviceB)/images/\(reference.sha256).jpg"
@@ -125,7 +125,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
     }
 
     @Test func aNewerFormatIsNamedAndSkippedAndAForeignLineIsRefused() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         var newer = Array("{\"count\":0,\"device\":\"\(deviceA)\",\"format\":2,\"sequence\":1}\n".utf8)
         newer += Array("{\"sha256\":\"\(SyncFolder.digest(newer))\"}\n".utf8)
         box.file("\(deviceA)/changes-00000001.jsonl", Data(newer))
@@ -140,7 +140,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
     }
 
     @Test func aMissingFolderIsNamedAndAnEmptyOneHoldsNothing() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         #expect(throws: FolderError.missing(box.path("nowhere"))) { try SyncFolder(path: box.path("nowhere")).scan(merged: MergedFiles()) }
         let scan = try box.folder.scan(merged: MergedFiles())
         #expect(scan.segments.isEmpty && scan.devices.isEmpty && scan.pending.isEmpty)

@@ -8,6 +8,7 @@
 // images in the folder are of photos no longer liked.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import LikeSync
@@ -104,7 +105,7 @@ enum SimulationSeeds {
 @Suite struct SimulationTests {
     @Test(arguments: SimulationSeeds.all)
     func threeDevicesConvergeWhateverTheCarrierDoes(seed: Int) throws {
-        let box = SyncSandbox("simulation-\(seed)")
+        let box = TemporaryFolder("simulation-\(seed)")
         var generator = SeededGenerator(seed: UInt64(seed) &* 7_919)
         let devices = [deviceA, deviceB, "c000000000000003"].enumerated().map { index, id in
             let copy = box.path("copy-\(index)")
@@ -260,7 +261,7 @@ enum SimulationSeeds {
     }
 
     @Test func aCopiedStoreRefusesBeforeWritingAndARoundThatDiedKnowsItsOwnFile() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: box.path("dir"), withIntermediateDirectories: true)
         let folder = SyncFolder(path: box.path("dir"))
         var original = DeviceSyncState(device: deviceA, name: "laptop")
@@ -288,7 +289,7 @@ enum SimulationSeeds {
     /// clock stood when it was made: the later change wins on both devices. One made after the
     /// merge comes after what was merged, even from a device whose clock runs ahead.
     @Test func aChangeIsStampedAsTheClockStoodWhenItWasMade() throws {
-        let box = SyncSandbox()
+        let box = TemporaryFolder()
         try FileManager.default.createDirectory(atPath: box.path("dir"), withIntermediateDirectories: true)
         let folder = SyncFolder(path: box.path("dir"))
         var laptop = DeviceSyncState(device: deviceA, name: "laptop")

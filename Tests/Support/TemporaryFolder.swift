@@ -3,10 +3,16 @@
 
 import Foundation
 
-/// A unique folder under the system's temporary directory, removed on deinit; the tests of each
-/// target build their own helpers on it (a repository in it, `likes` run on its store).
-open class TemporaryFolder: @unchecked Sendable {  // `url` is all it holds, and never changes
+/// A unique folder under the system's temporary directory, removed on deinit: the one such type
+/// of every test target, each of which adds its helpers in an extension (a repository in it,
+/// `likes` run on its store, a sync folder).
+public final class TemporaryFolder: @unchecked Sendable {  // `url` is all it holds, and never changes
     public let url: URL
+
+    /// A folder named after the test (`label`, the calling function by default), made now.
+    public convenience init(_ label: String = #function) {
+        self.init(prefix: "likes-tests", label: label)
+    }
 
     /// A folder named after `prefix` and the test (`label`), made now.
     public init(prefix: String, label: String) {
@@ -53,5 +59,23 @@ open class TemporaryFolder: @unchecked Sendable {  // `url` is all it holds, and
             }
         }
         return result.sorted()
+    }
+}
+
+/// The photos bundled in `Samples/photos`, for the tests of every target.
+public enum SamplePhotos {
+    /// The folder of the bundled photos.
+    public static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Samples/photos", isDirectory: true)
+
+    /// The bytes of the bundled photo `name`; a missing one stops the test run, as it means a
+    /// broken checkout.
+    public static func data(_ name: String) -> Data {
+        do {
+            return try Data(contentsOf: directory.appendingPathComponent(name))
+        } catch {
+            fatalError("the sample photo \(name) cannot be read: \(error)")
+        }
     }
 }

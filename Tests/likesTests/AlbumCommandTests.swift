@@ -1,10 +1,11 @@
 // End-to-end: notes, albums and export through the real `likes` binary.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct NoteCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func aNoteIsSetShownSearchedAndCleared() throws {
         #expect(try box.run(["like", "rocket", "--image", Samples.photo("rocket.jpg").path]).status == 0)
@@ -46,7 +47,7 @@ import Testing
 }
 
 @Suite struct AlbumCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     func likeSamples(_ names: [String]) throws {
         for name in names {

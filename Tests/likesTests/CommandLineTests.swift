@@ -3,10 +3,11 @@
 import Foundation
 import LikeKit
 import LikesSupport
+import TestSupport
 import Testing
 
 @Suite struct CommandLineTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func versionAndHelp() throws {
         let version = try box.run(["--version"], store: false)
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func anEmptyStoreSaysSoWhateverTheLimitOrOrder() throws {
-        let box = Sandbox()
+        let box = TemporaryFolder()
         #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
         #expect(try box.run(["unlike", "a"]).status == 0)
         for arguments in [["list"], ["list", "--limit", "20"], ["list", "--oldest-first", "--limit", "5"]] {
@@ -47,7 +48,7 @@ import Testing
     func aStoreThatDoesNotExistIsNamedAsMissing(_ arguments: [String]) throws {
         let missing = box.path("no/such/store")
         let out = box.path("out")
-        let run = try Sandbox.execute(["--store", missing] + arguments.map { $0 == "OUT" ? out : $0 })
+        let run = try TemporaryFolder.execute(["--store", missing] + arguments.map { $0 == "OUT" ? out : $0 })
         #expect(run.status == 66, "\(arguments): \(run.status) \(run.stdout)")
         #expect(
             run.stdout.isEmpty
@@ -57,7 +58,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: missing) && !FileManager.default.fileExists(atPath: out))
         // A file where the store should be is no store either.
         let file = box.file("a-file", Data("x".utf8))
-        let notFolder = try Sandbox.execute(["--store", file] + arguments.map { $0 == "OUT" ? out : $0 })
+        let notFolder = try TemporaryFolder.execute(["--store", file] + arguments.map { $0 == "OUT" ? out : $0 })
         #expect(notFolder.status == 66 && notFolder.stderr.contains("is not a folder"), "\(notFolder.stderr)")
     }
 
@@ -243,7 +244,7 @@ import Testing
         #expect(wide.stdout.contains("launch day"))
         let narrow = try box.run(["list", "--search", "launch"], environment: ["COLUMNS": "50"])
         #expect(narrow.stdout.contains("…"))
-        let emptied = Sandbox()
+        let emptied = TemporaryFolder()
         #expect(try emptied.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
         #expect(try emptied.run(["unlike", "a"]).status == 0)
         let empty = try emptied.run(["list"])
@@ -492,7 +493,7 @@ import Testing
 
     @Test func aStoreThatCannotBeCreatedIsAnIOError() throws {
         let blocker = box.file("blocker", Data("a file".utf8))
-        let run = try Sandbox.execute(["--store", blocker + "/store", "like", "a", "--image", Samples.photo("rocket.jpg").path])
+        let run = try TemporaryFolder.execute(["--store", blocker + "/store", "like", "a", "--image", Samples.photo("rocket.jpg").path])
         #expect(run.status == 74)
         #expect(run.stderr.hasPrefix("likes: Could not "))
     }
@@ -676,7 +677,7 @@ extension CommandLineTests {
     @Test(Needs.script) func serveOnATerminalSaysHowToStop() throws {
         #expect(try box.run(["like", "a", "--image", Samples.photo("rocket.jpg").path]).status == 0)
         let command = "timeout -s INT 2 \(Binary.url.path) --store '\(box.store.path)' serve --port 0"
-        let run = try Sandbox.execute(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let run = try TemporaryFolder.execute(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
         let lines = run.stdout.split(separator: "\r\n").map(String.init)
         #expect(lines.first?.hasPrefix("http://127.0.0.1:") == true, "\(run.stdout)")
         #expect(lines.contains { $0.hasSuffix("Ctrl-C to stop.") }, "\(run.stdout)")

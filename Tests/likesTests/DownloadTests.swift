@@ -2,6 +2,7 @@
 // cut short, a PNG sent as image/jpeg; `like --url` and `import-unsplash` on real API responses.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// The Python server in Tests/Tools, running for one test.
@@ -35,7 +36,7 @@ final class PhotoServer {
 }
 
 @Suite(Needs.python3) struct DownloadTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func likeByURLStoresTheDownloadedBytes() throws {
         let server = try PhotoServer()

@@ -1,6 +1,7 @@
 // End-to-end: `likes export`, and its contact sheet opened in a real headless browser.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// Debian's chromium (or another Chromium found on PATH), run headless.
@@ -77,7 +78,7 @@ enum Browser {
 }
 
 @Suite struct ExportCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     /// The sample photos with their metadata, a note with markup in it, and an album.
     func prepare() throws {

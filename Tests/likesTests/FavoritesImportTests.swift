@@ -5,6 +5,7 @@
 // kill), a kill at any instant losing nothing, and each failure's exit status and line.
 
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ extension SourceServer {
     /// Sets the stand-in's knobs (`POST /control`): budgets of requests, failures, delays.
     func control(_ settings: [String: String]) throws {
         let query = settings.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             ["-s", "-X", "POST", "http://127.0.0.1:\(port)/control?\(query)"], executable: URL(fileURLWithPath: "/usr/bin/curl"))
         #expect(run.status == 0, "the stand-in took no settings: \(run.stderr)")
     }
@@ -25,7 +26,7 @@ extension SourceServer {
         var ids: [String] = []
         var page = 1
         while ids.count < count {
-            let run = try Sandbox.execute(
+            let run = try TemporaryFolder.execute(
                 ["-s", "http://127.0.0.1:\(port)/unsplash/users/alice/likes?page=\(page)&per_page=30"],
                 executable: URL(fileURLWithPath: "/usr/bin/curl"))
             let photos = try #require(try run.json() as? [[String: Any]])
@@ -38,7 +39,7 @@ extension SourceServer {
 }
 
 @Suite(Needs.python3) struct FavoritesImportTests {
-    let sandbox = Sandbox()
+    let sandbox = TemporaryFolder()
 
     func ids() throws -> [String] {
         try sandbox.run(["list", "--json"]).array().compactMap { $0["id"] as? String }
@@ -211,7 +212,7 @@ extension SourceServer {
         try server.control(["likes": "35"])
         let environment = server.environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
         let command = "\(environment) NO_COLOR=1 \(Binary.url.path) --store '\(sandbox.store.path)' unsplash import-likes alice"
-        let onTerminal = try Sandbox.execute(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
+        let onTerminal = try TemporaryFolder.execute(["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"))
         #expect(onTerminal.status == 0, "\(onTerminal.stdout)")
         #expect(onTerminal.stdout.contains("30/35") && onTerminal.stdout.contains("35/35"), "\(onTerminal.stdout)")
         #expect(try sandbox.run(["unlike", try ids()[0]]).status == 0)

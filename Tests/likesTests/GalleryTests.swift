@@ -3,6 +3,7 @@
 // (Tests/Tools/gallery_browser.py), each check a line of their output.
 
 import Foundation
+import TestSupport
 import Testing
 
 enum GalleryTools {
@@ -15,7 +16,7 @@ enum GalleryTools {
     /// photo sources, Tests/Tools/source_server.py, which needs nothing more).
     static var browserIsUsable: Bool {
         ["/usr/bin/chromium", "/usr/bin/chromedriver"].allSatisfy(FileManager.default.isExecutableFile(atPath:))
-            && (try? Sandbox.execute(["-c", "import selenium, PIL"], executable: python).status) == 0
+            && (try? TemporaryFolder.execute(["-c", "import selenium, PIL"], executable: python).status) == 0
     }
 
     /// In CI the browser test must run: a missing browser is a failure, not a reason to skip.
@@ -24,7 +25,7 @@ enum GalleryTools {
 
 @Suite struct GalleryTests {
     @Test(Needs.python3) func everyRuleOfAccessHoldsOverHTTP() throws {
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             [GalleryTools.http.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for check in [
@@ -46,7 +47,7 @@ enum GalleryTools {
     /// A link or changed bytes in place of each of a photo's files: no command and no route
     /// reads through it or hands its bytes on (Tests/Tools/store_links.py).
     @Test(Needs.python3) func noCommandOrPageFollowsALinkOrHandsOnChangedBytes() throws {
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             [GalleryTools.links.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for kind in ["image", "userImage", "thumbnail", "record", "images folder"] {
@@ -61,7 +62,7 @@ enum GalleryTools {
     @Test(.enabled(if: GalleryTools.browserIsRequired, "needs chromium, chromium-driver, python3-selenium and python3-pil"))
     func thePagesWorkInARealBrowser() throws {
         try #require(GalleryTools.browserIsUsable, "apt-get install chromium chromium-driver python3-selenium python3-pil")
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             [GalleryTools.browser.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for check in [

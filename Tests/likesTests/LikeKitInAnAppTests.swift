@@ -3,13 +3,14 @@
 // lock, and cancelling an awaiting like ends its wait at once. Also runs the app sample.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct LikeKitInAnAppTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func aTickerKeepsTickingEvery10msWhileEightAwaitingLikesWaitOnAnotherProcessesLock() throws {
-        let run = try Sandbox.execute(["responsiveness", box.store.path], executable: Binary.sibling("likes-bench"))
+        let run = try TemporaryFolder.execute(["responsiveness", box.store.path], executable: Binary.sibling("likes-bench"))
         try #require(run.status == 0, "\(run.stderr)")
         let figures = try run.object()
         // The likes waited for the lock (held 1.5 s), all eight of them...
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func cancellingAnAwaitingLikeEndsItsWaitForTheLockAtOnce() throws {
-        let run = try Sandbox.execute(["cancellation", box.store.path], executable: Binary.sibling("likes-bench"))
+        let run = try TemporaryFolder.execute(["cancellation", box.store.path], executable: Binary.sibling("likes-bench"))
         try #require(run.status == 0, "\(run.stderr)")
         let figures = try run.object()
         #expect(figures["threwCancellationError"] as? Double == 1)
@@ -37,10 +38,10 @@ import Testing
 }
 
 @Suite struct AppSampleTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func theAppSampleRunsItsSessionAndEveryScreenShowsTheStore() throws {
-        let run = try Sandbox.execute([box.store.path], executable: Binary.sibling("likes-app-sample"))
+        let run = try TemporaryFolder.execute([box.store.path], executable: Binary.sibling("likes-app-sample"))
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("✔ Every screen showed what the store holds."))
         #expect(run.stdout.contains("♥ rocket"))
@@ -53,10 +54,10 @@ import Testing
 }
 
 @Suite struct ObserverThreadTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func twentyObserversCostOneFollowerThreadNotTwenty() throws {
-        let run = try Sandbox.execute(["observers", box.store.path, "20"], executable: Binary.sibling("likes-bench"))
+        let run = try TemporaryFolder.execute(["observers", box.store.path, "20"], executable: Binary.sibling("likes-bench"))
         try #require(run.status == 0, "\(run.stderr)")
         let figures = try run.object()
         let before = try #require(figures["threadsBefore"] as? Int)

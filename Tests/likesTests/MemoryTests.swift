@@ -4,6 +4,7 @@
 // marker walk through a mapping read whole.
 
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Testing
 #endif
 
 @Suite struct MemoryTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     /// Runs `likes-bench` with `arguments` and returns its exit status and peak resident size in
     /// bytes.

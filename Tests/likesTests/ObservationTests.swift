@@ -3,6 +3,7 @@
 import Foundation
 import LikeKit
 import LikesSupport
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -85,7 +86,7 @@ final class Watcher {
 }
 
 @Suite struct ObservationTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func anObserverHearsAnotherProcessWithinASecond() async throws {
         #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
@@ -200,9 +201,10 @@ final class Watcher {
         let source = box.url.appendingPathComponent("source", isDirectory: true)
         let backup = box.path("backup")
         for index in 0..<70 {
-            #expect(try Sandbox.execute(["--store", source.path, "like", "r\(index)", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
+            #expect(
+                try TemporaryFolder.execute(["--store", source.path, "like", "r\(index)", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
         }
-        #expect(try Sandbox.execute(["--store", source.path, "export", backup]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", source.path, "export", backup]).status == 0)
         #expect(try box.run(["like", "newer", "--image", Samples.photo("coffee.jpg").path]).status == 0)
         let watcher = try Watcher(store: box.store)
         defer { watcher.stop() }

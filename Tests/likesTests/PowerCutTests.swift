@@ -3,6 +3,7 @@
 // verifies.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// Debian's python3 with pyfuse3 (python3-pyfuse3), and a usable /dev/fuse.
@@ -14,7 +15,7 @@ enum FUSE {
         guard FileManager.default.fileExists(atPath: "/dev/fuse"), FileManager.default.isExecutableFile(atPath: python.path) else {
             return false
         }
-        return (try? Sandbox.execute(["-c", "import pyfuse3, trio"], executable: python).status) == 0
+        return (try? TemporaryFolder.execute(["-c", "import pyfuse3, trio"], executable: python).status) == 0
     }
 
     /// In CI the test must run: there a missing FUSE is a failure, not a reason to skip.
@@ -22,7 +23,7 @@ enum FUSE {
 
     static func powercut(_ arguments: [String]) throws -> Run {
         try #require(isUsable, "FUSE is not usable here: apt-get install fuse3 python3-pyfuse3, and /dev/fuse must exist")
-        return try Sandbox.execute(
+        return try TemporaryFolder.execute(
             [script.path] + arguments + ["--likes", Binary.url.path, "--samples", Samples.photos.path], executable: python)
     }
 }

@@ -1,6 +1,7 @@
 // Several processes on one store, and processes killed with SIGKILL in the middle of a write.
 
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 #endif
 
 @Suite struct ProcessTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     /// Writes `count` distinct JPEG files and returns their paths by index.
     func images(_ count: Int, size: Int = 2048) -> [String] {

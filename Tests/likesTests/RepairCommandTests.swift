@@ -1,10 +1,11 @@
 // `likes repair` end to end: what it says, what it prints with --json, and its exit status.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RepairCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func repairRebuildsALostRecordSetsAsideStrayFoldersAndExitsZero() throws {
         for name in ["rocket", "coffee"] {

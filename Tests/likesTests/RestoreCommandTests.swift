@@ -2,10 +2,11 @@
 // binary: exact photos, exit statuses, a restore killed part way and run again.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct RestoreCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
     var backup: String { box.path("backup") }
 
     /// A store of the six sample photos and five more, with ids that are no file names, notes with line breaks and
@@ -27,7 +28,7 @@ import Testing
     }
 
     func list(_ store: String) throws -> [[String: Any]] {
-        try Sandbox.execute(["--store", store, "list", "--json"]).array()
+        try TemporaryFolder.execute(["--store", store, "list", "--json"]).array()
     }
 
     /// What must come back of each photo: all but the places of its files, and the files' bytes.
@@ -54,19 +55,19 @@ import Testing
     @Test func backupAndRestoreGiveTheSameCollectionAndTheSameIndex() throws {
         try backedUpStore()
         let target = box.path("restored")
-        let restore = try Sandbox.execute(["--store", target, "import", backup])
+        let restore = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stdout.hasPrefix("Restored 11 of 11 photos from the export \(backup): 0 liked already, 0 refused.\n"), "\(restore.stdout)")
         #expect(try comparable(target).sorted() == comparable(box.store.path).sorted())
         #expect(try list(target).map { $0["id"] as? String } == list(box.store.path).map { $0["id"] as? String })
-        #expect(try Sandbox.execute(["--store", target, "verify"]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", target, "verify"]).status == 0)
 
         let again = box.path("again")
-        #expect(try Sandbox.execute(["--store", target, "export", again]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", target, "export", again]).status == 0)
         #expect(try indexWithoutTime(again) == indexWithoutTime(backup))
 
         // Run again: every photo is there, reported and left as it is; not an error.
-        let rerun = try Sandbox.execute(["--store", target, "import", backup, "--json"])
+        let rerun = try TemporaryFolder.execute(["--store", target, "import", backup, "--json"])
         #expect(rerun.status == 0, "\(rerun.stderr)")
         let summary = try rerun.object()
         #expect((summary["liked"] as? [String])?.isEmpty == true)
@@ -74,7 +75,7 @@ import Testing
         #expect(skipped.count == 11)
         #expect(skipped.contains { $0["file"] == backup + "/a_b.jpg" && $0["reason"] == "photo \"a/b\" is liked already" })
         // For people, one line says it: no line per photo liked already.
-        let human = try Sandbox.execute(["--store", target, "import", backup])
+        let human = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(human.status == 0)
         #expect(human.stdout == "Restored 0 of 11 photos from the export \(backup): 11 liked already, 0 refused.\n", "\(human.stdout)")
     }
@@ -84,7 +85,7 @@ import Testing
     @Test(Needs.script) func aRestoreOnATerminalDrawsItsProgress() throws {
         try backedUpStore()
         let command = "\(Binary.url.path) --store '\(box.path("restored"))' import '\(backup)'"
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"), environment: ["NO_COLOR": "1"])
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stdout.contains("\r" + String(repeating: "█", count: 30) + " 11/11  "), "\(run.stdout)")
@@ -96,10 +97,10 @@ import Testing
     @Test func albumsGivenAreAddedToThoseEachPhotoHad() throws {
         try backedUpStore()
         let target = box.path("restored")
-        #expect(try Sandbox.execute(["--store", target, "like", "coffee", "--image", Samples.photo("coffee.jpg").path]).status == 0)
-        let restore = try Sandbox.execute(["--store", target, "import", backup, "--album", "Restored"])
+        #expect(try TemporaryFolder.execute(["--store", target, "like", "coffee", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        let restore = try TemporaryFolder.execute(["--store", target, "import", backup, "--album", "Restored"])
         #expect(restore.status == 0, "\(restore.stderr)")
-        let albums = try Sandbox.execute(["--store", target, "albums", "--json"]).array()
+        let albums = try TemporaryFolder.execute(["--store", target, "albums", "--json"]).array()
         let counts = Dictionary(uniqueKeysWithValues: albums.map { ($0["name"] as? String ?? "", $0["count"] as? Int ?? 0) })
         // Every photo restored, not the one liked already.
         #expect(counts == ["Restored": 10, "Trips": 2, "Cats & dogs": 1], "\(counts)")
@@ -112,13 +113,13 @@ import Testing
         bytes[bytes.count - 100] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: file))
         let target = box.path("restored")
-        let restore = try Sandbox.execute(["--store", target, "import", backup])
+        let restore = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(restore.status == 1)
         #expect(restore.stdout.contains("Restored 10 of 11 photos"), "\(restore.stdout)")
         #expect(restore.stdout.contains("  refused \(file): its SHA-256 differs from index.json (photo \"with space\")"), "\(restore.stdout)")
         #expect(restore.stderr == "likes: 1 photo of the export was refused; see the summary.\n", "\(restore.stderr)")
         #expect(try list(target).count == 10)
-        #expect(try Sandbox.execute(["--store", target, "verify"]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", target, "verify"]).status == 0)
     }
 
     @Test func anUnknownFormatExits65AndStoresNothing() throws {
@@ -128,7 +129,7 @@ import Testing
         try text.write(toFile: index, atomically: true, encoding: .utf8)
         let target = box.path("restored")
         // Also with plain JPEGs given first: the index is checked before anything is stored.
-        let restore = try Sandbox.execute(["--store", target, "import", Samples.photos.path, backup])
+        let restore = try TemporaryFolder.execute(["--store", target, "import", Samples.photos.path, backup])
         #expect(restore.status == 65)
         #expect(restore.stdout.isEmpty)
         #expect(
@@ -156,11 +157,11 @@ import Testing
         let photos = box.path("photos")
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
         for index in 0..<1000 { box.file("photos/p\(index).jpg", madeUpJPEG(seed: index, scanBytes: 4096)) }
-        #expect(try Sandbox.execute(["--store", source, "--durability", "relaxed", "import", photos]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", source, "--durability", "relaxed", "import", photos]).status == 0)
         for index in stride(from: 0, to: 1000, by: 97) {
-            #expect(try Sandbox.execute(["--store", source, "note", "p\(index)", "note \(index)\nline"]).status == 0)
+            #expect(try TemporaryFolder.execute(["--store", source, "note", "p\(index)", "note \(index)\nline"]).status == 0)
         }
-        #expect(try Sandbox.execute(["--store", source, "export", backup]).status == 0)
+        #expect(try TemporaryFolder.execute(["--store", source, "export", backup]).status == 0)
         let expected = try comparable(source)
 
         var generator = SystemRandomNumberGenerator()
@@ -169,11 +170,13 @@ import Testing
             let target = box.path("restored-\(round)")
             // Newer photos first, so that the restore marks the journal unsorted as it goes.
             for index in 0..<3 {
-                #expect(try Sandbox.execute(["--store", target, "like", "newer \(index)", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+                #expect(
+                    try TemporaryFolder.execute(["--store", target, "like", "newer \(index)", "--image", Samples.photo("coffee.jpg").path]).status
+                        == 0)
             }
             _ = try runKilled(
                 "exec \(Binary.url.path) --store '\(target)' import '\(backup)'", after: Double.random(in: 0.05...0.5, using: &generator))
-            let verify = try Sandbox.execute(["--store", target, "verify", "--json"]).object()
+            let verify = try TemporaryFolder.execute(["--store", target, "verify", "--json"]).object()
             #expect(verify["ok"] as? Bool == true, "round \(round): \(verify)")
             // Each photo there is whole and as it was.
             let shown = try comparable(target).filter { !$0.contains("\"newer ") }
@@ -181,13 +184,13 @@ import Testing
             if shown.count < expected.count { partial += 1 }
             print("round \(round): \(shown.count) of \(expected.count) restored when killed")
 
-            let finish = try Sandbox.execute(["--store", target, "import", backup])
+            let finish = try TemporaryFolder.execute(["--store", target, "import", backup])
             #expect(finish.status == 0, "round \(round): \(finish.stderr)")
             #expect(try comparable(target).filter { !$0.contains("\"newer ") }.sorted() == expected.sorted(), "round \(round)")
             let journal = try String(contentsOfFile: target + "/likes.journal", encoding: .utf8)
             #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-2"), "round \(round)")
-            #expect(try Sandbox.execute(["--store", target, "purge"]).status == 0)
-            let clean = try Sandbox.execute(["--store", target, "verify", "--json"]).object()
+            #expect(try TemporaryFolder.execute(["--store", target, "purge"]).status == 0)
+            let clean = try TemporaryFolder.execute(["--store", target, "verify", "--json"]).object()
             #expect(clean["ok"] as? Bool == true && (clean["orphans"] as? [String])?.isEmpty == true, "round \(round)")
         }
         // A kill lands within the restore (1,000 photos, over a second) nearly every time.

@@ -4,6 +4,7 @@
 // the stored bytes and credit, and each failure's exit status and message with the store unchanged.
 
 import Foundation
+import TestSupport
 import Testing
 
 /// The stand-in server, running for one test.
@@ -13,7 +14,7 @@ final class SourceServer: Sendable {
     let log: URL
     let port: Int
 
-    init(_ sandbox: Sandbox) throws {
+    init(_ sandbox: TemporaryFolder) throws {
         log = sandbox.url.appendingPathComponent("requests.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -65,7 +66,7 @@ final class SourceServer: Sendable {
 }
 
 @Suite(Needs.python3) struct SourceCommandTests {
-    let sandbox = Sandbox()
+    let sandbox = TemporaryFolder()
 
     func listing() throws -> String { try sandbox.run(["list", "--json"]).stdout }
 

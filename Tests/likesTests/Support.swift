@@ -47,12 +47,8 @@ enum Samples {
     static func data(_ name: String) -> Data { try! Data(contentsOf: photo(name)) }
 }
 
-/// A temporary folder with a store in it, and a way to run `likes` on that store.
-final class Sandbox: TemporaryFolder, @unchecked Sendable {
-    init(_ label: String = #function) {
-        super.init(prefix: "likes-e2e", label: label)
-    }
-
+/// A way to run `likes` on the store of a test's folder.
+extension TemporaryFolder {
     /// Runs `likes --store STORE arguments…` (unless `store` is false) and waits for it.
     func run(_ arguments: [String], store: Bool = true, environment: [String: String] = [:]) throws -> Run {
         try Self.execute((store ? ["--store", self.store.path] : []) + arguments, environment: environment)
@@ -133,7 +129,8 @@ enum Needs {
     static func python(_ modules: String...) -> Bool {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return false }
         guard !modules.isEmpty else { return true }
-        return (try? Sandbox.execute(["-c", "import " + modules.joined(separator: ", ")], executable: URL(fileURLWithPath: "/usr/bin/python3")))?
+        return
+            (try? TemporaryFolder.execute(["-c", "import " + modules.joined(separator: ", ")], executable: URL(fileURLWithPath: "/usr/bin/python3")))?
             .status == 0
     }
 

@@ -6,10 +6,11 @@
 // finds its files gone publishes them again; `watch --json` names the device of each change.
 
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct SyncCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
     var folder: String { box.path("folder") }
     var laptop: String { box.path("laptop") }
     var phone: String { box.path("phone") }
@@ -20,7 +21,7 @@ import Testing
     }
 
     func likes(_ store: String, _ arguments: String...) throws -> Run {
-        try Sandbox.execute(["--store", store] + arguments)
+        try TemporaryFolder.execute(["--store", store] + arguments)
     }
 
     /// The store's photos by id; none while the store does not exist yet (exit 66).
@@ -503,7 +504,7 @@ import Testing
         if: (Needs.executable("/usr/bin/syncthing") && Needs.python()) || Needs.inCI, "needs Syncthing (apt-get install syncthing) and python3")
 
     @Test(needs) func twoSyncthingDaemonsCarryEverySideToTheOtherWithinSeconds() throws {
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             [Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         for check in [
@@ -527,7 +528,7 @@ import Testing
 
     @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0, 60), ("4001,10002,10217,10359", 0.1, 120)])
     func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(seeds: String, killRate: Double, rounds: Int) throws {
-        let run = try Sandbox.execute(
+        let run = try TemporaryFolder.execute(
             [
                 Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path, "--seeds", seeds, "--rounds", String(rounds),
                 "--kill-rate", String(killRate), "--jobs", "2",

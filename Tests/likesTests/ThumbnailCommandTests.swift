@@ -3,10 +3,11 @@
 
 import Foundation
 import JPEGCodec
+import TestSupport
 import Testing
 
 @Suite struct ThumbnailCommandTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     @Test func thumbnailWritesASmallBaselineJPEGOfAnyPhoto() throws {
         let output = box.url.appendingPathComponent("small.jpg")

@@ -3,6 +3,7 @@
 // (LIKES_TORTURE_ROUNDS=300, LIKES_TORTURE_PROCESSES=8, LIKES_TORTURE_OPERATIONS=250).
 
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 #endif
 
 @Suite struct TortureTests {
-    let box = Sandbox()
+    let box = TemporaryFolder()
 
     static func setting(_ name: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap(Int.init) ?? fallback

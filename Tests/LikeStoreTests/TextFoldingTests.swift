@@ -6,7 +6,6 @@ import Foundation
 import LikesSupport
 import Testing
 
-@testable import LikeKit
 @testable import LikeStore
 
 @Suite struct TextFoldingTests {

@@ -4,7 +4,6 @@
 import Foundation
 import Testing
 
-@testable import LikeKit
 @testable import LikeStore
 
 @Suite struct JournalReaderTests {

@@ -3,9 +3,9 @@
 
 import Foundation
 import JPEGCodec
+import TestSupport
 import Testing
 
-@testable import LikeKit
 @testable import LikeStore
 
 @Suite struct PhotoCheckTests {
@@ -20,8 +20,8 @@ import Testing
     /// read what the bytes in memory read, the frame header far from the first window included.
     @Test(arguments: ["rocket.jpg", "retina.jpg", "hubble_deep_field.jpg"])
     func aFileReadThroughItsWindowGivesWhatItsBytesGive(name: String) throws {
-        let folder = TemporaryDirectory()
-        let bytes = Samples.photo(name)
+        let folder = TemporaryFolder()
+        let bytes = SamplePhotos.data(name)
         var padded = Data(bytes.prefix(2))
         // One comment segment of 65,533 bytes, then 200 of 1,004 bytes, then the photo's own.
         padded += Data([0xFF, 0xFE, 0xFF, 0xFF]) + Data(repeating: 0x41, count: 65_533)
@@ -43,9 +43,9 @@ import Testing
     }
 
     @Test func aFileThatShrankIsSaidToHaveChanged() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let url = folder.url.appendingPathComponent("photo.jpg")
-        let bytes = Samples.rocket
+        let bytes = SamplePhotos.data("rocket.jpg")
         try bytes.write(to: url)
         let descriptor = open(url.path, O_RDONLY)
         try #require(descriptor >= 0)
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aFileThatCannotBeReadIsAnInputOutputError() throws {
-        let folder = TemporaryDirectory()
+        let folder = TemporaryFolder()
         let descriptor = open(folder.url.path, O_RDONLY | O_DIRECTORY)
         try #require(descriptor >= 0)
         defer { close(descriptor) }
