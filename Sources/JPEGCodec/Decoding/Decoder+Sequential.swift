@@ -43,6 +43,7 @@ extension Decoder {
         }
     }
 
+    // long: the decoder's hot loop, kept whole so that its state stays in registers.
     /// A sequential scan: each block decoded, dequantized and transformed into its plane at once.
     func decodeSequentialScan(_ scan: ScanHeader, frame: Frame, tables: [ScanTables], reader: inout BitReader) {
         let described = zip(scan.members, tables).map { member, tables in

@@ -2,6 +2,7 @@
 // centres fall in its span (Pillow's Image.BOX), rows first, then columns.
 
 extension PlanarImage {
+    // long: one pass per direction over raw buffers; split, the passes' pointers would cross calls.
     /// The picture scaled to `width` x `height` by averaging the samples each output sample
     /// covers (a box filter, as Pillow's `Image.BOX`), for shrinking.
     public func resized(width newWidth: Int, height newHeight: Int) -> PlanarImage {

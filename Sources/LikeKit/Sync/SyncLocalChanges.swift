@@ -147,15 +147,7 @@ extension LikeRepository {
             // A first sync's like gives what the photo has; any other gives what was given then.
             let whole = everything && isStart
             func gives(_ field: RecordField, _ has: Bool) -> Bool { parts.contains(field.rawValue) && (!whole || has) }
-            var memberships: [String: Bool] = [:]
-            for part in parts {
-                if let name = RecordStamps.albumName(ofPart: part), !whole || albums.contains(name) { memberships[name] = albums.contains(name) }
-            }
-            // A record from before memberships had parts of their own: its albums go with the
-            // albums' part (a store that never synced, syncing for the first time).
-            if parts.contains(RecordField.albums.rawValue), !hasMembershipParts {
-                for name in albums { memberships[name] = true }
-            }
+            let memberships = Self.memberships(given: parts, albums: albums, whole: whole, hasMembershipParts: hasMembershipParts)
             return (
                 time, count + index,
                 { stamp in
@@ -167,6 +159,21 @@ extension LikeRepository {
                 }
             )
         }
+    }
+
+    /// The memberships a change giving `parts` decides: each album whose part it gives (in it
+    /// when the photo is); a whole photo's like, only the albums it is in.
+    private static func memberships(given parts: Set<String>, albums: Set<String>, whole: Bool, hasMembershipParts: Bool) -> [String: Bool] {
+        var memberships: [String: Bool] = [:]
+        for part in parts {
+            if let name = RecordStamps.albumName(ofPart: part), !whole || albums.contains(name) { memberships[name] = albums.contains(name) }
+        }
+        // A record from before memberships had parts of their own: its albums go with the
+        // albums' part (a store that never synced, syncing for the first time).
+        if parts.contains(RecordField.albums.rawValue), !hasMembershipParts {
+            for name in albums { memberships[name] = true }
+        }
+        return memberships
     }
 
     /// One of the photo's images as a change names it, and where it is, to be read again when

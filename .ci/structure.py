@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""The shape of the package, checked: what review found drifting when nothing checked it.
+
+    structure.py [ROOT]
+
+Each rule prints one line per place that breaks it (FILE:LINE: what, and what to do) and the
+script exits 1 when any did, 0 otherwise:
+
+- No force unwrap (`x!`, `try!`, `as!`) in Sources/ without a reason on its line, given as a
+  comment `// unwrap: WHY`.
+- No function (func, init, subscript) in Sources/ longer than 60 lines without a reason in the
+  comments just above it or on its own line, given as `// long: WHY`.
+- Every import of a module in a target is declared: a module of the package only where
+  Package.swift lists it among the target's dependencies (so LikeStore is imported only by the
+  targets that say so), and otherwise only the system's modules the package may use.
+
+The package is read with `swift package dump-package`, so Package.swift is the one truth.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+LONGEST = 60
+# The modules every target may import: the standard library's, the C library and the toolchain's
+# (the design card: no packages), and the test frameworks in tests.
+SYSTEM = {
+    "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch", "Synchronization", "Observation", "Glibc", "Darwin",
+    "Musl", "SwiftUI", "os",
+}
+TESTS = {"Testing", "XCTest"}
+
+
+def blank_strings_and_comments(text):
+    """The source with every comment, string literal and character of one replaced by spaces
+    (newlines kept), so that a `!` or a brace inside them is never taken for code. Comments are
+    returned apart, by line, for the reasons they give."""
+    out = []
+    comments = {}
+    i = 0
+    line = 1
+    n = len(text)
+
+    def keep(ch):
+        out.append("\n" if ch == "\n" else " ")
+
+    while i < n:
+        ch = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            comments.setdefault(line, []).append(text[i:end])
+            for c in text[i:end]:
+                keep(c)
+            i = end
+            continue
+        if text.startswith("/*", i):
+            depth = 0
+            j = i
+            while j < n:
+                if text.startswith("/*", j):
+                    depth += 1
+                    j += 2
+                elif text.startswith("*/", j):
+                    depth -= 1
+                    j += 2
+                    if depth == 0:
+                        break
+                else:
+                    j += 1
+            for c in text[i:j]:
+                keep(c)
+                if c == "\n":
+                    line += 1
+            i = j
+            continue
+        raw = re.match(r'(#+)("""|")', text[i:])
+        if ch == '"' or raw:
+            hashes = raw.group(1) if raw else ""
+            quote = raw.group(2) if raw else ('"""' if text.startswith('"""', i) else '"')
+            start = i
+            j = i + len(hashes) + len(quote)
+            closing = quote + hashes
+            depth = 0
+            while j < n:
+                if not hashes and text[j] == "\\":
+                    if text.startswith("\\(", j):
+                        depth += 1
+                        j += 2
+                        continue
+                    j += 2
+                    continue
+                if depth > 0:
+                    if text[j] == "(":
+                        depth += 1
+                    elif text[j] == ")":
+                        depth -= 1
+                    j += 1
+                    continue
+                if text.startswith(closing, j):
+                    j += len(closing)
+                    break
+                if quote == '"' and text[j] == "\n":
+                    break
+                j += 1
+            for c in text[start:j]:
+                keep(c)
+                if c == "\n":
+                    line += 1
+            i = j
+            continue
+        out.append(ch)
+        if ch == "\n":
+            line += 1
+        i += 1
+    return "".join(out), comments
+
+
+FORCE = re.compile(r"(?:\btry!|\bas!|[\w\)\]\}>]!(?![=]))")
+FUNCTION = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|open|static|class|final|override|"
+                      r"mutating|nonmutating|convenience|required|nonisolated|dynamic|@inlinable|@usableFromInline)\s+)*"
+                      r"(func\s+[^\s(<]+|init[?!]?|subscript|deinit)\b")
+
+
+def has_reason(comments, line, word):
+    return any(f"{word}:" in comment for comment in comments.get(line, []))
+
+
+def check_file(path, relative, problems):
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    code, comments = blank_strings_and_comments(text)
+    lines = code.split("\n")
+    for number, content in enumerate(lines, start=1):
+        if FORCE.search(content) and not has_reason(comments, number, "unwrap"):
+            problems.append(f"{relative}:{number}: a force unwrap without a reason; unwrap safely, or say why it cannot fail "
+                            f"in a comment `// unwrap: WHY` on the line")
+    # Functions: from the line of their name to the line of the brace that closes their body.
+    for number, content in enumerate(lines, start=1):
+        match = FUNCTION.match(content)
+        if not match:
+            continue
+        # The body's opening brace: the first `{` from here (a protocol's requirement has none
+        # before the next declaration).
+        index = sum(len(l) + 1 for l in lines[:number - 1]) + match.end()
+        opening = code.find("{", index)
+        if opening < 0:
+            continue
+        between = code[index:opening]
+        if re.search(r"\n\s*(?:@\w+\s+)*(?:\w+\s+)*(func|var|let|case|init|subscript|struct|class|enum|protocol|extension)\b", between):
+            continue
+        depth = 0
+        end = opening
+        while end < len(code):
+            if code[end] == "{":
+                depth += 1
+            elif code[end] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            end += 1
+        last = code.count("\n", 0, end) + 1
+        length = last - number + 1
+        # The reason may sit in the comments just above (before or after a doc comment).
+        above = number - 1
+        reasoned = has_reason(comments, number, "long")
+        while not reasoned and above > 0 and above in comments and not lines[above - 1].strip():
+            reasoned = has_reason(comments, above, "long")
+            above -= 1
+        if length > LONGEST and not reasoned:
+            name = match.group(1).replace("func ", "")
+            problems.append(f"{relative}:{number}: {name} is {length} lines, over {LONGEST}; split it, or say why it is one "
+                            f"piece in a comment `// long: WHY` just above it")
+
+
+def check_imports(root, package, problems):
+    modules = {target["name"] for target in package["targets"]}
+    # Test targets may import what their dependencies are, and the test frameworks.
+    for target in package["targets"]:
+        declared = set()
+        for dependency in target.get("dependencies", []):
+            for kind in ("byName", "target", "product"):
+                if kind in dependency:
+                    declared.add(dependency[kind][0])
+        allowed = SYSTEM | declared | {target["name"]} | (TESTS if target["type"] == "test" else set())
+        default = "Tests" if target["type"] == "test" else "Sources"
+        folder = os.path.join(root, target.get("path") or os.path.join(default, target["name"]))
+        for directory, _, names in os.walk(folder):
+            for name in sorted(names):
+                if not name.endswith(".swift"):
+                    continue
+                path = os.path.join(directory, name)
+                relative = os.path.relpath(path, root)
+                with open(path, encoding="utf-8") as handle:
+                    code, _ = blank_strings_and_comments(handle.read())
+                for number, content in enumerate(code.split("\n"), start=1):
+                    match = re.match(r"^\s*(?:@testable\s+|@_\w+\s+)?import\s+(?:(?:struct|class|enum|func|var)\s+)?(\w+)", content)
+                    if not match:
+                        continue
+                    module = match.group(1)
+                    if module in allowed:
+                        continue
+                    if module in modules:
+                        problems.append(f"{relative}:{number}: imports {module}, which Package.swift does not list among "
+                                        f"{target['name']}'s dependencies; add it there, or leave it out")
+                    else:
+                        problems.append(f"{relative}:{number}: imports {module}, neither a module of the package nor one "
+                                        f"of the system's it may use ({', '.join(sorted(SYSTEM))})")
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    dumped = subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True)
+    if dumped.returncode != 0:
+        print(f"structure: Package.swift cannot be read: {dumped.stderr.strip()}", file=sys.stderr)
+        return 2
+    package = json.loads(dumped.stdout)
+    problems = []
+    sources = os.path.join(root, "Sources")
+    for directory, _, names in os.walk(sources):
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                path = os.path.join(directory, name)
+                check_file(path, os.path.relpath(path, root), problems)
+    check_imports(root, package, problems)
+    for problem in sorted(problems):
+        print(problem)
+    if problems:
+        print(f"structure: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print("structure: force unwraps, function lengths and imports as the rules say")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+// The structural rules CI checks (.ci/structure.py): they hold on the tree as it is, and each
+// breaks on a change that plants what they forbid, in a copy of the package.
+
+import Foundation
+import TestSupport
+import Testing
+
+@Suite(Needs.python3) struct StructureTests {
+    static let script = Samples.root.appendingPathComponent(".ci/structure.py")
+
+    /// A copy of Package.swift and Sources/ in a folder of the test's own.
+    func copy() throws -> TemporaryFolder {
+        let folder = TemporaryFolder()
+        for name in ["Package.swift", "Sources"] {
+            try FileManager.default.copyItem(at: Samples.root.appendingPathComponent(name), to: folder.url.appendingPathComponent(name))
+        }
+        return folder
+    }
+
+    func check(_ folder: TemporaryFolder) throws -> Run {
+        try TemporaryFolder.execute([Self.script.path, folder.url.path], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+    }
+
+    func append(_ text: String, to relative: String, in folder: TemporaryFolder) throws {
+        let url = folder.url.appendingPathComponent(relative)
+        try (try String(contentsOf: url, encoding: .utf8) + text).write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    @Test func theTreeKeepsTheRules() throws {
+        let run = try check(try copy())
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
+    @Test func aForceUnwrapWithoutAReasonFails() throws {
+        let folder = try copy()
+        try append(
+            """
+
+            func planted(_ values: [Int]) -> Int {
+                let words = "a ! b!"  // a string's ! is not code
+                return values.first! + words.count
+            }
+
+            func reasoned(_ values: [Int]) -> Int {
+                values.first!  // unwrap: the caller passes one value at least
+            }
+
+            """, to: "Sources/LikesSupport/Locked.swift", in: folder)
+        let run = try check(folder)
+        #expect(run.status == 1)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("Sources/LikesSupport/Locked.swift:"), "\(run.stdout)")
+        #expect(run.stdout.contains("a force unwrap without a reason"))
+    }
+
+    @Test func aLongFunctionWithoutAReasonFails() throws {
+        let folder = try copy()
+        let body = (0..<61).map { "    total += \($0)" }.joined(separator: "\n")
+        try append(
+            "\nfunc plantedLong() -> Int {\n    var total = 0\n\(body)\n    return total\n}\n", to: "Sources/LikesSupport/Locked.swift",
+            in: folder)
+        let run = try check(folder)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("plantedLong is 65 lines, over 60"), "\(run.stdout)")
+        // Given a reason, the same function passes.
+        let url = folder.url.appendingPathComponent("Sources/LikesSupport/Locked.swift")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try text.replacingOccurrences(of: "\nfunc plantedLong", with: "\n// long: a table written out\nfunc plantedLong")
+            .write(to: url, atomically: true, encoding: .utf8)
+        #expect(try check(folder).status == 0)
+    }
+
+    @Test func anImportPackageSwiftDoesNotDeclareFails() throws {
+        let folder = try copy()
+        let url = folder.url.appendingPathComponent("Sources/LikeSync/Stamp.swift")
+        try ("import LikeStore\n" + (try String(contentsOf: url, encoding: .utf8))).write(to: url, atomically: true, encoding: .utf8)
+        let run = try check(folder)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("Sources/LikeSync/Stamp.swift:1: imports LikeStore, which Package.swift does not list"), "\(run.stdout)")
+    }
+}
