@@ -8,7 +8,7 @@ script exits 1 when any did, 0 otherwise:
 
 - No force unwrap (`x!`, `try!`, `as!`) in Sources/ without a reason on its line, given as a
   comment `// unwrap: WHY`.
-- No function (func, init, subscript) in Sources/ longer than 60 lines without a reason in the
+- No function (func, init, subscript, a computed property) in Sources/ longer than 60 lines without a reason in the
   comments just above it or on its own line, given as `// long: WHY`.
 - Every import of a module in a target is declared: a module of the package only where
   Package.swift lists it among the target's dependencies (so LikeStore is imported only by the
@@ -121,7 +121,7 @@ def blank_strings_and_comments(text):
 FORCE = re.compile(r"(?:\btry!|\bas!|[\w\)\]\}>]!(?![=]))")
 FUNCTION = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|package|internal|private|fileprivate|open|static|class|final|override|"
                       r"mutating|nonmutating|convenience|required|nonisolated|dynamic|@inlinable|@usableFromInline)\s+)*"
-                      r"(func\s+[^\s(<]+|init[?!]?|subscript|deinit)\b")
+                      r"(func\s+[^\s(<]+|init[?!]?|subscript|deinit|var\s+\w+(?=\s*:[^=]*\{\s*$))")
 
 
 def has_reason(comments, line, word):
@@ -170,7 +170,7 @@ def check_file(path, relative, problems):
             reasoned = has_reason(comments, above, "long")
             above -= 1
         if length > LONGEST and not reasoned:
-            name = match.group(1).replace("func ", "")
+            name = match.group(1).replace("func ", "").replace("var ", "")
             problems.append(f"{relative}:{number}: {name} is {length} lines, over {LONGEST}; split it, or say why it is one "
                             f"piece in a comment `// long: WHY` just above it")
 

@@ -91,15 +91,58 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     public var recoverySuggestion: String? { parts.suggestion }
 
     private var parts: (problem: String, suggestion: String?) {
+        // Exhaustive here, so that a new case must be given a group; each group lists its own.
+        let group: (problem: String, suggestion: String?)?
+        switch self {
+        case .invalidID, .notJPEG, .imageRequired, .invalidArgument, .invalidAlbumName, .invalidNote, .notLiked, .noSuchAlbum, .notInAlbum,
+            .idCollision:
+            group = inputParts
+        case .storeBusy, .io, .damagedRecord, .damagedImage, .exportDestinationUnusable, .storeNeedsRepair, .unusableExport:
+            group = storeParts
+        case .syncFolderMissing, .copiedStore, .damagedSyncState, .unknownSyncDevice:
+            group = syncParts
+        }
+        return group ?? ("The operation failed.", nil)
+    }
+
+    /// What a request gave that cannot be used, or asked of a photo or album that is not so.
+    private var inputParts: (problem: String, suggestion: String?)? {
         switch self {
         case .invalidID(let id, let reason):
             return ("Invalid photo id \(Self.quoted(id)): \(reason).", "Use a non-empty id of at most 256 UTF-8 bytes without control characters.")
         case .notJPEG(let image, let reason):
             return ("The \(image == .userImage ? "user image" : "image") is not a usable JPEG: \(reason).", "Give a complete JPEG file.")
-        case .notLiked(let id):
-            return ("Photo \(Self.quoted(id.rawValue)) is not liked.", nil)
         case .imageRequired(let id):
             return ("Photo \(Self.quoted(id.rawValue)) is not liked yet, so liking it needs its image.", "Give the JPEG to store.")
+        case .invalidArgument(let message):
+            return (message, nil)
+        case .invalidAlbumName(let name, let reason):
+            return (
+                "Invalid album name \(Self.quoted(name)): \(reason).", "Use a non-empty name of at most 256 UTF-8 bytes without control characters."
+            )
+        case .invalidNote(let reason):
+            return (
+                "Invalid note: \(reason).", "Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
+            )
+        case .notLiked(let id):
+            return ("Photo \(Self.quoted(id.rawValue)) is not liked.", nil)
+        case .noSuchAlbum(let album):
+            return ("There is no album \(Self.quoted(album.rawValue)).", nil)
+        case .notInAlbum(let id, let album):
+            return ("Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)).", nil)
+        case .idCollision(let id, let existing):
+            return (
+                "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)).",
+                "Unlike that photo first."
+            )
+        default:
+            return nil
+        }
+    }
+
+    /// What went wrong with the store, its files or an export.
+    private var storeParts: (problem: String, suggestion: String?)? {
+        switch self {
         case .storeBusy(let directory, let waited):
             return (
                 "The store \(directory) stayed locked by another process for \(Self.seconds(waited)).", "Try again when it has finished."
@@ -112,25 +155,6 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             )
         case .damagedImage(let file, let reason):
             return ("The image file \(file) is damaged: it \(reason).", "Repairing the store sets the photo aside, deleting nothing.")
-        case .idCollision(let id, let existing):
-            return (
-                "Photo \(Self.quoted(id.rawValue)) maps to the same storage key as the liked photo \(Self.quoted(existing.rawValue)).",
-                "Unlike that photo first."
-            )
-        case .invalidArgument(let message):
-            return (message, nil)
-        case .invalidAlbumName(let name, let reason):
-            return (
-                "Invalid album name \(Self.quoted(name)): \(reason).", "Use a non-empty name of at most 256 UTF-8 bytes without control characters."
-            )
-        case .invalidNote(let reason):
-            return (
-                "Invalid note: \(reason).", "Use text of at most 10,000 UTF-8 bytes without control characters other than line breaks and tabs."
-            )
-        case .noSuchAlbum(let album):
-            return ("There is no album \(Self.quoted(album.rawValue)).", nil)
-        case .notInAlbum(let id, let album):
-            return ("Photo \(Self.quoted(id.rawValue)) is not in the album \(Self.quoted(album.rawValue)).", nil)
         case .exportDestinationUnusable(let path, let reason):
             return ("Cannot export to \(path): \(reason); nothing was written.", "Export into a new or empty folder whose parent exists.")
         case .storeNeedsRepair(let directory, let problem):
@@ -143,6 +167,14 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
                 "Cannot restore from \(path): \(reason); nothing was stored.",
                 "Restore a folder that an export of this version wrote, or move its index.json aside to take its JPEGs as plain files."
             )
+        default:
+            return nil
+        }
+    }
+
+    /// What went wrong in a sync.
+    private var syncParts: (problem: String, suggestion: String?)? {
+        switch self {
         case .syncFolderMissing(let path):
             return (
                 "The sync folder \(path) does not exist; nothing was synced.", "Create it (an empty folder is a new one) or mount the drive it is on."
@@ -162,6 +194,8 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
                 "Cannot forget device \(Self.quoted(device)): \(reason); nothing was written.",
                 "See the devices the folder knows with `likes sync DIR --json`."
             )
+        default:
+            return nil
         }
     }
 
