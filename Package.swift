@@ -61,7 +61,7 @@ let package = Package(
         // hot-functions.order is for the linker of the installed build (README, Install), not a
         // source file.
         .executableTarget(
-            name: "likes", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec", "HTTPServer", "Gallery", "PhotoSources"],
+            name: "likes", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec", "Gallery", "PhotoSources"],
             exclude: ["hot-functions.order"], swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.

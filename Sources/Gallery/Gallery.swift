@@ -13,6 +13,12 @@ import PhotoSources
     import FoundationEssentials
 #endif
 
+/// Why a gallery could not start.
+public enum GalleryError: Error, Sendable, Hashable {
+    /// The port could not be listened on (taken, or not allowed); `reason` is the system's.
+    case cannotListen(port: UInt16, reason: String)
+}
+
 /// A store's favorites served as web pages, as the README's "The gallery" describes them.
 ///
 /// ```swift
@@ -42,8 +48,8 @@ public final class Gallery: Sendable {
 
     /// Listens on 127.0.0.1:`port` (0: any free port); `sources`, the photo sources to search.
     ///
-    /// - Throws: `SocketError` when the port cannot be had.
-    public init(repository: LikeRepository, port: UInt16, sources: [any PhotoSource] = []) throws {
+    /// - Throws: ``GalleryError/cannotListen(port:reason:)`` when the port cannot be had.
+    public init(repository: LikeRepository, port: UInt16, sources: [any PhotoSource] = []) throws(GalleryError) {
         self.repository = repository
         self.sources = sources
         let target = Locked<Gallery?>(nil)
@@ -53,9 +59,13 @@ public final class Gallery: Sendable {
         var timeouts = HTTPServer.Timeouts()
         timeouts.request = 4
         timeouts.idle = 5
-        server = try HTTPServer(port: port, timeouts: timeouts) { request in
-            guard let gallery = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
-            return gallery.respond(request)
+        do {
+            server = try HTTPServer(port: port, timeouts: timeouts) { request in
+                guard let gallery = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
+                return gallery.respond(request)
+            }
+        } catch {
+            throw .cannotListen(port: port, reason: error.description)
         }
         access = Access(token: Access.makeToken(), port: server.port)
         target.withLock { $0 = self }

@@ -2,7 +2,6 @@
 
 import Dispatch
 import Gallery
-import HTTPServer
 import LikeKit
 import PhotoSources
 
@@ -41,9 +40,9 @@ struct ServeCommand: Command {
         let gallery: Gallery
         do {
             gallery = try Gallery(repository: context.repository, port: requestedPort, sources: Self.sources(context.environment))
-        } catch let error as SocketError {
+        } catch .cannotListen(_, let reason) {
             throw CommandFailure(
-                "Cannot serve on 127.0.0.1:\(requestedPort): \(error). Choose another --port, or leave it out for any free one.",
+                "Cannot serve on 127.0.0.1:\(requestedPort): \(reason). Choose another --port, or leave it out for any free one.",
                 status: .ioError)
         }
         // Stopped by SIGINT or SIGTERM, which a parent may have blocked (test runners do). The

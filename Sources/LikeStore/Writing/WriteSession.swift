@@ -291,8 +291,6 @@ struct WriteSession {
         }
     }
 
-    /// Writes the request's new images under fresh names, then the record under a temporary name
-    /// (the last of `progress.created`); flushes them when `flushEach`.
     /// The stamps of a record written over `existing`: what changed, stamped with the request's
     /// merged stamp or this change's time; the rest as it was. A record from before stamps were
     /// kept counts every part as changed when the photo was liked.
@@ -348,6 +346,8 @@ struct WriteSession {
         return stamps
     }
 
+    /// Writes the request's new images under fresh names, then the record under a temporary name
+    /// (the last of `progress.created`); flushes them when `flushEach`.
     private func writeImagesAndRecord(
         _ request: StoreRequest, over existing: StoredRecord?, generation: String, now: Int64, changedAt: Int64, flushEach: Bool,
         _ progress: inout Progress
