@@ -9,6 +9,7 @@ import LikeKit
 #endif
 
 struct NoteCommand: Command {
+    static let readsExistingStore = true
     static let imageFactsSeconds = 0.5
     static let clear = Option.flag("--clear", "Remove the note.")
     static let json = Option.json("Print the record as JSON.")
@@ -51,6 +52,7 @@ struct NoteCommand: Command {
 }
 
 struct AlbumCommand: Command {
+    static let readsExistingStore = true
     static let imageFactsSeconds = 0.5
     static let json = Option.json(
         "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON (rename and delete: {\"album\", \"to\", \"photos\": [ids]})."

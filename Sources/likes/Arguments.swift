@@ -4,6 +4,8 @@
 struct UsageError: Error {
     var message: String
     var command: String?
+    /// Whether `message` ends its own sentence (a question), so no full stop is added.
+    var endsSentence = false
 }
 
 /// An option, declared once by the command that takes it: its name, what `--help` says of it,
@@ -123,6 +125,8 @@ enum ArgumentParser {
         parsed.command = spec.name
         var rest = arguments
         var optionsEnded = false
+        // How many positionals came before `--`: one after it that names an option was meant as one.
+        var positionalsBeforeEnd = Int.max
         while let argument = rest.popFirst() {
             if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
                 parsed.positionals.append(argument)
@@ -130,6 +134,7 @@ enum ArgumentParser {
             }
             if argument == "--" {
                 optionsEnded = true
+                positionalsBeforeEnd = parsed.positionals.count
                 continue
             }
             if argument == "--help" || argument == "-h" {
@@ -159,11 +164,23 @@ enum ArgumentParser {
             }
         }
         if parsed.wantsHelp { return }
-        if parsed.positionals.count < spec.minimumPositionals {
+        try checkPositionals(parsed.positionals, for: spec, optionsEndedAfter: positionalsBeforeEnd)
+    }
+
+    /// Refuses too few or too many positionals; an option given after `--` is named as such.
+    private static func checkPositionals(_ positionals: [String], for spec: CommandSpec, optionsEndedAfter positionalsBeforeEnd: Int) throws {
+        if positionals.count < spec.minimumPositionals {
             throw UsageError(message: "`likes \(spec.name)` needs \(spec.positionalName)", command: spec.name)
         }
-        if let maximum = spec.maximumPositionals, parsed.positionals.count > maximum {
-            let extra = parsed.positionals[maximum]
+        if let maximum = spec.maximumPositionals, positionals.count > maximum {
+            let extra = positionals[maximum]
+            let afterEnd = positionalsBeforeEnd < positionals.count ? positionals[positionalsBeforeEnd...] : []
+            if let option = afterEnd.first(where: { spec.option(named: String($0.split(separator: "=")[0])) != nil }) {
+                throw UsageError(
+                    message: "\"\(option)\" comes after `--`, which makes everything after it \(spec.positionalName) or text, never an option; "
+                        + "put the options before `--` (likes \(spec.name) \(option) … -- \(positionals[positionalsBeforeEnd]))",
+                    command: spec.name)
+            }
             throw UsageError(
                 message:
                     "`likes \(spec.name)` takes \(maximum == 0 ? "no arguments" : spec.positionalName + " and nothing more"); unexpected \"\(extra)\"",

@@ -21,6 +21,9 @@ protocol Command: Sendable {
     /// Whether the command only reads a store that is there: one that does not exist is named as
     /// missing (exit 66), so that a mistyped `--store` does not pass for an empty collection.
     static var readsExistingStore: Bool { get }
+    /// Whether this run needs the store to exist (``readsExistingStore`` unless the command
+    /// decides by its arguments: a toggle with an image may make the store, one without cannot).
+    var needsExistingStore: Bool { get }
     /// Seconds a run that succeeded then spends giving photos liked before records kept their
     /// image files' facts those facts (see ``LikeRepository/readImageFacts(within:)``): the
     /// commands that change a store, so that an upgraded store gets them without a manual step.
@@ -34,6 +37,7 @@ protocol Command: Sendable {
 extension Command {
     static var failureLeavesStoreAsItWas: Bool { false }
     static var readsExistingStore: Bool { false }
+    var needsExistingStore: Bool { Self.readsExistingStore }
     static var imageFactsSeconds: Double { 0 }
 }
 
@@ -42,6 +46,9 @@ struct Context {
     var repository: LikeRepository
     var output: Output
     var environment: [String: String]
+    /// `--store DIR` as given before the command, for hints that print a next command; empty
+    /// when the store came from `LIKES_STORE` or the default place.
+    var storeArgument = ""
 }
 
 enum LikesCommandLine {
@@ -57,6 +64,40 @@ enum LikesCommandLine {
 
     static func command(named name: String) -> (any Command.Type)? {
         commands.first { $0.spec.name == name }
+    }
+
+    /// The command a mistyped name most likely meant: the only one it begins, else the nearest
+    /// by edits (a letter added, left out, changed, or two swapped), at most two and fewer than
+    /// the name has letters; `nil` when none is that near, or two are equally near.
+    static func nearestCommand(to name: String) -> String? {
+        let typed = Array(name.lowercased())
+        let names = commands.map { $0.spec.name }
+        let begun = names.filter { typed.count >= 2 && $0.hasPrefix(String(typed)) }
+        if begun.count == 1 { return begun[0] }
+        let scored = names.map { ($0, editDistance(typed, Array($0))) }.filter { $0.1 <= min(2, typed.count - 1) }
+        guard let best = scored.map(\.1).min() else { return nil }
+        let nearest = scored.filter { $0.1 == best }
+        return nearest.count == 1 ? nearest[0].0 : nil
+    }
+
+    /// Edits between two words, a swap of neighbours counting one (optimal string alignment).
+    static func editDistance(_ first: [Character], _ second: [Character]) -> Int {
+        guard !first.isEmpty else { return second.count }
+        guard !second.isEmpty else { return first.count }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: second.count + 1), count: first.count + 1)
+        for row in 0...first.count { table[row][0] = row }
+        for column in 0...second.count { table[0][column] = column }
+        for row in 1...first.count {
+            for column in 1...second.count {
+                let change = first[row - 1] == second[column - 1] ? 0 : 1
+                var best = min(table[row - 1][column] + 1, table[row][column - 1] + 1, table[row - 1][column - 1] + change)
+                if row > 1, column > 1, first[row - 1] == second[column - 2], first[row - 2] == second[column - 1] {
+                    best = min(best, table[row - 2][column - 2] + 1)
+                }
+                table[row][column] = best
+            }
+        }
+        return table[first.count][second.count]
     }
 
     static let overview: String = {
@@ -94,11 +135,11 @@ enum LikesCommandLine {
             try dispatch(arguments[...], environment: environment, output: output)
             return ExitStatus.success.rawValue
         } catch let failure as CommandFailure {
-            output.printError("likes: \(failure.message)")
+            if !failure.alreadyShown { output.printError("likes: \(failure.message)") }
             return failure.status.rawValue
         } catch let usage as UsageError {
             let hint = usage.command.map { $0.isEmpty ? "likes --help" : "likes \($0) --help" } ?? "likes --help"
-            output.printError("likes: \(usage.message). See `\(hint)`.")
+            output.printError("likes: \(usage.message)\(usage.endsSentence ? "" : ".") See `\(hint)`.")
             return ExitStatus.usage.rawValue
         } catch let error as LikeRepositoryError {
             let failure = CommandFailure(error)
@@ -115,14 +156,17 @@ enum LikesCommandLine {
         var parsed = ParsedArguments()
         guard try readGlobalOptions(&rest, into: &parsed, output: output) else { return }
         guard let name = rest.popFirst() else {
-            throw UsageError(message: "no command given", command: "")
+            // `likes` alone: what it can do, rather than a complaint.
+            output.print(overview)
+            return
         }
         if name == "help" {
             output.print(rest.first.flatMap(command(named:))?.spec.help ?? overview)
             return
         }
         guard let type = command(named: name) else {
-            throw UsageError(message: "unknown command \"\(Format.oneLine(name))\"", command: "")
+            let guess = nearestCommand(to: name).map { ". Did you mean `\($0)`?" } ?? ""
+            throw UsageError(message: "unknown command \"\(Format.oneLine(name))\"\(guess)", command: "", endsSentence: !guess.isEmpty)
         }
         try ArgumentParser.parse(rest, for: type.spec, into: &parsed)
         if parsed.wantsHelp {
@@ -134,9 +178,10 @@ enum LikesCommandLine {
         let lockTimeout = Double(environment["LIKES_LOCK_TIMEOUT"] ?? "") ?? 10
         let repository = makeRepository(location, durability: durability, lockTimeout: lockTimeout, environment: environment)
         let command = try type.init(parsed)
-        if type.readsExistingStore { try checkStoreExists(repository.path) }
+        if command.needsExistingStore { try checkStoreExists(repository.path) }
         do {
-            try command.run(Context(repository: repository, output: output, environment: environment))
+            let storeArgument = parsed.value(.store).map { $0.isEmpty ? "" : " --store " + Format.shellQuoted($0) } ?? ""
+            try command.run(Context(repository: repository, output: output, environment: environment, storeArgument: storeArgument))
             if type.imageFactsSeconds > 0 { _ = try? repository.readImageFacts(within: type.imageFactsSeconds) }
         } catch let error as LikeRepositoryError {
             throw CommandFailure(error, leavesStoreAsItWas: type.failureLeavesStoreAsItWas)

@@ -23,6 +23,9 @@ enum ExitStatus: Int32 {
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var status: ExitStatus
+    /// Whether the person has read it already (a summary on the same terminal said so): then
+    /// only the exit status tells.
+    var alreadyShown = false
 
     var description: String { message }
 

@@ -13,7 +13,9 @@ struct ImportCommand: Command {
     static let imageFactsSeconds = 2
     static let album = Option.repeatable(
         "--album", "NAME", "Put every photo imported or restored in this album too (may be given more than once).")
-    static let json = Option.json("Print {\"liked\", \"updated\", \"skipped\": [{\"file\", \"reason\"}]} as JSON.")
+    static let json = Option.json(
+        "Print {\"liked\", \"updated\", \"unchanged\", \"skipped\": [{\"file\", \"reason\"}], \"ignored\", \"damaged\": [{\"id\", \"damage\"}]} as JSON."
+    )
     static let spec = CommandSpec(
         name: "import", summary: "Like every JPEG in the given files and folders (id = file name without extension), or restore an export.",
         usage: "import PATH... [--album NAME]... [--json]",
@@ -108,7 +110,10 @@ struct ImportCommand: Command {
                 refused > 0 ? "\(refused) photo\(refused == 1 ? "" : "s") of the export \(refused == 1 ? "was" : "were") refused" : nil,
                 failures > refused ? "\(failures - refused) of \(files.count) files were skipped" : nil,
             ]
-            throw CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)
+            var failure = CommandFailure("\(parts.compactMap { $0 }.joined(separator: " and ")); see the summary.", status: .failure)
+            // On a terminal the summary just said so; the line is for a summary that went elsewhere.
+            failure.alreadyShown = !printsJSON && context.output.standardOutputIsTerminal && context.output.standardErrorIsTerminal
+            throw failure
         }
     }
 
@@ -257,7 +262,7 @@ struct ImportCommand: Command {
                 default: summary.updated.append(entry.item.id.rawValue)
                 }
             case .failure(.notJPEG(_, let reason)):
-                summary.skipped.append(Skipped(file: entry.path, reason: "not a JPEG: \(reason)"))
+                summary.skipped.append(Skipped(file: entry.path, reason: reason.hasSuffix("not a JPEG") ? reason : "not a JPEG: \(reason)"))
             case .failure(let error):
                 summary.skipped.append(Skipped(file: entry.path, reason: error.description))
             }

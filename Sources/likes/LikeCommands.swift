@@ -138,6 +138,7 @@ struct LikeCommand: Command {
 }
 
 struct UnlikeCommand: Command {
+    static let readsExistingStore = true
     static let imageFactsSeconds = 0.5
     static let json = Option.json("Print {\"id\", \"liked\", \"record\"} as JSON; with --source or --photographer, {\"dryRun\", \"unliked\": [ids]}.")
     static let source = Option.value(
@@ -250,6 +251,9 @@ struct ToggleCommand: Command {
         options = try LikeOptions(arguments)
         printsJSON = arguments.has(Self.json)
     }
+
+    /// Without an image it can only unlike, which needs a store; with one it may make the store.
+    var needsExistingStore: Bool { options.imagePath == nil && options.url == nil }
 
     func run(_ context: Context) throws {
         // Download only to like: unliking needs no image.

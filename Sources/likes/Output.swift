@@ -55,8 +55,11 @@ struct Output {
                 text += (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
                 used += widths[column] + 2
             }
-            if let width = terminalWidth { return text + Format.cut(row[last], to: width - used) }
-            return text + row[last]
+            let whole = terminalWidth.map { text + Format.cut(row[last], to: $0 - used) } ?? text + row[last]
+            // No spaces at the end of a line (an empty last cell leaves the padding before it).
+            var trimmed = Substring(whole)
+            while trimmed.last == " " { trimmed.removeLast() }
+            return String(trimmed)
         }
         print(line(header))
         for row in rows { print(line(row)) }

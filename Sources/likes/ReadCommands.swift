@@ -70,7 +70,7 @@ struct ListCommand: Command {
         } else {
             Self.printTable(listing.records, output: context.output)
             if let next = listing.next, let limit = query.limit {
-                context.output.print("More: likes list --after '\(next)' --limit \(limit)\(otherOptions)")
+                context.output.print("More: likes\(context.storeArgument) list --after '\(next)' --limit \(limit)\(otherOptions)")
             }
         }
         for damage in listing.damage { context.output.printError("likes: \(damage)") }
@@ -113,7 +113,8 @@ struct ListCommand: Command {
                 "\(record.image.width)×\(record.image.height)", Format.oneLine(record.note ?? record.photo?.description ?? ""),
             ]
         }
-        output.printTable(header: ["LIKED", "ID", "SIZE", "PIXELS", "NOTE"], rows: rows, rightAligned: [2, 3])
+        // The last column is the note, else the description: what the photo says in words.
+        output.printTable(header: ["LIKED", "ID", "SIZE", "PIXELS", "CAPTION"], rows: rows, rightAligned: [2, 3])
     }
 }
 

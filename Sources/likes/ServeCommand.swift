@@ -12,6 +12,7 @@ import PhotoSources
 #endif
 
 struct ServeCommand: Command {
+    static let readsExistingStore = true
     static let port = Option.value("--port", "N", "The port on 127.0.0.1 (any free one by default).")
     static let spec = CommandSpec(
         name: "serve", summary: "Serve the favorites as web pages on 127.0.0.1 until interrupted.",

@@ -18,6 +18,7 @@ import LikesSupport
 #endif
 
 struct WatchCommand: Command {
+    static let readsExistingStore = true
     static let json = Option.json("Print one JSON object per change and line.")
     static let spec = CommandSpec(
         name: "watch", summary: "Print each change to the store as it happens (from any process) until interrupted.",

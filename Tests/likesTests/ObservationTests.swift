@@ -88,6 +88,12 @@ final class Watcher {
 @Suite struct ObservationTests {
     let box = TemporaryFolder()
 
+    /// An empty store (a photo liked and unliked): `watch` watches a store that is there.
+    func makeEmptyStore() throws {
+        #expect(try box.run(["like", "seed", "--image", Samples.photo("coffee.jpg").path]).status == 0)
+        #expect(try box.run(["unlike", "seed"]).status == 0)
+    }
+
     @Test func anObserverHearsAnotherProcessWithinASecond() async throws {
         #expect(try box.run(["like", "first", "--image", Samples.photo("chelsea.jpg").path]).status == 0)
         let repository = LikeRepository(directory: box.store)
@@ -135,6 +141,7 @@ final class Watcher {
     }
 
     @Test func watchJSONPrintsEachChangeOfOtherProcessesLineByLine() throws {
+        try makeEmptyStore()
         let watcher = try Watcher(store: box.store)
         defer { watcher.stop() }
         let rocket = Samples.photo("rocket.jpg").path
@@ -219,6 +226,7 @@ final class Watcher {
     }
 
     @Test func humanWatchLines() throws {
+        try makeEmptyStore()
         let watcher = try Watcher(store: box.store, arguments: [])
         defer { watcher.stop() }
         // Each change is waited for: a record replaced before the watcher reads its line is
