@@ -58,11 +58,11 @@ let package = Package(
         // elsewhere.
         .target(name: "SHA256Rounds"),
         // LIKES_TEST_SEAMS: the power-cut tests' switch (LIKES_TEST_FLUSH), in debug builds only.
-        // hot-functions.order is for the linker of the installed build (README, Install), not a
+        // Linker/hot-functions.order is for the linker of the installed build (README, Install), not a
         // source file.
         .executableTarget(
             name: "likes", dependencies: ["LikesSupport", "LikeKit", "JPEGCodec", "Gallery", "PhotoSources"],
-            exclude: ["hot-functions.order"], swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
+            exclude: ["Linker/hot-functions.order"], swiftSettings: [.define("LIKES_TEST_SEAMS", .when(configuration: .debug))]),
         // Downloads for `likes like --url` and `import-unsplash`: kept out of `likes` so that it
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),

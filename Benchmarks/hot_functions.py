@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/likes/hot-functions.order: the functions the common commands run, in the order
+"""Writes Sources/likes/Linker/hot-functions.order: the functions the common commands run, in the order
 they are first met, for the linker to lay out side by side (see README, Install).
 
 Usage: python3 Benchmarks/hot_functions.py [STORE]
@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUTPUT = os.path.join(ROOT, "Sources", "likes", "hot-functions.order")
+OUTPUT = os.path.join(ROOT, "Sources", "likes", "Linker", "hot-functions.order")
 
 READING = [
     ["--version"],

@@ -8,7 +8,7 @@ command -v sqlite3 >/dev/null || { echo "needs the sqlite3 command (Debian: apt-
 command -v wrk >/dev/null || { echo "needs wrk for the load on likes serve (Debian: apt-get install wrk)" >&2; exit 1; }
 # As the README installs it: one fully static executable, which starts without the dynamic loader.
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes \
-    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=Sources/likes/hot-functions.order -Xlinker --no-warn-symbol-ordering
+    -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=Sources/likes/Linker/hot-functions.order -Xlinker --no-warn-symbol-ordering
 swift build -c release -Xswiftc -static-executable -Xlinker --strip-all --product likes-bench
 work="${1:-$(mktemp -d)}"
 python3 Benchmarks/bench.py .build/release "$work"
