@@ -54,9 +54,26 @@ private func markers(_ bytes: [UInt8]) throws -> [JPEGMarker] {
 
     @Test func pngIsRefusedForItsSignature() {
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
-        #expect(throws: JPEGError.notJPEG(reason: "it does not start with the JPEG SOI marker (FF D8)")) {
+        #expect(throws: JPEGError.notJPEG(reason: "it is a PNG image, not a JPEG")) {
             try checked(png)
         }
+    }
+
+    /// The formats most often named .jpg by mistake are called what they are; anything else is
+    /// told by the marker it lacks.
+    static let otherFormats: [(bytes: [UInt8], reason: String)] = [
+        (Array("GIF87a".utf8) + [1, 0, 1, 0, 0, 0], "it is a GIF image, not a JPEG"),
+        ([0, 0, 0, 28] + Array("ftypavif".utf8), "it is an AVIF image, not a JPEG"),
+        ([0, 0, 0, 24] + Array("ftypmif1".utf8), "it is a HEIC image, not a JPEG"),
+        ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "it is a TIFF image, not a JPEG"),
+        (Array("RIFF".utf8) + [16, 0, 0, 0] + Array("WEBPVP8 ".utf8), "it is a WebP image, not a JPEG"),
+        (Array("plain text, not an image".utf8), "it does not start with the JPEG SOI marker (FF D8)"),
+        ([0, 0, 0, 24] + Array("ftypisom".utf8), "it does not start with the JPEG SOI marker (FF D8)"),
+    ]
+
+    @Test(arguments: otherFormats)
+    func otherFormatsAreNamed(bytes: [UInt8], reason: String) {
+        #expect(throws: JPEGError.notJPEG(reason: reason)) { try checked(bytes) }
     }
 
     @Test(arguments: [0.999, 0.9, 0.5, 0.01])

@@ -101,7 +101,7 @@ import Testing
         #expect(throws: LikeRepositoryError.notJPEG(image: .image, reason: "the data is empty")) {
             try repository.like(PhotoID(valid: "x"), image: Data())
         }
-        #expect(throws: LikeRepositoryError.notJPEG(image: .userImage, reason: "it does not start with the JPEG SOI marker (FF D8)")) {
+        #expect(throws: LikeRepositoryError.notJPEG(image: .userImage, reason: "it is a GIF image, not a JPEG")) {
             try repository.like(PhotoID(valid: "x"), image: Samples.rocket, userImage: Data("GIF89a".utf8))
         }
         #expect(!FileManager.default.fileExists(atPath: folder.store.path))

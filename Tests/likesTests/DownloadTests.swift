@@ -59,7 +59,7 @@ final class PhotoServer {
         ("missing", 1, "the server answered HTTP 404"),
         ("error", 1, "the server answered HTTP 500"),
         ("cut/retina.jpg", 1, "cut short"),
-        ("png", 65, "is not a usable JPEG: it does not start with the JPEG SOI marker (FF D8)"),
+        ("png", 65, "is not a usable JPEG: it is a PNG image, not a JPEG"),
         ("slow/chelsea.jpg", 1, "the server did not answer in time"),
     ])
     func failedDownloadsStoreNothingAndSaySo(path: String, status: Int32, message: String) throws {

@@ -67,7 +67,9 @@ public struct JPEGSegments<Bytes: JPEGByteSource> {
             guard count >= 4, try self.bytes.byte(at: 0) == 0xFF, try self.bytes.byte(at: 1) == JPEGMarker.startOfImage.rawValue else {
                 var lead: [UInt8] = []
                 for index in 0..<min(count, 12) { lead.append(try self.bytes.byte(at: index)) }
-                if let format = OtherImageFormat.name(of: lead) { throw .notJPEG(reason: "it is a \(format) image, not a JPEG") }
+                if let format = OtherImageFormat.name(of: lead) {
+                    throw .notJPEG(reason: "it is \(format.hasPrefix("A") ? "an" : "a") \(format) image, not a JPEG")
+                }
                 throw .notJPEG(reason: "it does not start with the JPEG SOI marker (FF D8)")
             }
         case .lenient:
