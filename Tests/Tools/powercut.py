@@ -703,8 +703,8 @@ def stream(rig, rounds, seed):
             result = rig.run(*command)
             if result.returncode == 0:
                 acknowledged += 1
-            elif result.returncode == 66 and command == ["purge"] and not os.path.exists(rig.store):
-                pass  # purge names a store that was never made (nothing liked yet this stream)
+            elif result.returncode == 66 and command[0] in ("purge", "unlike", "note", "album", "toggle") and not os.path.exists(rig.store):
+                pass  # a command that reads or changes what is liked names a store never made (SPEC §5)
             elif result.returncode != 1:
                 problems.append(f"{command} failed with {result.returncode}: {result.stderr.strip()}")
         # The last one is cut at a random step (or right after it returns, when it makes fewer
