@@ -32,14 +32,14 @@ enum FolderFiles {
     /// every reader ignores), flushed, then renamed over the name, and the directory flushed. A
     /// reader sees the old file or the new one, never a part.
     static func writeWhole(_ bytes: [UInt8], to name: String, in directory: String) throws {
-        try place(bytes, to: name, in: directory, flushFile: { $0.flushFully($1) }, flushFolder: { $0.flushFully($1) })
+        try place(bytes, to: name, in: directory, flushFile: FileFlush.fullSync, flushFolder: FileFlush.fullSync)
     }
 
     /// Writes `bytes` to `directory/name` as one of many files (images): renamed into place
     /// after the flush `flush` asks for each file, which may be none; ``flushBatch(_:flush:)``
     /// then makes them all durable.
     static func writeOneOfMany(_ bytes: [UInt8], to name: String, in directory: String, flush: FolderFlush) throws {
-        try place(bytes, to: name, in: directory, flushFile: { _, file in flush.flushOne(file) })
+        try place(bytes, to: name, in: directory, flushFile: flush.flushOne)
     }
 
     /// Makes durable every file ``writeOneOfMany(_:to:in:flush:)`` wrote in `directory`.
@@ -58,21 +58,19 @@ enum FolderFiles {
         return FolderFlush(directory: descriptor)
     }
 
-    /// Writes under a temporary name, flushes the file as `flushFile` says, renames it over
-    /// `name`, and flushes the folder with `flushFolder` where one is given.
+    /// Writes under a temporary name, flushes the file with `flushFile`, renames it over `name`,
+    /// and flushes the folder with `flushFolder` where one is given.
     private static func place(
-        _ bytes: [UInt8], to name: String, in directory: String, flushFile: @escaping (FolderFlush, Int32) -> Int32,
-        flushFolder: ((FolderFlush, Int32) -> Int32)? = nil
+        _ bytes: [UInt8], to name: String, in directory: String, flushFile: @escaping (Int32) -> Int32, flushFolder: ((Int32) -> Int32)? = nil
     ) throws {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
         defer { close(descriptor) }
-        let flush = FolderFlush(directory: descriptor)
         do {
             try bytes.withUnsafeBytes { raw in
                 try DurableFile.replace(
                     name, in: descriptor, displayPath: directory, with: raw, temporary: ".likes-" + DeviceID.make() + ".tmp", mode: 0o644,
-                    flushFile: { flushFile(flush, $0) }, flushFolder: flushFolder.map { folder in { folder(flush, $0) } })
+                    flushFile: flushFile, flushFolder: flushFolder)
             }
         } catch let failure as FileStepFailure {
             throw FolderError(action: failure.action, path: failure.path, code: failure.code)
@@ -83,7 +81,7 @@ enum FolderFiles {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError(action: "open", path: directory, code: errno) }
         defer { close(descriptor) }
-        guard FolderFlush(directory: descriptor).flushFully(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
+        guard FileFlush.fullSync(descriptor) == 0 else { throw FolderError(action: "flush", path: directory, code: errno) }
     }
 
     /// Removes a file of the device's own, and flushes its directory; nothing when it is not there.

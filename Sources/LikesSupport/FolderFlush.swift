@@ -32,9 +32,4 @@ package struct FolderFlush: Sendable, Hashable {
     package func flushAll(directory: Int32) -> Int32 {
         flushesWhole ? FileFlush.syncFileSystem(directory) : FileFlush.fullSync(directory)
     }
-
-    /// Makes one file durable on its own (a change file, before its rename).
-    package func flushFully(_ file: Int32) -> Int32 {
-        FileFlush.fullSync(file)
-    }
 }

@@ -168,10 +168,10 @@ final class StoreDirectory: Sendable {
         var noted = false
         try createFile(name, durable: durable, mode: mode) { fd, tearing in
             if tearing {
-                _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
+                _ = DurableFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<(bytes.count / 2)]))
                 throw FaultInjector.InjectedCrash()
             }
-            let written = writeAll(fd, bytes)
+            let written = DurableFile.writeAll(fd, bytes)
             if written != 0 { throw fail("write", name, written) }
             if let attribute { noted = Platform.setAttribute(fd, attribute, Array(String(bytes.count).utf8)) }
         }
@@ -193,11 +193,11 @@ final class StoreDirectory: Sendable {
             try checkVersion(source.version)
             try source.forEachPiece { piece in
                 if tearing {
-                    _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: piece[..<(piece.count / 2)]))
+                    _ = DurableFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: piece[..<(piece.count / 2)]))
                     throw FaultInjector.InjectedCrash()
                 }
                 crc = CRC32.checksum(piece, continuing: crc)
-                let written = writeAll(fd, piece)
+                let written = DurableFile.writeAll(fd, piece)
                 if written != 0 { throw fail("write", name, written) }
             }
             try checkVersion(try source.currentVersion())
@@ -239,10 +239,10 @@ final class StoreDirectory: Sendable {
         guard fd >= 0 else { throw fail("open", name, Platform.errno) }
         defer { close(fd) }
         if try begin("append \(name)", failing: "append to", path(name), tearable: true) {
-            bytes.withUnsafeBytes { _ = writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count / 2)])) }
+            bytes.withUnsafeBytes { _ = DurableFile.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count / 2)])) }
             throw FaultInjector.InjectedCrash()
         }
-        let written = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        let written = bytes.withUnsafeBytes { DurableFile.writeAll(fd, $0) }
         if written != 0 { throw fail("append to", name, written) }
         if durable { try syncDescriptor(fd, name: name) }
         // With O_APPEND, the offset after the write is the file's end. Noted once the append
@@ -619,9 +619,4 @@ final class StoreDirectory: Sendable {
             if name != "." && name != ".." { try body(name, Int32(entry.pointee.d_type)) }
         }
     }
-}
-
-/// Writes all of `bytes`; returns 0 or the `errno` of the failure.
-private func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-    DurableFile.writeAll(fd, bytes)
 }
