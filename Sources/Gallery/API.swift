@@ -29,17 +29,51 @@ extension Gallery {
 
     private func listPhotos(_ request: HTTPRequest) -> HTTPResponse {
         return Self.answering {
-            var query = LikeQuery(limit: min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200))
+            var query = try Self.listing(request)
+            query.limit = min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200)
             if request.queryValue("order") == "oldest" { query.order = .oldestFirst }
             if let after = request.queryValue("after"), !after.isEmpty {
                 guard let cursor = LikeCursor(after) else { return Self.text(400, "The cursor is not one this gallery gave.") }
                 query.after = cursor
             }
-            if let search = request.queryValue("search"), !search.trimmedSpaces().isEmpty { query.search = search }
-            if let color = request.queryValue("color"), !color.isEmpty { query.color = color }
-            if let album = request.queryValue("album"), !album.isEmpty { query.album = try AlbumName(album) }
             let listing = try repository.list(query)
             return Self.json(PageJSON(photos: listing.records.map(PhotoJSON.init), next: listing.next?.description))
+        }
+    }
+
+    /// The listing a request names: its `search`, `color` and `album`.
+    static func listing(_ request: HTTPRequest) throws -> LikeQuery {
+        var query = LikeQuery()
+        if let search = request.queryValue("search"), !search.trimmedSpaces().isEmpty { query.search = search }
+        if let color = request.queryValue("color"), !color.isEmpty { query.color = color }
+        if let album = request.queryValue("album"), !album.isEmpty { query.album = try AlbumName(album) }
+        return query
+    }
+
+    /// The months of a listing, newest first, each with its count and the cursor its page starts
+    /// after (none for the first): what the rail of years and months jumps with. `utcOffset`: the
+    /// page's, in seconds east of UTC, so that months are the person's.
+    func months(_ request: HTTPRequest) -> HTTPResponse {
+        let offset = Int(request.queryValue("utcOffset") ?? "") ?? 0
+        guard abs(offset) <= 18 * 3600 else { return Self.text(400, "The offset from UTC is at most 18 hours, in seconds.") }
+        return Self.answering {
+            let months = try repository.months(try Self.listing(request), utcOffset: offset)
+            return Self.json(months.map { MonthJSON(year: $0.year, month: $0.month, count: $0.count, after: $0.start?.description) })
+        }
+    }
+
+    /// Every id of a listing, in its order: what Select all selects.
+    func ids(_ request: HTTPRequest) -> HTTPResponse {
+        return Self.answering {
+            var query = try Self.listing(request)
+            query.limit = 1000
+            var ids: [String] = []
+            repeat {
+                let page = try repository.list(query)
+                ids += page.records.map(\.id.rawValue)
+                query.after = page.next
+            } while query.after != nil
+            return Self.json(["ids": ids])
         }
     }
 
@@ -126,26 +160,42 @@ extension Gallery {
 
     // MARK: Changing
 
+    /// Unlikes the photos named (`id`, one or more), each kept so that its unlike can be undone.
+    /// Stops at the first that cannot be unliked; those before it stay unliked.
     func unlike(_ request: HTTPRequest) -> HTTPResponse {
-        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        let ids = Self.formIDs(request)
+        guard !ids.isEmpty else { return Self.text(400, "Which photo? Send its id.") }
+        var unliked: [String] = []
+        for id in ids {
+            if let refused = unlikeOne(id) {
+                return unliked.isEmpty ? Self.text(refused.status, refused.reason) : Self.json(UnlikedJSON(unliked: unliked, refused: refused.reason))
+            }
+            unliked.append(id.rawValue)
+        }
+        return Self.json(UnlikedJSON(unliked: unliked, refused: nil))
+    }
+
+    /// Unlikes one photo, keeping what its undo needs; `nil` when done, else the refusal.
+    private func unlikeOne(_ id: PhotoID) -> (status: Int, reason: String)? {
         do {
-            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            guard let record = try repository.record(for: id) else { return (404, "This photo is not among the favorites.") }
             // What an undo needs, read as the store vouches for it: a photo whose files are not
             // as liked is not unliked here, since its unlike could not be undone.
-            guard let image = try repository.file(.image, of: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            guard let image = try repository.file(.image, of: id) else { return (404, "This photo is not among the favorites.") }
             let kept = UnlikedPhoto(
                 likedAt: record.likedAt, image: image.data, userImage: try repository.file(.userImage, of: id)?.data, note: record.note,
                 photo: record.photo, albums: record.albums)
             _ = try repository.unlike(id)
             undo.withLock { $0[id.rawValue] = kept }
-            return Self.json(["unliked": id.rawValue])
+            return nil
         } catch LikeRepositoryError.damagedImage(let file, let reason) {
-            return Self.text(
-                409, "This photo's file \(file) is damaged (it \(reason)), so an unlike here could not be undone; repair the store first.")
+            return (
+                409, "This photo's file \(file) is damaged (it \(reason)), so an unlike here could not be undone; repair the store first."
+            )
         } catch let error as LikeRepositoryError {
-            return Self.failure(error)
+            return (Self.failure(error).status, error.description)
         } catch {
-            return Self.text(500, "\(error)")
+            return (500, "\(error)")
         }
     }
 
@@ -174,19 +224,52 @@ extension Gallery {
         }
     }
 
-    /// Puts the photo in the album `name`, or takes it out (`action=remove`).
+    /// Puts the photos named (`id`, one or more) in the album `name` (made by the first photo
+    /// put in it), or takes them out (`action=remove`). One photo: it as it is now; several: how
+    /// many changed.
     func changeAlbum(_ request: HTTPRequest) -> HTTPResponse {
-        guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
+        let ids = Self.formIDs(request)
+        guard !ids.isEmpty else { return Self.text(400, "Which photo? Send its id.") }
         let form = request.form
         return Self.answering {
             let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
+            let changes: [LikeChange]
             if form.first(where: { $0.name == "action" })?.value == "remove" {
-                _ = try repository.removePhotos([id], fromAlbum: album)
+                changes = try repository.removePhotos(ids, fromAlbum: album)
             } else {
-                _ = try repository.addPhotos([id], toAlbum: album)
+                changes = try repository.addPhotos(ids, toAlbum: album)
             }
-            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            guard ids.count == 1 else { return Self.json(["changed": changes.count]) }
+            guard let record = try repository.record(for: ids[0]) else { return Self.text(404, "This photo is not among the favorites.") }
             return Self.json(PhotoJSON(record))
+        }
+    }
+
+    /// Likes a JPEG dropped on a page: its bytes the request's body, its id the file's name
+    /// (`name`) without its extension. A photo liked already is left as it is; a file that is
+    /// not a JPEG is refused (415), named with what it is.
+    func likeDropped(_ request: HTTPRequest) -> HTTPResponse {
+        let file = request.queryValue("name") ?? ""
+        let stem =
+            file.split(separator: "/").last.map { name in
+                name.lastIndex(of: ".").map { String(name[..<$0]) } ?? String(name)
+            } ?? ""
+        guard let id = try? PhotoID(stem) else {
+            return Self.text(400, "A dropped file needs a name to be its id; \(file.isEmpty ? "it had none" : "“\(file)” cannot be one").")
+        }
+        guard !request.body.isEmpty else { return Self.text(400, "\(file) is empty.") }
+        return Self.answering {
+            if let record = try repository.record(for: id) {
+                return Self.json(DroppedJSON(photo: PhotoJSON(record), skipped: "\(id.rawValue) is liked already."))
+            }
+            do {
+                _ = try repository.like(id, image: Data(request.body))
+            } catch LikeRepositoryError.notJPEG(_, let reason) {
+                return Self.text(415, "\(file) was not liked: \(reason).")
+            }
+            _ = try? repository.thumbnail(for: id)
+            guard let record = try repository.record(for: id) else { return Self.text(404, "This photo is not among the favorites.") }
+            return Self.json(DroppedJSON(photo: PhotoJSON(record), skipped: nil))
         }
     }
 
@@ -249,6 +332,12 @@ extension Gallery {
 
     static func formID(_ request: HTTPRequest) -> PhotoID? {
         request.form.first { $0.name == "id" }.flatMap { try? PhotoID($0.value) }
+    }
+
+    /// Every `id` of a form, each once, in order.
+    static func formIDs(_ request: HTTPRequest) -> [PhotoID] {
+        var seen = Set<String>()
+        return request.form.filter { $0.name == "id" && seen.insert($0.value).inserted }.compactMap { try? PhotoID($0.value) }
     }
 
     /// `body`'s response, or the status of what it threw: the store's errors by their kind,

@@ -46,10 +46,12 @@ public final class Gallery: Sendable {
     /// (the content security policy lets a page load images from the gallery alone).
     let resultImages = Locked([String: String]())
 
-    /// Listens on 127.0.0.1:`port` (0: any free port); `sources`, the photo sources to search.
+    /// Listens on 127.0.0.1:`port` (0: any free port); `sources`, the photo sources to search;
+    /// `token`, the secret every request must carry (the store's, ``LikeKit/LikeRepository/accessToken(renewing:)``;
+    /// `nil`: a new one for this gallery alone).
     ///
     /// - Throws: ``GalleryError/cannotListen(port:reason:)`` when the port cannot be had.
-    public init(repository: LikeRepository, port: UInt16, sources: [any PhotoSource] = []) throws(GalleryError) {
+    public init(repository: LikeRepository, port: UInt16, sources: [any PhotoSource] = [], token: String? = nil) throws(GalleryError) {
         self.repository = repository
         self.sources = sources
         let target = Locked<Gallery?>(nil)
@@ -59,17 +61,23 @@ public final class Gallery: Sendable {
         var timeouts = HTTPServer.Timeouts()
         timeouts.request = 4
         timeouts.idle = 5
+        // A photo dropped on a page comes as one request: a camera's JPEG is rarely past 30 MB.
+        var limits = HTTPLimits()
+        limits.bodyBytes = Self.largestUpload
         do {
-            server = try HTTPServer(port: port, timeouts: timeouts) { request in
+            server = try HTTPServer(port: port, limits: limits, timeouts: timeouts) { request in
                 guard let gallery = target.withLock({ $0 }) else { return HTTPResponse(status: 503) }
                 return gallery.respond(request)
             }
         } catch {
             throw .cannotListen(port: port, reason: error.description)
         }
-        access = Access(token: Access.makeToken(), port: server.port)
+        access = Access(token: token ?? Access.makeToken(), port: server.port)
         target.withLock { $0 = self }
     }
+
+    /// The largest photo a page may send to be liked, in bytes.
+    static let largestUpload = 48 << 20
 
     /// The address to open: `http://127.0.0.1:PORT/?token=TOKEN`.
     public var address: String { "http://127.0.0.1:\(access.port)/?token=\(access.token)" }
@@ -151,6 +159,8 @@ public final class Gallery: Sendable {
             "/api/photos": ["GET": { $0.photos }],
             "/api/photo": ["GET": { $0.photo }],
             "/api/albums": ["GET": { gallery in { _ in gallery.albums() } }],
+            "/api/months": ["GET": { $0.months }],
+            "/api/ids": ["GET": { $0.ids }],
             "/image": ["GET": { gallery in { gallery.imageFile($0, thumbnail: false) } }],
             "/thumbnail": ["GET": { gallery in { gallery.imageFile($0, thumbnail: true) } }],
             "/rendition": ["GET": { $0.rendition }],
@@ -161,6 +171,7 @@ public final class Gallery: Sendable {
             "/api/album": ["POST": { $0.changeAlbum }],
             "/api/album/rename": ["POST": { $0.renameAlbum }],
             "/api/album/delete": ["POST": { $0.deleteAlbum }],
+            "/api/like": ["POST": { $0.likeDropped }],
             "/download": ["POST": { $0.download }],
         ]
     }()

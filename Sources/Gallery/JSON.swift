@@ -94,6 +94,26 @@ struct PhotoJSON: Encodable {
     }
 }
 
+/// A month of a listing: its count and the cursor its page starts after.
+struct MonthJSON: Encodable {
+    var year: Int
+    var month: Int
+    var count: Int
+    var after: String?
+}
+
+/// The photos an unlike took away, and why it stopped where it did.
+struct UnlikedJSON: Encodable {
+    var unliked: [String]
+    var refused: String?
+}
+
+/// A dropped photo as liked now, or why it was left (`skipped`).
+struct DroppedJSON: Encodable {
+    var photo: PhotoJSON
+    var skipped: String?
+}
+
 struct AlbumJSON: Encodable {
     var name: String
     var count: Int

@@ -14,6 +14,7 @@
 /// damaged/STAMP/…                    what a repair set aside, under its path in the store
 /// owed/KEY~GEN                       a request a photo source owes for a like (see Store+Owed)
 /// sources/NAME.json                  a photo source's note of where an import stopped
+/// access-token                       the secret pages served from the store ask for (mode 0600)
 /// ```
 ///
 /// KEY is ``PhotoID/storageKey``; GEN is a fresh random token for every write, so no write ever
@@ -28,6 +29,7 @@ enum StoreLayout {
     static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [
         FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, imageFactsFileName,
+        accessTokenFileName,
     ]
 
     static func recordFileName(_ key: String) -> String { key + ".json" }

@@ -277,7 +277,7 @@ extension OpenStore {
 
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
-    private func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
+    func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
         guard let reader = try catalogReader(mapped: locked) else { return .damaged }
         return try CatalogScan.photos(in: reader, body)
     }

@@ -95,7 +95,7 @@ struct RepairPlan {
             StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
             StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
             RecentRecords.fileName: false, RecentRecords.previousFileName: false, StoreLayout.owedDirectory: true,
-            StoreLayout.imageFactsFileName: false,
+            StoreLayout.imageFactsFileName: false, StoreLayout.accessTokenFileName: false,
             StoreLayout.sourcesDirectory: true, StoreLayout.syncDirectory: true, StoreLayout.renditionsDirectory: true,
         ]
         for name in try root.names().sorted() {

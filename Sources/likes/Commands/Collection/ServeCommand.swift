@@ -14,33 +14,39 @@ import PhotoSources
 struct ServeCommand: Command {
     static let readsExistingStore = true
     static let port = Option.value("--port", "N", "The port on 127.0.0.1 (any free one by default).")
+    static let newToken = Option.flag("--new-token", "Replace the store's token: addresses given before stop working.")
     static let spec = CommandSpec(
         name: "serve", summary: "Serve the favorites as web pages on 127.0.0.1 until interrupted.",
-        usage: "serve [--port N]",
+        usage: "serve [--port N] [--new-token]",
         details: """
             Prints one line, http://127.0.0.1:PORT/?token=TOKEN: open it in a browser on this machine. The \
-            token is new each time; without it every request is refused (403), and no other host name, no \
+            token is kept in the store (readable by you alone) and the port it picks is used again while free, \
+            so a bookmarked address works next time; --new-token replaces both. Without it every request is refused (403), and no other host name, no \
             other machine and no other site's page can reach the store. Pages: the favorites newest first \
-            (search, colours, a heart to unlike and undo, several checked and downloaded as one .zip), each \
-            photo with its note and albums, the albums; with UNSPLASH_ACCESS_KEY or FLICKR_API_KEY set, a Search page for \
-            each, whose hearts like a result (downloaded here). A change made by any process shows within a second. \
+            by month (search, colours, a heart to unlike and undo, a selection downloaded as one .zip, put in \
+            an album or unliked, JPEG files dropped on the page liked), each photo full-window with its facts, \
+            note and albums, the albums; with UNSPLASH_ACCESS_KEY or FLICKR_API_KEY set, a page for each \
+            source, whose hearts like a result (downloaded here). A change made by any process shows within a second. \
             Stops on Ctrl-C or SIGTERM, exit 0.
             """,
         example: "likes serve --port 8080",
-        options: [port], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
+        options: [port, newToken], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
     let requestedPort: UInt16
+    let renewsToken: Bool
 
     init(_ arguments: ParsedArguments) throws {
         let number = try arguments.count(Self.port) ?? 0
         guard number <= 65535 else { throw UsageError(message: "--port takes 0 to 65535; \(number) is not a port", command: "serve") }
         requestedPort = UInt16(number)
+        renewsToken = arguments.has(Self.newToken)
     }
 
     func run(_ context: Context) throws {
+        let token = try context.repository.accessToken(renewing: renewsToken)
         let gallery: Gallery
         do {
-            gallery = try Gallery(repository: context.repository, port: requestedPort, sources: Self.sources(context.environment))
+            gallery = try Self.gallery(context, token: token, port: requestedPort)
         } catch .cannotListen(_, let reason) {
             throw CommandFailure(
                 "Cannot serve on 127.0.0.1:\(requestedPort): \(reason). Choose another --port, or leave it out for any free one.",
@@ -81,6 +87,24 @@ struct ServeCommand: Command {
 }
 
 extension ServeCommand {
+    /// The gallery on `port`; without one, on the store's own port (see ``keptPort(of:)``) when
+    /// it is free, else on any.
+    static func gallery(_ context: Context, token: String, port: UInt16) throws(GalleryError) -> Gallery {
+        let sources = Self.sources(context.environment)
+        if port == 0, let gallery = try? Gallery(repository: context.repository, port: keptPort(of: token), sources: sources, token: token) {
+            return gallery
+        }
+        return try Gallery(repository: context.repository, port: port, sources: sources, token: token)
+    }
+
+    /// The port a store is served on when none is asked for: one of 20000–59999 that its token
+    /// picks, so that an address bookmarked once (which names the port as well as the token)
+    /// keeps working while the port is free; a new token picks another.
+    static func keptPort(of token: String) -> UInt16 {
+        let number = token.utf8.prefix(8).reduce(UInt32(0)) { $0 &* 31 &+ UInt32($1) }
+        return UInt16(20_000 + number % 40_000)
+    }
+
     /// The photo sources whose keys are in the environment, each with its Search page.
     static func sources(_ environment: [String: String]) -> [any PhotoSource] {
         let value = { (name: String) in SourceAPI.setting(name, environment: environment) }
