@@ -43,6 +43,10 @@ struct PhotoJSON: Encodable {
     /// What the photo is called on a page: its title, else its description, else its id; never
     /// the store's file name.
     var name: String
+    /// The title its source gave, else `nil`: a viewer headed by the date where there is none.
+    var title: String?
+    /// What the camera wrote in its Exif, where it wrote anything.
+    var camera: CameraDetails?
     var bytes: Int
     /// The size as `likes show` prints it: `109.89 KB`.
     var size: String
@@ -72,6 +76,8 @@ struct PhotoJSON: Encodable {
             RenditionJSON(url: "/rendition?id=\(id)&side=\(max(size.width, size.height))&v=\(version)", width: size.width)
         }
         name = [record.photo?.title, record.photo?.description].compactMap { $0?.trimmedSpaces() }.first { !$0.isEmpty } ?? record.id.rawValue
+        title = record.photo?.title.map { $0.trimmedSpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+        camera = record.exif
         bytes = record.image.byteCount
         size = Self.size(record.image.byteCount)
         width = record.image.width

@@ -261,6 +261,51 @@ import Testing
         #expect(try repository.verify().problems.isEmpty)
     }
 
+    /// The months of a listing against Foundation's calendar at the same offset, for filtered
+    /// listings too, with each month's cursor starting its page at the month's newest photo.
+    @Test(arguments: [0, 3600, -5 * 3600 - 1800, 14 * 3600] as [Int])
+    func monthsAgreeWithTheCalendarAndTheirCursorsStartEachMonth(offset: Int) throws {
+        var random = Random(state: UInt64(abs(offset) + 11))
+        let repository = folder.repository(durability: .relaxed)
+        // Around month ends and a leap day, across years, and one before 1970 (a restored photo
+        // may have been liked then by its clock).
+        let base = Date(timeIntervalSince1970: 1_709_164_800)  // 2024-02-29T00:00Z
+        for index in 0..<120 {
+            let shift = Double(Int(random.next() % 900) - 600) * 86_400 + Double(Int(random.next() % 86_400))
+            let likedAt = index == 0 ? Date(timeIntervalSince1970: -86_400 * 40) : base.addingTimeInterval(shift)
+            let id = try PhotoID("M\(index)")
+            _ = try repository.likeAgain(
+                id, likedAt: likedAt, image: Samples.jpeg(seed: index, scanBytes: 16), userImage: nil, note: nil,
+                photo: Self.metadata(&random), albums: index % 3 == 0 ? [try AlbumName("Thirds")] : [])
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: offset)!
+        for query in [LikeQuery(), LikeQuery(album: try AlbumName("thirds")), LikeQuery(color: "blue")] {
+            let listed = try repository.list(query).records
+            var expected: [(Int, Int, Int)] = []
+            for record in listed {
+                let parts = calendar.dateComponents([.year, .month], from: record.likedAt)
+                if let last = expected.last, last.0 == parts.year!, last.1 == parts.month! {
+                    expected[expected.count - 1].2 += 1
+                } else {
+                    expected.append((parts.year!, parts.month!, 1))
+                }
+            }
+            let months = try repository.months(query, utcOffset: offset)
+            #expect(months.map { [$0.year, $0.month, $0.count] } == expected.map { [$0.0, $0.1, $0.2] }, "\(query)")
+            #expect(months.first?.start == nil)
+            var seen = 0
+            for month in months {
+                var page = query
+                page.limit = 1
+                page.after = month.start
+                let got = try repository.list(page).records.map { ($0.id, $0.likedAt) }
+                #expect(got.first?.0 == listed[seen].id, "\(month): \(got)")
+                seen += month.count
+            }
+        }
+    }
+
     @Test func foldingFindsAccentsCaseHangulKanaAndCompatibilityForms() throws {
         let repository = folder.repository(durability: .relaxed)
         let texts = [

@@ -3,20 +3,28 @@ chromium-driver, python3-selenium, python3-pil).
 
     gallery_browser.py --likes BIN --samples DIR [--screenshots DIR]
 
-On a store of the sample photos and 140 made-up ones (of several shapes), with a stand-in for
-Unsplash's and Flickr's APIs (source_server.py), at 1280×800 on a 2× screen and at 390×844 as a
-phone: the favorites load 60 at a time and more on scroll, in justified rows that keep each
-photo's shape, never drawn larger than their pixels; the heart and the check box show on hover,
-focus and in selection mode; captions only where there are words; Back from a photo returns to
-the same place with the pages loaded; the photo's viewer goes to the previous and next photo by
-button, arrow key and swipe, and Escape goes back; albums are renamed and deleted on their page;
-empty states say what is true; on a phone three columns a row, the tools folded, nothing fixed over
-the photos; search and a colour chip filter; the heart unlikes and, pressed again, undoes; a hostile id
-shows as text; the keyboard reaches and presses a heart; a photo's page shows its file name, size,
-pixels and credit, saves its note and adds it to an album; the albums page shows the album with
-its count and cover; two checked photos download as one zip, byte for byte; a like made by another
-process appears within a second, without a reload; and the dark scheme is dark. Screenshots of
-each page, light and dark, go to --screenshots.
+On a store of the sample photos and 140 made-up ones (of several shapes, small ones and a panorama
+among them, and one of 4000×3000), with a stand-in for Unsplash's and Flickr's APIs
+(source_server.py), at 1280×800 on a 2× screen and at 390×844 as a phone (SPEC §10):
+- the grid: pages of 60 on scroll; justified rows of one height filling the width (±1 px), each
+  photo its shape, small ones scaled up; every image the smallest that covers its device pixels;
+  a header for each month; captions only where there are words; the heart and the check box on
+  hover, focus and while selecting; search, a colour chip, the heart's unlike and undo, the
+  keyboard; a like elsewhere shown within a second; dropped JPEGs liked, other files named;
+- selection: a bar that stays in view with the count and Download, Add to album and Unlike;
+  shift-click ranges; Select all and Ctrl-A over the whole listing; an album made from a
+  selection; a selection unliked and brought back; two photos downloaded as one zip;
+- time: in a store liked over 20 months (an export with its dates moved), the rail of years and
+  months on a wide screen, a jump to the oldest month within a second loading only its page, the
+  newer photos loaded above as one scrolls up; on a phone headers and no rail;
+- the viewer: the photo filling the window beside its details, no navigation; a rendition at the
+  fit, the original only when zoomed to its pixels by double-click; + - Escape, Ctrl-wheel, drag
+  to pan, pinch on a phone; i for the details, ? for the shortcuts; ← → and swipes; the page's
+  own unlike not announced back; a photo that does not exist shows no controls;
+- albums renamed and deleted in the page (no prompt()); an album that does not exist offers
+  nothing; the albums page; Back and Escape to the same place; the sources' pages named Unsplash
+  and Flickr and shown only with their keys; the dark scheme. Screenshots of each page go to
+  --screenshots.
 
 Prints `ok   NAME` or `FAIL NAME: why` per check and `gallery-browser: N passed, M failed`; exits 1
 when anything failed, 2 when the browser cannot be started.
@@ -86,10 +94,14 @@ def main():
     made = os.path.join(top, "made")
     os.mkdir(made)
     generator = random.Random(7)
-    shapes = [(1200, 800), (800, 1200), (1000, 1000), (1280, 720), (900, 1200)]
+    # Small photos and a panorama among them: the rows scale them up to fill the width.
+    shapes = [(1200, 800), (800, 1200), (1000, 1000), (1280, 720), (900, 1200), (300, 200), (1200, 400)]
     for index in range(140):
         colour = tuple(generator.randrange(256) for _ in range(3))
         Image.new("RGB", shapes[index % len(shapes)], colour).save(os.path.join(made, f"made-{index:03d}.jpg"), quality=80)
+    big = os.path.join(top, "big-photo.jpg")
+    Image.new("RGB", (4000, 3000), (40, 90, 160)).save(big, quality=85)
+    run("like", "big-photo", "--image", big)
     run("import", made)
     run("import", samples)
     meta = os.path.join(top, "unsplash.json")
@@ -161,10 +173,10 @@ def main():
         # More on scroll, by cursor: every photo once.
         for _ in range(6):
             driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-            if wait(lambda: len(figures()) == 148, 1.5):
+            if wait(lambda: len(figures()) == 149, 1.5):
                 break
         shown = [node.get_attribute("data-id") for node in figures()]
-        check("scrolling loads the rest, each photo once", len(shown) == 148 and len(set(shown)) == 148, f"{len(shown)} shown")
+        check("scrolling loads the rest, each photo once", len(shown) == 149 and len(set(shown)) == 149, f"{len(shown)} shown")
         driver.execute_script("window.scrollTo(0, 0)")
 
         # A hostile id is text.
@@ -243,6 +255,7 @@ def main():
               appeared is not None and delay < 1.0 and driver.execute_script("return window.likesMarker") == marker, f"{delay:.2f} s")
         run("unlike", "from-elsewhere")
         check("...and an unlike elsewhere takes it away", wait(lambda: figure("from-elsewhere") is None, 3))
+        drop_checks(driver, check, wait, figure, records, samples, top)
 
         # Select two and download them as one zip.
         for photo_id in ["coffee", "chelsea"]:
@@ -317,8 +330,10 @@ def main():
         viewer_checks(driver, check, wait, origin, records, run)
         back_checks(driver, check, wait, origin, figures)
         driver.get(origin + "/")
-        check("the Search pages are linked from every page",
-              wait(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a[data-source]")] == ["Unsplash", "Flickr"]))
+        check("with their keys, the sources' pages are in the navigation, named Unsplash and Flickr",
+              wait(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")] == ["Favorites", "Albums", "Unsplash", "Flickr"]))
+        check("the search box searches one's own photos",
+              driver.find_element(By.CSS_SELECTOR, "input[type=search]").get_attribute("placeholder") == "Search your photos")
         driver.find_element(By.CSS_SELECTOR, "nav a[data-source=unsplash]").click()
         wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#query"))
         driver.find_element(By.CSS_SELECTOR, "#query").send_keys("pencil", Keys.ENTER)
@@ -364,6 +379,7 @@ def main():
         screen(390, 844, 3, True)
         phone_checks(driver, check, wait, origin, figures, records, shots)
         screen(1280, 800, 2, False)
+        time_checks(driver, check, wait, likes, store, top, shots, screen)
         keyless_checks(driver, check, wait, likes, store, shots)
     finally:
         driver.quit()
@@ -448,14 +464,55 @@ return performance.getEntriesByType('resource').filter((entry) => /\\/(image|thu
 """
 
 ROWS = """
-const boxes = [...document.querySelectorAll('#grid figure')].slice(0, 40).map((figure) => {
-  const box = figure.getBoundingClientRect();
-  return {id: figure.dataset.id, top: Math.round(box.top), left: box.left, right: box.right, width: box.width, height: box.height,
-          capped: figure.style.maxWidth !== '' && box.width >= parseFloat(figure.style.maxWidth) - 0.5};
+const grid = document.getElementById('grid'), bounds = grid.getBoundingClientRect();
+const items = [...grid.children].slice(0, 90).map((node) => {
+  const box = node.getBoundingClientRect();
+  return node.tagName === 'H2' ? {header: node.textContent, top: box.top}
+    : {id: node.dataset.id, top: Math.round(box.top), left: box.left, right: box.right, width: box.width, height: box.height};
 });
-const grid = document.getElementById('grid').getBoundingClientRect();
-return {boxes, left: grid.left, right: grid.right};
+return {items, left: bounds.left, right: bounds.right, more: !!document.querySelector('#more') && grid.children.length > 90};
 """
+
+
+def rows_of(layout):
+    """The grid's rows (photos sharing a top), each marked whether a month header or the end
+    follows it: the rows that may stop short."""
+    rows, current = [], None
+    for item in layout["items"]:
+        if "header" in item:
+            if rows:
+                rows[-1]["ends"] = True
+            current = None
+            continue
+        if current is None or item["top"] != current["top"]:
+            current = {"top": item["top"], "boxes": [], "ends": False}
+            rows.append(current)
+        current["boxes"].append(item)
+    if rows:
+        rows[-1]["ends"] = True
+    return rows
+
+
+def rows_check(layout, records):
+    """Every row but a month's last: one height, from the left edge to the right (±1 px); every
+    photo its own shape. Returns (full rows, problems)."""
+    kept = records
+    problems = []
+    rows = rows_of(layout)
+    for row in rows:
+        for box in row["boxes"]:
+            image = kept[box["id"]]["image"]
+            shape = image["width"] / image["height"]
+            if abs(box["width"] / box["height"] - shape) > 0.02 * shape + 1 / box["height"]:
+                problems.append((box["id"], "shape", round(box["width"] / box["height"], 3), round(shape, 3)))
+        if row["ends"]:
+            continue
+        heights = [b["height"] for b in row["boxes"]]
+        if max(heights) - min(heights) > 1:
+            problems.append(("row", row["top"], "heights", heights))
+        if abs(row["boxes"][0]["left"] - layout["left"]) > 1 or abs(row["boxes"][-1]["right"] - layout["right"]) > 1:
+            problems.append(("row", row["top"], "edges", row["boxes"][0]["left"], row["boxes"][-1]["right"], layout["left"], layout["right"]))
+    return [row for row in rows if not row["ends"]], problems
 
 
 def sharp(driver, wait, records, allow_small_originals=False):
@@ -474,9 +531,14 @@ def sharp(driver, wait, records, allow_small_originals=False):
             found.append((photo_id, max(width / pixels[0], height / pixels[1]), kind))
         return found
 
+    def whole(photo_id, kind):
+        """Whether the file shown has all the photo's pixels (the original, or a thumbnail of a
+        photo no larger than a thumbnail)."""
+        return kind == "image" or pixels_of(kept[photo_id], kind) == pixels_of(kept[photo_id], "image")
+
     def settled():
         found = drawn()
-        return found if found and all(ratio <= 1.02 or allow_small_originals and kind == "image" for _, ratio, kind in found) else None
+        return found if found and all(ratio <= 1.02 or allow_small_originals and whole(i, kind) for i, ratio, kind in found) else None
     found = wait(settled, 8)
     return found, drawn()
 
@@ -487,22 +549,20 @@ def layout_checks(driver, check, wait, figures, records):
     from selenium.webdriver.common.keys import Keys
     kept = records()
     layout = driver.execute_script(ROWS)
-    rows = {}
-    for box in layout["boxes"]:
-        rows.setdefault(box["top"], []).append(box)
-    shapes_kept = all(abs(box["width"] / box["height"] - kept[box["id"]]["image"]["width"] / kept[box["id"]]["image"]["height"])
-                      < 0.02 * kept[box["id"]]["image"]["width"] / kept[box["id"]]["image"]["height"] for box in layout["boxes"])
-    full_rows = [row for top, row in sorted(rows.items())][:-1]
-    justified = all(abs(max(b["height"] for b in row) - min(b["height"] for b in row)) < 1.5 for row in full_rows if not any(b["capped"] for b in row))
-    edge_to_edge = all(abs(row[-1]["right"] - layout["right"]) < 2 and abs(row[0]["left"] - layout["left"]) < 2
-                       for row in full_rows if not any(b["capped"] for b in row))
+    full_rows, problems = rows_check(layout, kept)
     check("the favorites have no album's actions and no heading repeating the navigation",
           not driver.find_element(By.ID, "album-actions").is_displayed() and driver.find_element(By.ID, "title").size["width"] <= 1)
-    check("the grid is justified rows that keep each photo's shape, edge to edge",
-          len(full_rows) >= 2 and shapes_kept and justified and edge_to_edge,
-          f"{len(full_rows)} rows, shapes {shapes_kept}, heights {justified}, edges {edge_to_edge}")
-    found, drawn = sharp(driver, wait, records)
-    check("on a 2× screen no photo is drawn larger than its pixels (a rendition where the thumbnail falls short)",
+    check("the grid is justified rows that keep each photo's shape, one height a row, edge to edge (±1 px)",
+          len(full_rows) >= 4 and not problems, f"{len(full_rows)} full rows, {problems[:3]}")
+    scaled = [box["id"] for box in layout["items"] if "id" in box and box["width"] * 2 > kept[box["id"]]["image"]["width"] * 1.05]
+    check("a photo smaller than its cell is scaled up to fill it, no gap beside it",
+          any(kept[i]["image"]["width"] == 300 for i in scaled), f"{scaled[:5]}")
+    months = [item["header"] for item in layout["items"] if "header" in item]
+    check("the grid begins with the month's header, as the browser names it",
+          bool(months) and layout["items"][0].get("header") == driver.execute_script(
+              "return new Intl.DateTimeFormat(undefined, {month: 'long', year: 'numeric'}).format(new Date())"), f"{months}")
+    found, drawn = sharp(driver, wait, records, allow_small_originals=True)
+    check("on a 2× screen no photo is drawn larger than its pixels but a small one shown whole (a rendition where the thumbnail falls short)",
           found is not None and len(found) >= 8, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
     problems, kinds = sizes_check(driver, records)
     check("on a 2× screen each photo is the smallest of its images that covers its device pixels, renditions among them",
@@ -544,12 +604,14 @@ def layout_checks(driver, check, wait, figures, records):
     figures()[1].find_element(By.TAG_NAME, "a").click()
     figures()[2].find_element(By.TAG_NAME, "a").click()
     download = driver.find_element(By.CSS_SELECTOR, "button[name=download]")
+    count = driver.find_element(By.ID, "selected-count")
     chosen = wait(lambda: driver.current_url == address and download.is_displayed() and download.text == "Download 2"
-                  and len(driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]:checked")) == 2, 2)
-    driver.find_element(By.ID, "select-mode").click()
+                  and count.text == "2 selected" and len(driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]:checked")) == 2, 2)
+    driver.find_element(By.ID, "select-done").click()
     left = wait(lambda: not download.is_displayed() and not driver.find_elements(By.CSS_SELECTOR, "#grid input[name=select]:checked"), 2)
-    check("selection mode: boxes shown, a click checks a photo, Download counts them, Done clears them",
+    check("selection mode: boxes shown, a click checks a photo, the bar counts them, × clears them",
           bool(shown and chosen and left), f"shown {shown}, chosen {chosen}, left {left}")
+    selection_checks(driver, check, wait, figures, records)
 
     # A search that finds nothing says so.
     search = driver.find_element(By.CSS_SELECTOR, "input[type=search]")
@@ -562,6 +624,75 @@ def layout_checks(driver, check, wait, figures, records):
     wait(lambda: len(figures()) == 60)
 
 
+def checked_ids(driver):
+    return driver.execute_script("return [...document.querySelectorAll('#grid input[name=select]:checked')].map((box) => box.value)")
+
+
+def selection_checks(driver, check, wait, figures, records):
+    """Shift-click ranges, the bar in view however far one scrolls, Select all and Ctrl-A over
+    the whole listing, an album made from a selection, and a selection unliked and brought back."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    bar = driver.find_element(By.ID, "selection")
+    count = driver.find_element(By.ID, "selected-count")
+    order = [f.get_attribute("data-id") for f in figures()]
+    figures()[3].find_element(By.CSS_SELECTOR, "input[name=select]").click()
+    box = figures()[9].find_element(By.CSS_SELECTOR, "input[name=select]")
+    ActionChains(driver).key_down(Keys.SHIFT).click(box).key_up(Keys.SHIFT).perform()
+    ranged = wait(lambda: sorted(checked_ids(driver)) == sorted(order[3:10]) and count.text == "7 selected", 2)
+    check("shift-click selects the range between two photos", bool(ranged), f"{checked_ids(driver)} for {order[3:10]}")
+    driver.execute_script("window.scrollTo(0, 2500)")
+    time.sleep(0.3)
+    place = driver.execute_script("const b = document.getElementById('selection').getBoundingClientRect(); return [b.top, b.bottom, innerHeight]")
+    check("scrolled 2,500 px down, the bar with the count and the actions is still in view",
+          bar.is_displayed() and place[0] >= 0 and place[1] <= place[2] and driver.find_element(By.ID, "unlike-selected").is_displayed()
+          and driver.find_element(By.ID, "add-to-album").is_displayed() and count.text == "7 selected", f"{place}")
+    # From a page that has loaded its first 60 photos alone.
+    driver.get(driver.current_url.split("?")[0].rstrip("/") + "/?fresh=1")
+    wait(lambda: len(figures()) == 60)
+    bar = driver.find_element(By.ID, "selection")
+    count = driver.find_element(By.ID, "selected-count")
+    driver.find_element(By.ID, "select-mode").click()
+    total = len(records())
+    driver.find_element(By.ID, "select-all").click()
+    everything = wait(lambda: count.text == f"{total} selected", 3)
+    driver.find_element(By.ID, "select-done").click()
+    wait(lambda: not bar.is_displayed())
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.CONTROL, "a")
+    keyed = wait(lambda: bar.is_displayed() and count.text == f"{total} selected", 3)
+    check("Select all and Ctrl-A select the whole listing, photos not yet loaded among them",
+          bool(everything and keyed) and len(figures()) < total, f"{count.text} of {total}, {len(figures())} loaded")
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait(lambda: not bar.is_displayed())
+
+    # An album from a selection, named in the page (no prompt()).
+    for index in (20, 21, 22):
+        figures()[index].find_element(By.CSS_SELECTOR, "input[name=select]").click()
+    picked = checked_ids(driver)
+    driver.find_element(By.ID, "add-to-album").click()
+    field = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open] input[name=answer]"))
+    field.send_keys("Picked", Keys.ENTER)
+    made = wait(lambda: all("Picked" in records()[i]["albums"] for i in picked) and not bar.is_displayed(), 3)
+    check("an album is made from a selection, its name asked in the page and Enter taking it",
+          bool(made) and len(picked) == 3, f"{picked}")
+
+    # Unliked together, and brought back by the Undo beside the message.
+    for index in (24, 25):
+        figures()[index].find_element(By.CSS_SELECTOR, "input[name=select]").click()
+    gone_ids = checked_ids(driver)
+    dates = {i: records()[i]["likedAt"] for i in gone_ids}
+    driver.find_element(By.ID, "unlike-selected").click()
+    gone = wait(lambda: not any(i in records() for i in gone_ids) and not any(f.get_attribute("data-id") in gone_ids for f in figures()), 3)
+    undo = wait(lambda: driver.find_element(By.CSS_SELECTOR, "#status button.status-action"), 2)
+    if undo:
+        undo.click()
+    back = wait(lambda: all(i in records() and records()[i]["likedAt"] == dates[i] for i in gone_ids)
+                and [f.get_attribute("data-id") for f in figures()][24:26] == gone_ids, 4)
+    check("a selection is unliked together; Undo brings each back as it was, in its place",
+          bool(gone and undo and back), f"{gone_ids}: gone {gone}, undo {bool(undo)}, back {back}")
+
+
 def album_checks(driver, check, wait, figures, records, run):
     from selenium.webdriver.common.by import By
     heading = driver.find_element(By.ID, "title").text
@@ -572,18 +703,26 @@ def album_checks(driver, check, wait, figures, records, run):
           and back.get_attribute("href").endswith("/albums"), f"{heading!r} {subtitle!r}")
     check("album names match without regard to case (`list --album mornings`)",
           [r["id"] for r in json.loads(run("list", "--album", "mornings", "--json").stdout)] == ["lake"])
+    from selenium.webdriver.common.keys import Keys
     driver.find_element(By.ID, "rename-album").click()
-    alert = wait(lambda: driver.switch_to.alert)
-    alert.send_keys("Dawns")
-    alert.accept()
+    field = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open] input[name=answer]"))
+    field.clear()
+    field.send_keys("Dawns", Keys.ENTER)
     check("an album is renamed from its page; its photos stay liked, now in the new name",
           wait(lambda: records()["lake"]["albums"] == ["Dawns"]) and wait(lambda: driver.find_element(By.ID, "title").text == "Dawns")
           and wait(lambda: [n.get_attribute("data-id") for n in figures()] == ["lake"]))
     driver.find_element(By.ID, "delete-album").click()
-    wait(lambda: driver.switch_to.alert).accept()
+    asked = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open]"))
+    check("deleting asks in the page, naming the album and saying its photos stay",
+          asked is not None and "Dawns" in asked.text and "stay" in asked.text, asked.text if asked else "")
+    driver.find_element(By.CSS_SELECTOR, "dialog[open] button.primary").click()
     check("an album is deleted from its page; its photos stay liked",
           wait(lambda: "lake" in records() and records()["lake"]["albums"] == []) and wait(lambda: driver.current_url.endswith("/albums")))
     run("album", "add", "Mornings", "lake")
+    driver.get(driver.current_url.split("/albums")[0] + "/?album=Nowhere")
+    said = wait(lambda: driver.find_element(By.ID, "subtitle").text)
+    check("an album that does not exist says so and offers no Rename or Delete",
+          said == "There is no album named Nowhere." and not driver.find_element(By.ID, "album-actions").is_displayed(), f"{said!r}")
 
 
 def photo_id(driver):
@@ -600,15 +739,14 @@ def viewer_checks(driver, check, wait, origin, records, run):
     wait(lambda: driver.execute_script("return document.getElementById('full').complete && document.getElementById('full').naturalWidth > 0"))
     size = driver.execute_script("""
         const image = document.getElementById('full'), stage = document.getElementById('stage').getBoundingClientRect();
-        const box = image.getBoundingClientRect(), facts = document.getElementById('facts').getBoundingClientRect();
-        // The photo's own pixels (an <img> with a srcset reports the size it was asked at).
-        return {w: box.width, h: box.height, nw: parseFloat(image.style.getPropertyValue('--natural-width')),
-                nh: parseFloat(image.style.getPropertyValue('--natural-height')), source: image.currentSrc,
-                sw: stage.width, sh: stage.height, factsBottom: facts.bottom, factsRight: facts.right, top: box.top, bottom: box.bottom}""")
-    scale = min(size["sw"] / size["nw"], size["sh"] / size["nh"], 1)
-    check("the viewer draws the photo as large as the window allows, never past its pixels, the details beside it",
-          abs(size["w"] - size["nw"] * scale) < 3 and abs(size["h"] - size["nh"] * scale) < 3 and size["bottom"] <= 800
-          and size["factsBottom"] <= 800, f"{size}")
+        const box = image.getBoundingClientRect(), info = document.getElementById('info').getBoundingClientRect();
+        return {w: box.width, h: box.height, source: image.currentSrc, sw: stage.width, sh: stage.height, sl: stage.left, st: stage.top,
+                infoLeft: info.left, infoWidth: info.width, header: getComputedStyle(document.querySelector('header')).display}""")
+    shown = records()[order[5]]["image"]
+    scale = min(size["sw"] / shown["width"], size["sh"] / shown["height"])
+    check("the viewer: the photo fills the window beside its details (scaled up when smaller), no navigation around it",
+          abs(size["w"] - shown["width"] * scale) < 2 and abs(size["h"] - shown["height"] * scale) < 2 and size["sl"] == 0 and size["st"] == 0
+          and size["sh"] == 800 and size["infoLeft"] >= size["sw"] - 1 and size["infoWidth"] > 200 and size["header"] == "none", f"{size}")
     kept = records()[order[5]]
     thumbnail_side, ladder_sides = ladder(kept["image"]["width"], kept["image"]["height"])
     needed = max(size["w"], size["h"]) * driver.execute_script("return devicePixelRatio")
@@ -651,6 +789,84 @@ def viewer_checks(driver, check, wait, origin, records, run):
     driver.find_element(By.ID, "heart").click()
     back = wait(lambda: order[7] in records() and records()[order[7]]["likedAt"] == liked_at)
     check("the viewer's heart unlikes, and pressed again likes it back as it was", bool(gone and back))
+    wait(lambda: driver.find_element(By.ID, "heart").is_enabled() and driver.find_element(By.ID, "heart").get_attribute("aria-pressed") == "true")
+    driver.find_element(By.ID, "heart").click()
+    wait(lambda: order[7] not in records())
+    time.sleep(1.2)
+    said = driver.execute_script("return document.getElementById('status').textContent")
+    check("the page's own unlike is not announced back to it as someone else's: the undo hint stays",
+          "undo" in said and "elsewhere" not in said, f"{said!r}")
+    wait(lambda: driver.find_element(By.ID, "heart").is_enabled())
+    driver.find_element(By.ID, "heart").click()
+    wait(lambda: order[7] in records())
+    zoom_checks(driver, check, wait, origin, records)
+
+    # A photo that does not exist: said so, and nothing to act on.
+    driver.get(origin + "/photo?id=no-such-photo")
+    wait(lambda: driver.find_element(By.ID, "name").text == "Not found")
+    controls = [node for node in driver.find_elements(By.CSS_SELECTOR, "#heart, textarea, input[name=album], button[name=save], #zoom-in")
+                if node.is_displayed()]
+    check("a photo that does not exist shows no heart, note or album field", controls == [], f"{[c.get_attribute('id') for c in controls]}")
+
+
+VIEWER_BOX = """
+const image = document.getElementById('full'), box = image.getBoundingClientRect();
+const stage = document.getElementById('stage').getBoundingClientRect();
+return {w: box.width, h: box.height, left: box.left, top: box.top, source: image.currentSrc, sw: stage.width, sh: stage.height,
+        originals: performance.getEntriesByType('resource').filter((entry) => /\\/image\\?/.test(entry.name)).length};
+"""
+
+
+def zoom_checks(driver, check, wait, origin, records):
+    """A 4000×3000 photo: at the fit a rendition; zoomed by double-click to the original's pixels
+    (fetched then, not before); Escape, + and -, Ctrl-wheel, a drag pans; i hides and shows the
+    details; ? lists the shortcuts."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    driver.get(origin + "/photo?id=big-photo")
+    wait(lambda: driver.execute_script("const image = document.getElementById('full');"
+                                       "return image.complete && image.naturalWidth > 0 && image.currentSrc.includes('big-photo')"), 20)
+    time.sleep(0.3)
+    fit = driver.execute_script(VIEWER_BOX)
+    check("at the fit the viewer shows a rendition, the original not fetched",
+          "/rendition?" in fit["source"] and fit["originals"] == 0 and abs(fit["w"] - min(fit["sw"], fit["sh"] * 4 / 3)) < 2, f"{fit}")
+    image = driver.find_element(By.ID, "full")
+    ActionChains(driver).double_click(image).perform()
+    zoomed = wait(lambda: (lambda box: box if abs(box["w"] - 2000) < 2 and "/image?" in box["source"] and box["originals"] == 1 else None)(
+        driver.execute_script(VIEWER_BOX)), 10)
+    check("double-click zooms to the original's pixels (4000 px on a 2× screen: 2000 CSS px), and only then the original travels",
+          zoomed is not None, f"{driver.execute_script(VIEWER_BOX)}")
+    before = driver.execute_script(VIEWER_BOX)
+    ActionChains(driver).move_to_element(image).click_and_hold().move_by_offset(-150, -80).release().perform()
+    after = driver.execute_script(VIEWER_BOX)
+    check("zoomed, a drag pans the photo", abs(after["left"] - before["left"] + 150) < 3 and abs(after["top"] - before["top"] + 80) < 3,
+          f"{before['left']},{before['top']} → {after['left']},{after['top']}")
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ESCAPE)
+    back = wait(lambda: abs(driver.execute_script(VIEWER_BOX)["w"] - fit["w"]) < 2 and "/photo?" in driver.current_url, 2)
+    body.send_keys("+")
+    bigger = wait(lambda: abs(driver.execute_script(VIEWER_BOX)["w"] - fit["w"] * 1.5) < 2, 2)
+    body.send_keys("-")
+    smaller = wait(lambda: abs(driver.execute_script(VIEWER_BOX)["w"] - fit["w"]) < 2, 2)
+    driver.execute_script("""
+        const stage = document.getElementById('stage'), box = stage.getBoundingClientRect();
+        stage.dispatchEvent(new WheelEvent('wheel', {deltaY: -200, ctrlKey: true, clientX: box.left + box.width / 2,
+          clientY: box.top + box.height / 2, bubbles: true, cancelable: true}));""")
+    wheeled = wait(lambda: driver.execute_script(VIEWER_BOX)["w"] > fit["w"] * 1.5, 2)
+    check("Escape returns to the fit; + and - zoom by steps; the wheel with Ctrl zooms",
+          bool(back and bigger and smaller and wheeled), f"escape {back}, + {bigger}, - {smaller}, wheel {wheeled}")
+    body.send_keys("0")
+    body.send_keys("i")
+    closed = wait(lambda: not driver.find_element(By.ID, "info").is_displayed()
+                  and driver.execute_script(VIEWER_BOX)["sw"] == driver.execute_script("return innerWidth"), 2)
+    body.send_keys("i")
+    opened = wait(lambda: driver.find_element(By.ID, "info").is_displayed() and driver.find_element(By.ID, "note").is_displayed(), 2)
+    check("i closes the details (the photo takes the window) and opens them again", bool(closed and opened), f"{closed} {opened}")
+    body.send_keys("?")
+    listed = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open]").text, 2)
+    check("? lists the keyboard shortcuts", bool(listed) and "Zoom in and out" in listed and "Show or hide the details" in listed, f"{listed!r}")
+    driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
 
 
 def back_checks(driver, check, wait, origin, figures):
@@ -702,16 +918,19 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
     driver.get(origin + "/")
     wait(lambda: len(figures()) == 60)
     layout = driver.execute_script(ROWS)
-    first_top = layout["boxes"][0]["top"]
-    first_row = [b for b in layout["boxes"] if b["top"] == first_top]
-    check("on a phone, three photos a row from edge to edge", len(first_row) >= 3
-          and abs(first_row[0]["left"] - 0) < 1 and abs(first_row[-1]["right"] - 390) < 1, f"{len(first_row)} in the first row")
+    full_rows, problems = rows_check(layout, records())
+    check("on a phone, justified rows from edge to edge, each photo its shape",
+          len(full_rows) >= 4 and not problems and abs(layout["left"]) < 1 and abs(layout["right"] - 390) < 1, f"{problems[:3]}")
     search = driver.find_element(By.CSS_SELECTOR, "input[type=search]")
-    folded = not search.is_displayed() and driver.find_element(By.ID, "find").is_displayed()
-    driver.find_element(By.ID, "find").click()
-    opened = wait(lambda: search.is_displayed())
-    driver.find_element(By.ID, "find").click()
-    check("on a phone, the tools fold behind a Search button", bool(folded and opened))
+    select = driver.find_element(By.ID, "select-mode")
+    check("on a phone, the search box and Select are in reach without opening anything", search.is_displayed() and select.is_displayed())
+    select.click()
+    figures()[2].find_element(By.TAG_NAME, "a").click()
+    bar = wait(lambda: driver.find_element(By.ID, "selection").is_displayed() and driver.find_element(By.ID, "selected-count").text == "1 selected")
+    check("on a phone, selecting shows the bar with the count and the actions", bool(bar)
+          and all(driver.find_element(By.ID, name).is_displayed() for name in ("download", "add-to-album", "unlike-selected", "select-all")))
+    driver.find_element(By.ID, "select-done").click()
+    wait(lambda: not driver.find_element(By.ID, "selection").is_displayed())
     fixed = driver.execute_script("""
         return [...document.querySelectorAll('body *')].filter((node) => {
           const style = getComputedStyle(node), box = node.getBoundingClientRect();
@@ -724,7 +943,7 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
     driver.execute_script("document.getElementById('status').textContent = ''")
     check("on a phone, nothing fixed covers the photos (a message too takes its own place)", fixed == [], f"{fixed}")
     found, drawn = sharp(driver, wait, records, allow_small_originals=True)
-    check("on a phone's 3× screen no thumbnail is drawn larger than its pixels (a photo smaller than its tile is shown whole)",
+    check("on a phone's 3× screen no thumbnail is drawn larger than its pixels (a photo smaller than its cell is shown whole)",
           found is not None and len(found) >= 9, f"{[d for d in drawn if d[1] > 1.02][:4]} of {len(drawn)}")
     problems, kinds = sizes_check(driver, records)
     check("on a phone's 3× screen each photo is the smallest of its images that covers its device pixels",
@@ -743,22 +962,149 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
     touch("touchEnd", 100)
     swiped = wait(lambda: photo_id(driver) == order[5])
     check("on a phone, a swipe to the left shows the next photo", bool(swiped), f"{photo_id(driver)} for {order[5]}")
+    driver.get(origin + "/photo?id=big-photo")
+    wait(lambda: driver.execute_script("return document.getElementById('full').complete && document.getElementById('full').naturalWidth > 0"))
+    width = driver.execute_script("return document.getElementById('full').getBoundingClientRect().width")
+    middle = driver.execute_script("const b = document.getElementById('stage').getBoundingClientRect(); return b.top + b.height / 2")
+    pinch = lambda kind, spread: driver.execute_cdp_cmd("Input.dispatchTouchEvent", {  # noqa: E731
+        "type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": 195 - spread, "y": middle, "id": 0}, {"x": 195 + spread, "y": middle, "id": 1}]})
+    pinch("touchStart", 40)
+    for spread in (60, 80, 100, 120):
+        pinch("touchMove", spread)
+    pinch("touchEnd", 120)
+    grown = wait(lambda: driver.execute_script(WIDTH_OF_FULL) > width * 2.5, 2)
+    check("on a phone, two fingers spread apart zoom the photo", bool(grown) and photo_id(driver) == "big-photo",
+          f"{width} → {driver.execute_script(WIDTH_OF_FULL)}")
+    driver.save_screenshot(os.path.join(shots, "phone-photo-zoomed.png"))
+
+
+def drop(driver, paths):
+    """Drops files on the page as a person dragging them from a file manager would: the files
+    are read through a file input (the only way a page can be given files), then dispatched in a
+    drop."""
+    from selenium.webdriver.common.by import By
+    driver.execute_script("const input = document.createElement('input'); input.type = 'file'; input.multiple = true;"
+                          "input.id = 'test-files'; input.hidden = true; document.body.append(input);")
+    driver.find_element(By.ID, "test-files").send_keys("\n".join(paths))
+    driver.execute_script("""
+        const input = document.getElementById('test-files'), data = new DataTransfer();
+        for (const file of input.files) data.items.add(file);
+        input.remove();
+        document.body.dispatchEvent(new DragEvent('dragover', {dataTransfer: data, bubbles: true, cancelable: true}));
+        document.body.dispatchEvent(new DragEvent('drop', {dataTransfer: data, bubbles: true, cancelable: true}));""")
+
+
+def drop_checks(driver, check, wait, figure, records, samples, top):
+    """JPEG files dropped on the favorites are liked under their names, with a line saying how far
+    it is; a PNG, and a PNG named .jpg, are named and skipped."""
+    folder = os.path.join(top, "to-drop")
+    os.makedirs(folder, exist_ok=True)
+    shutil.copy(os.path.join(samples, "chelsea.jpg"), os.path.join(folder, "dropped cat.jpg"))
+    shutil.copy(os.path.join(samples, "coffee.jpg"), os.path.join(folder, "dropped-coffee.jpeg"))
+    from PIL import Image
+    Image.new("RGB", (20, 20), (255, 0, 0)).save(os.path.join(folder, "drawing.png"))
+    Image.new("RGB", (20, 20), (0, 255, 0)).save(os.path.join(folder, "disguised.jpg"), format="PNG")
+    drop(driver, [os.path.join(folder, name) for name in ("dropped cat.jpg", "drawing.png", "disguised.jpg", "dropped-coffee.jpeg")])
+    said = lambda: driver.execute_script("return document.getElementById('status').textContent")  # noqa: E731
+    liked = wait(lambda: "dropped cat" in records() and "dropped-coffee" in records(), 5)
+    final = wait(lambda: said().startswith("Liked 2 photos.") and said(), 5)
+    with open(os.path.join(samples, "chelsea.jpg"), "rb") as handle:
+        same = liked and open(records()["dropped cat"]["image"]["file"], "rb").read() == handle.read()
+    check("dropped JPEGs are liked under their file names, byte for byte, and shown",
+          bool(liked and same) and wait(lambda: figure("dropped cat") is not None and figure("dropped-coffee") is not None, 3), f"{said()!r}")
+    check("...what is not a JPEG is named and skipped, by its name and by its bytes",
+          bool(final) and "drawing.png (not a JPEG)" in final and "disguised.jpg was not liked: it is a PNG image" in final
+          and "disguised" not in records() and "drawing" not in records(), f"{said()!r}")
+
+
+def time_checks(driver, check, wait, likes, store, top, shots, screen):
+    """A collection liked over 20 months (an export whose dates are moved, imported): a header
+    for each month; on a wide screen a rail of years and months whose oldest month, chosen, starts
+    the grid there, loading only its page; scrolling up from there brings the newer photos above
+    without moving what is in view. On a phone no rail."""
+    import datetime
+    from selenium.webdriver.common.by import By
+    exported = os.path.join(top, "months-export")
+    subprocess.run([likes, "--store", store, "export", exported], check=True, capture_output=True)
+    with open(os.path.join(exported, "index.json")) as handle:
+        index = json.load(handle)
+    start = datetime.datetime(2026, 11, 20, 12, tzinfo=datetime.timezone.utc)
+    photos = sorted(index["photos"], key=lambda photo: photo["id"])
+    for number, photo in enumerate(photos):
+        photo["likedAt"] = (start - datetime.timedelta(days=4 * number)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    with open(os.path.join(exported, "index.json"), "w") as handle:
+        json.dump(index, handle)
+    months_store = os.path.join(top, "months-store")
+    subprocess.run([likes, "--store", months_store, "import", exported], check=True, capture_output=True)
+    listed = json.loads(subprocess.run([likes, "--store", months_store, "list", "--json"], check=True, capture_output=True, text=True).stdout)
+    server = subprocess.Popen([likes, "--store", months_store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        address = server.stdout.readline().strip()
+        driver.get(address)
+        wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#grid figure")) >= 60)
+        heads = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")]
+        check("a header for each month, newest first", heads[:3] == ["November 2026", "October 2026", "September 2026"], f"{heads[:4]}")
+        rail = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#rail button") if driver.find_element(By.ID, "rail").is_displayed() else None)
+        years = [y.text for y in driver.find_elements(By.CSS_SELECTOR, "#rail .year-name")]
+        oldest_month = listed[-1]["likedAt"][:7]
+        check("on a wide screen a rail of years and months", bool(rail) and years[:2] == ["2026", "2025"] and len(rail) >= 18,
+              f"{years}, {len(rail or [])} months")
+        driver.save_screenshot(os.path.join(shots, "favorites-months.png"))
+        target = next(b for b in driver.find_elements(By.CSS_SELECTOR, "#rail button") if b.get_attribute("data-month") == oldest_month)
+        in_month = [r["id"] for r in listed if r["likedAt"][:7] == oldest_month]
+        began = time.time()
+        target.click()
+        jumped = wait(lambda: driver.execute_script(
+            "const f = document.querySelector('#grid figure'); const h = document.querySelector('#grid h2.month');"
+            "return f && h ? [f.dataset.id, h.dataset.month, document.querySelectorAll('#grid figure').length] : null")
+            and driver.execute_script("return document.querySelector('#grid figure').dataset.id") == in_month[0], 3)
+        took = time.time() - began
+        loaded = len(driver.find_elements(By.CSS_SELECTOR, "#grid figure"))
+        check("choosing the oldest month starts the grid at its newest photo within a second, loading only what is shown there",
+              bool(jumped) and took < 1.0 and loaded <= 70, f"{took:.2f} s, {loaded} loaded, first {driver.execute_script(FIRST_SHOWN)} for {in_month[:1]}")
+        first = driver.execute_script("return document.querySelector('#grid figure').dataset.id")
+        place = driver.execute_script("return document.querySelector('#grid figure').getBoundingClientRect().top")
+        driver.execute_script("window.scrollBy(0, -200)")
+        grew = wait(lambda: driver.execute_script("return document.querySelector('#grid figure').dataset.id") != first, 3)
+        time.sleep(0.5)
+        stays = driver.execute_script(
+            "const f = [...document.querySelectorAll('#grid figure')].find((n) => n.dataset.id === arguments[0]);"
+            "return f ? f.getBoundingClientRect().top : null", first)
+        check("scrolling up from there brings the newer photos above, what was in view staying where it was",
+              bool(grew) and stays is not None and abs(stays - (place + 200)) < 30, f"{first}: {place} → {stays}")
+        screen(390, 844, 3, True)
+        driver.get(address.split("/?")[0] + "/")
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#grid h2.month"))
+        check("on a phone the months have headers and no rail",
+              not driver.find_element(By.ID, "rail").is_displayed() and driver.find_element(By.CSS_SELECTOR, "#grid h2.month").is_displayed())
+        driver.save_screenshot(os.path.join(shots, "phone-months.png"))
+        screen(1280, 800, 2, False)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+
+
+WIDTH_OF_FULL = "return document.getElementById('full').getBoundingClientRect().width"
+FIRST_SHOWN = "return document.querySelector('#grid figure')?.dataset.id"
 
 
 def keyless_checks(driver, check, wait, likes, store, shots):
-    """A gallery started with no photo source's key: the navigation still leads to Search, which
-    names the variables to set."""
+    """A gallery started with no photo source's key: no source page in the navigation; asked for,
+    it names the variables to set."""
     from selenium.webdriver.common.by import By
     environment = {k: v for k, v in os.environ.items() if k not in ("UNSPLASH_ACCESS_KEY", "FLICKR_API_KEY")}
     server = subprocess.Popen([likes, "--store", store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment)
     try:
         address = server.stdout.readline().strip()
         driver.get(address)
-        link = wait(lambda: next(a for a in driver.find_elements(By.CSS_SELECTOR, "nav a") if a.text == "Search"))
-        if link:
-            link.click()
+        wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#grid figure"))
+        time.sleep(0.3)
+        links = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")]
+        check("without a source's key the navigation names no source page (and nothing called Search)",
+              links == ["Favorites", "Albums"], f"{links}")
+        driver.get(address.split("/?")[0] + "/search")
         said = wait(lambda: driver.find_element(By.ID, "empty").is_displayed() and driver.find_element(By.ID, "empty").text)
-        check("without a source's key, Search is still in the navigation and says which variable to set",
+        check("...and the source page, asked for anyway, says which variable to set",
               bool(said) and "UNSPLASH_ACCESS_KEY" in said and "FLICKR_API_KEY" in said, f"{said!r}")
         driver.save_screenshot(os.path.join(shots, "search-keyless.png"))
     finally:

@@ -37,11 +37,11 @@ SLASH_ID = "a/../../b"
 
 
 class Gallery:
-    def __init__(self, likes, store):
+    def __init__(self, likes, store, options=("--port", "0")):
         self.likes = likes
         self.store = store
         self.process = subprocess.Popen(
-            [likes, "--store", store, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [likes, "--store", store, "serve", *options], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().strip()
         match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{64})", line)
         if not match:
@@ -163,10 +163,40 @@ def main():
         again = Gallery(likes, store)
         status, _ = again.stop(signal.SIGINT)
         checks.check("SIGINT stops it with exit 0", status == 0, f"{status}")
+        token_checks(checks, likes, store, again)
     finally:
         shutil.rmtree(top, ignore_errors=True)
     print(f"gallery-http: {checks.passed} passed, {checks.failed} failed")
     sys.exit(1 if checks.failed else 0)
+
+
+def token_checks(checks, likes, store, earlier):
+    """The token is kept in the store (mode 0600): every serve gives the same address, its port
+    too while free, so a bookmark works; --new-token replaces it and the old one is refused."""
+    check = checks.check
+    first = Gallery(likes, store, ())
+    first.stop()
+    second = Gallery(likes, store, ())
+    status, _, _ = second.request("GET", "/api/photos")
+    second.stop()
+    mode = os.stat(os.path.join(store, "access-token")).st_mode & 0o777
+    check("the token is kept in the store, readable by its owner alone (0600)", mode == 0o600 and earlier.token == first.token, f"{mode:o}")
+    check("the next serve gives the same address, port and token, so a bookmark works", second.line == first.line and status == 200,
+          f"{first.line} then {second.line}")
+    renewed = Gallery(likes, store, ("--new-token",))
+    old = renewed.token
+    renewed.token = first.token
+    refused, _, _ = renewed.request("GET", "/api/photos")
+    renewed.token = old
+    served, _, _ = renewed.request("GET", "/api/photos")
+    renewed.stop()
+    check("--new-token replaces it: the old token is refused (403), the new one served",
+          old != first.token and refused == 403 and served == 200 and renewed.port != first.port, f"{refused} {served}")
+    with open(os.path.join(store, "access-token")) as handle:
+        check("...and it is the one kept", handle.read() == old)
+    verify = subprocess.run([likes, "--store", store, "verify"], capture_output=True, text=True)
+    check("verify counts the kept token as the store's own, no orphan", verify.returncode == 0 and "orphan" not in verify.stdout,
+          verify.stdout[-200:])
 
 
 def run_checks(checks, gallery, likes, store, samples):
@@ -222,6 +252,12 @@ def run_checks(checks, gallery, likes, store, samples):
         check(f"a change with {name} is refused", status == 403, f"{status}")
     status, _, _ = gallery.post("/api/unlike", [("id", "coffee")], auth=False)
     check("a change without the token is refused", status == 403, f"{status}")
+    with open(os.path.join(samples, "chelsea.jpg"), "rb") as handle:
+        dropped = handle.read()
+    for name, headers, auth in [("a foreign Origin", {"Origin": "http://evil.example"}, True), ("no token", {}, False),
+                                ("a cross-site fetch", {"Sec-Fetch-Site": "cross-site"}, True)]:
+        status, _, _ = gallery.request("POST", "/api/like?name=dropped.jpg", {"Content-Type": "image/jpeg", **headers}, dropped, auth=auth)
+        check(f"a dropped photo with {name} is refused", status == 403, f"{status}")
     for method in ["GET", "PUT", "DELETE", "PATCH"]:
         status, headers, _ = gallery.request(method, "/api/unlike?id=coffee")
         check(f"{method} changes nothing: 405, Allow: POST", status == 405 and headers.get("allow") == "POST", f"{status} {headers}")
@@ -288,7 +324,8 @@ def run_checks(checks, gallery, likes, store, samples):
     # A thousand random requests, half with the token: the store is as it was, and it still serves.
     generator = random.Random(20261124)
     paths = ["/", "/photo?id=coffee", "/albums", "/api/photos", "/api/photo?id=rocket", "/api/albums", "/image?id=chelsea",
-             "/thumbnail?id=retina", "/rendition?id=retina&side=700", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/download", "/nope", "/static/gallery.css"]
+             "/thumbnail?id=retina", "/rendition?id=retina&side=700", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/download", "/nope", "/static/gallery.css",
+             "/api/like?name=x.jpg", "/api/months", "/api/ids"]
     answered = 0
     for index in range(1000):
         method = generator.choice(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "TRACE", "GE T", "get"])
@@ -399,6 +436,18 @@ def run_checks(checks, gallery, likes, store, samples):
         sheet = archive.read("index.html").decode()
         ok = ok and "<img src=x" not in sheet and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in sheet and "<script>" not in sheet
     check("a zip of the checked photos: their JPEGs byte for byte and an escaped contact sheet", ok, f"{status} {names}")
+
+    # The months of the listing and the ids of Select all, against `likes list`.
+    listed = listing(likes, store)
+    status, _, body = gallery.request("GET", "/api/months?utcOffset=0")
+    months = json.loads(body) if status == 200 else []
+    check("the months of the listing count every photo, newest month first, the first with no cursor",
+          sum(month["count"] for month in months) == len(listed) and months and "after" not in months[0]
+          and (months[0]["year"], months[0]["month"]) == tuple(map(int, listed[0]["likedAt"][:7].split("-"))), f"{status} {months}")
+    status, _, body = gallery.request("GET", "/api/months?utcOffset=99999999")
+    check("an offset past 18 hours is refused", status == 400, f"{status}")
+    status, _, body = gallery.request("GET", "/api/ids")
+    check("Select all's ids are the listing's, in its order", status == 200 and json.loads(body)["ids"] == [r["id"] for r in listed], f"{status}")
 
     # The slow client.
     slow.settimeout(15)

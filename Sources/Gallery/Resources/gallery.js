@@ -3,12 +3,19 @@ const params = new URLSearchParams(location.search);
 const families = { black: "#000000", white: "#ffffff", gray: "#808080", yellow: "#ffd700", orange: "#ff8c00", red: "#dc143c",
   purple: "#800080", magenta: "#ff00ff", green: "#228b22", teal: "#008080", blue: "#1e90ff", brown: "#8b4513" };
 
+// The line at the foot of the page that says what happened; `action`, a button beside it
+// (Undo) that a later message takes away.
 let statusTimer;
-function status(text) {
+function status(text, action) {
   const node = document.getElementById("status");
-  node.textContent = text;
+  node.replaceChildren(text);
+  if (action) {
+    const button = el("button", { type: "button", text: action.label, className: "status-action" });
+    button.addEventListener("click", () => { node.replaceChildren(); action.run(); });
+    node.append(" ", button);
+  }
   clearTimeout(statusTimer);
-  if (text) statusTimer = setTimeout(() => { node.textContent = ""; }, 6000);
+  if (text) statusTimer = setTimeout(() => { node.replaceChildren(); }, action ? 12000 : 6000);
 }
 async function answer(response) {
   if (!response.ok) throw new Error((await response.text()).trim() || response.statusText);
@@ -31,6 +38,16 @@ function el(tag, properties = {}, ...children) {
   return node;
 }
 const live = () => new EventSource("/events");
+const typingIn = (target) => target.closest && target.closest("input, textarea, select, dialog");
+
+// The changes this page made, by photo id, for a few seconds: their events come back through the
+// live stream, and must not be announced as someone else's.
+const ownChanges = new Map();
+function changing(ids) {
+  const until = Date.now() + 4000;
+  for (const id of ids) ownChanges.set(id, until);
+}
+const isOwn = (id) => (ownChanges.get(id) || 0) > Date.now();
 
 // A heart pressed: held while `act` (given whether the photo was liked) makes the change and
 // answers whether it is liked now; the heart then shows it, and a failure is said.
@@ -45,6 +62,62 @@ async function pressHeart(heart, act) {
   } finally {
     heart.disabled = false;
   }
+}
+
+// A question asked in the page (never prompt() or confirm()): a dialog with the message, an
+// optional text field and two buttons; resolves to the text (or true) when confirmed, else null.
+function ask({ title, message, field, confirm, list }) {
+  return new Promise((resolve) => {
+    const dialog = el("dialog", { className: "ask", "aria-label": title });
+    const form = el("form", { method: "dialog" });
+    form.append(el("h2", { text: title }));
+    if (message) form.append(el("p", { text: message }));
+    let input;
+    if (field !== undefined) {
+      input = el("input", { type: "text", name: "answer", value: field, required: true, "aria-label": title });
+      if (list) {
+        const options = el("datalist", { id: "ask-list" }, ...list.map((value) => el("option", { value })));
+        input.setAttribute("list", "ask-list");
+        form.append(options);
+      }
+      form.append(el("p", {}, input));
+    }
+    const cancel = el("button", { type: "button", text: "Cancel", value: "cancel" });
+    const ok = el("button", { type: "submit", text: confirm, value: "ok", className: "primary" });
+    form.append(el("p", { className: "buttons" }, cancel, ok));
+    dialog.append(form);
+    document.body.append(dialog);
+    let result = null;
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const text = input ? input.value.trim() : true;
+      if (input && !text) return;
+      result = text;
+      dialog.close();
+    });
+    cancel.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => { dialog.remove(); resolve(result); });
+    dialog.showModal();
+    (input || ok).focus();
+    if (input) input.select();
+  });
+}
+
+// `?`: the keyboard shortcuts of the page, in a dialog.
+function shortcuts(list) {
+  addEventListener("keydown", (event) => {
+    if (event.key !== "?" || typingIn(event.target) || document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    const dialog = el("dialog", { className: "ask shortcuts", "aria-label": "Keyboard shortcuts" });
+    const rows = list.flatMap(([keys, what]) => [el("dt", {}, ...keys.split(" ").map((key) => el("kbd", { text: key }))), el("dd", { text: what })]);
+    const close = el("button", { type: "button", text: "Close", className: "primary" });
+    dialog.append(el("h2", { text: "Keyboard shortcuts" }), el("dl", {}, ...rows), el("p", { className: "buttons" }, close));
+    close.addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    close.focus();
+  });
 }
 
 // The listing a page shows (search words, colour family, album), as its address says it: a
@@ -67,49 +140,102 @@ function gridLink(listing) {
 
 // What a photo is captioned with: words a person wrote or the source gave, never an id.
 const caption = (photo) => (photo.note || photo.description || "").trim();
+const monthName = new Intl.DateTimeFormat(undefined, { month: "long", year: "numeric" });
+const monthKey = (date) => date.getFullYear() * 12 + date.getMonth();
 
 // An image as sharp as the screen and no larger: the smallest of the thumbnail, the renditions
-// and the original that covers the cell's device pixels; `sizes` follows the cell's width as laid
-// out.
+// and the original that covers the cell's device pixels; `sizes` follows the box as laid out.
 function candidates(photo) {
   const list = [photo.thumbnail + " " + photo.thumbnailWidth + "w"];
   for (const rendition of photo.renditions || []) list.push(rendition.url + " " + rendition.width + "w");
   list.push(photo.image + " " + photo.width + "w");
   return list.join(", ");
 }
-function picture(photo, alt) {
+// The width a `sizes` gives for a box: 1.5 % under it, so that an image that falls short by a
+// pixel or two is taken over one twice as large.
+const sizesFor = (width) => Math.max(1, Math.floor(width * 0.985)) + "px";
+function picture(photo, alt, width) {
   const image = el("img", { alt, loading: "lazy", decoding: "async" });
+  image.sizes = sizesFor(width);
   image.srcset = candidates(photo);
-  image.sizes = Math.round(Math.min(photo.width / devicePixelRatio, photo.width / photo.height * 220)) + "px";
   image.src = photo.thumbnail;
   return image;
 }
-const sizer = new ResizeObserver((entries) => {
-  for (const entry of entries) {
-    // A cell crops its photo to cover it (a phone's square tiles): the photo is drawn as wide as
-    // the cell's height times its shape when that is wider.
-    const image = entry.target.querySelector("img");
-    const shape = parseFloat(entry.target.style.getPropertyValue("--ar")) || 1;
-    const width = Math.ceil(Math.max(entry.contentRect.width, entry.contentRect.height * shape));
-    if (image && width > 0) image.sizes = width + "px";
-  }
-});
+
+// Dropped JPEG files are liked, one after another, with a line saying how far it is; what is not
+// a JPEG is named and skipped. Liked photos come into the grid through the live changes.
+function dropToLike(then) {
+  const veil = el("div", { className: "drop-veil", text: "Drop JPEG files to like them" });
+  veil.hidden = true;
+  document.body.append(veil);
+  const carriesFiles = (event) => event.dataTransfer && [...event.dataTransfer.types].includes("Files");
+  addEventListener("dragover", (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "copy";
+    veil.hidden = false;
+  });
+  addEventListener("dragleave", (event) => { if (!event.relatedTarget) veil.hidden = true; });
+  addEventListener("drop", async (event) => {
+    if (!carriesFiles(event)) return;
+    event.preventDefault();
+    veil.hidden = true;
+    const files = [...event.dataTransfer.files];
+    const liked = [], skipped = [];
+    for (const [index, file] of files.entries()) {
+      status("Liking " + (index + 1) + " of " + files.length + ": " + file.name + "…");
+      if (!/\.jpe?g$/i.test(file.name) && file.type !== "image/jpeg") {
+        skipped.push(file.name + " (not a JPEG)");
+        continue;
+      }
+      try {
+        changing([file.name.replace(/\.[^.]*$/, "")]);
+        const response = await fetch("/api/like?name=" + encodeURIComponent(file.name),
+          { method: "POST", body: file, credentials: "same-origin", headers: { "Content-Type": "image/jpeg" } });
+        const result = await answer(response);
+        if (result.skipped) skipped.push(file.name + " (liked already)");
+        else liked.push(result.photo);
+      } catch (error) {
+        skipped.push(error.message.replace(/\.$/, ""));
+      }
+    }
+    const said = liked.length ? "Liked " + liked.length + (liked.length === 1 ? " photo." : " photos.") : "Nothing was liked.";
+    status(said + (skipped.length ? " Skipped: " + skipped.join("; ") + "." : ""));
+    if (then) then(liked);
+  });
+}
 
 // MARK: Favorites
 
+const sizer = new ResizeObserver((entries) => {
+  for (const entry of entries) {
+    const image = entry.target.querySelector("img");
+    if (image && entry.contentRect.width > 0) image.sizes = sizesFor(entry.contentRect.width);
+  }
+});
+
 function favorites() {
+  // The scroll bar's room kept from the start: rows laid out before it appears would reflow.
+  document.documentElement.style.scrollbarGutter = "stable";
+  // The page keeps its place itself when newer photos come in above (newerPage): the browser's
+  // own scroll anchoring would move it a second time.
+  document.documentElement.style.overflowAnchor = "none";
   const grid = document.getElementById("grid");
   const search = document.getElementById("search");
-  const download = document.getElementById("download");
   const selectMode = document.getElementById("select-mode");
   const chips = document.querySelector(".chips");
   const colours = document.getElementById("colours");
-  const tools = document.getElementById("tools");
-  const find = document.getElementById("find");
+  const bar = document.getElementById("selection");
+  const download = document.getElementById("download");
+  const addToAlbum = document.getElementById("add-to-album");
+  const unlikeSelected = document.getElementById("unlike-selected");
+  const rail = document.getElementById("rail");
   const album = params.get("album");
   search.value = params.get("search") || "";
   let color = families[params.get("color")] ? params.get("color") : "";
-  let cursor = null, loading = false, finished = false, generation = 0;
+  // `start`: the cursor the grid begins after (null: at the newest photo); `cursor`: where the
+  // next page begins.
+  let start = null, cursor = null, loading = false, finished = false, loadingNewer = false, generation = 0;
 
   const listing = () => {
     const current = new URLSearchParams();
@@ -118,15 +244,61 @@ function favorites() {
     if (album) current.set("album", album);
     return current;
   };
+  const cards = () => [...grid.querySelectorAll("figure")];
+  const find_ = (id) => cards().find((node) => node.dataset.id === id);
 
   // The place in the listing, kept in the history entry: Back from a photo loads as many
-  // photos as were shown and scrolls to where the page was.
+  // photos as were shown, from where the grid began, and scrolls to where the page was.
   function remember() {
-    history.replaceState({ count: grid.children.length, scroll: scrollY }, "", gridLink(listing()));
+    history.replaceState({ count: cards().length, scroll: scrollY, start }, "", gridLink(listing()));
   }
   let remembering;
   addEventListener("scroll", () => { clearTimeout(remembering); remembering = setTimeout(remember, 150); }, { passive: true });
   if ("scrollRestoration" in history) history.scrollRestoration = "manual";
+
+  // Rows: each photo keeps its shape; a row's photos share one height, chosen so that they fill
+  // the width exactly (a photo smaller than its cell is scaled up). Each month begins with its
+  // header.
+  const rowHeight = () => (innerWidth <= 600 ? 120 : 220);
+  function layout() {
+    for (const header of grid.querySelectorAll("h2.month")) header.remove();
+    const width = grid.clientWidth;
+    const space = parseFloat(getComputedStyle(grid).columnGap) || 0;
+    const target = rowHeight();
+    let month = null, row = [], shapes = 0;
+    // A month's last row fills the width too unless that would make it more than half again
+    // as tall as rows aim to be (one portrait photo); it then keeps the aimed height.
+    const close = (ending) => {
+      if (!row.length) return;
+      const free = width - space * (row.length - 1);
+      const full = !ending || free / shapes <= target * 1.5;
+      const height = full ? free / shapes : target;
+      let used = 0;
+      row.forEach((figure, index) => {
+        // The last of a full row takes what the others left, less half a pixel for rounding.
+        const cell = full && index === row.length - 1 ? free - used - 0.5 : figure.shape * height;
+        used += cell;
+        figure.style.width = cell + "px";
+        figure.style.height = height + "px";
+      });
+      row = [];
+      shapes = 0;
+    };
+    for (const figure of cards()) {
+      if (figure.month !== month) {
+        close(true);
+        month = figure.month;
+        const date = new Date(figure.photo.likedAt);
+        grid.insertBefore(el("h2", { className: "month", text: monthName.format(date), "data-month": date.getFullYear() + "-" + String(date.getMonth() + 1).padStart(2, "0") }), figure);
+      }
+      row.push(figure);
+      shapes += figure.shape;
+      if (shapes * target + space * (row.length - 1) >= width) close(false);
+    }
+    close(true);
+    following();
+  }
+  new ResizeObserver(() => layout()).observe(grid);
 
   // Colour: a menu of the twelve families, each named.
   for (const [name, hex] of Object.entries(families)) {
@@ -145,46 +317,146 @@ function favorites() {
     document.getElementById("colour-label").textContent = color ? "Colour: " + color : "Colour";
     colours.classList.toggle("chosen", Boolean(color));
   }
-  find.addEventListener("click", () => {
-    const open = tools.classList.toggle("open");
-    find.setAttribute("aria-expanded", String(open));
-    if (open) search.focus();
-  });
-  if (search.value || color) { tools.classList.add("open"); find.setAttribute("aria-expanded", "true"); }
 
-  // Selecting: a mode in which the check boxes show and a click on a photo checks it.
-  const checked = () => grid.querySelectorAll("input[name=select]:checked");
-  function selecting(on) {
+  // Selecting: the ids chosen (of the whole listing, loaded or not), the bar that stays in view
+  // while selecting, ranges by shift-click, and Select all.
+  const selected = new Set();
+  let selecting = false, anchor = null;
+  function mark(id, on) {
+    if (on) selected.add(id); else selected.delete(id);
+    const figure = find_(id);
+    if (figure) {
+      figure.querySelector("input[name=select]").checked = on;
+      figure.classList.toggle("checked", on);
+    }
+  }
+  function setSelecting(on) {
+    selecting = on;
     grid.classList.toggle("selecting", on);
+    document.body.classList.toggle("selecting", on);
     selectMode.setAttribute("aria-pressed", String(on));
-    selectMode.textContent = on ? "Done" : "Select";
-    if (!on) for (const box of checked()) { box.checked = false; box.closest("figure").classList.remove("checked"); }
+    if (!on) {
+      for (const id of [...selected]) mark(id, false);
+      anchor = null;
+    }
     counted();
   }
   function counted() {
-    const count = checked().length;
-    download.hidden = !grid.classList.contains("selecting");
-    download.disabled = count === 0;
+    const count = selected.size;
+    bar.hidden = !selecting;
+    document.getElementById("selected-count").textContent = count + " selected";
+    for (const button of [download, addToAlbum, unlikeSelected]) button.disabled = count === 0;
     download.textContent = count ? "Download " + count : "Download";
   }
-  selectMode.addEventListener("click", () => selecting(!grid.classList.contains("selecting")));
+  function choose(figure, on, range) {
+    const all = cards();
+    const from = range && anchor ? all.findIndex((node) => node.dataset.id === anchor) : -1;
+    const to = all.indexOf(figure);
+    if (from >= 0 && to >= 0) {
+      for (let index = Math.min(from, to); index <= Math.max(from, to); index += 1) mark(all[index].dataset.id, on);
+    } else {
+      mark(figure.dataset.id, on);
+    }
+    anchor = figure.dataset.id;
+    if (!selecting) setSelecting(true);
+    counted();
+  }
+  async function selectAll() {
+    try {
+      const found = await api("/api/ids?" + listing());
+      if (!selecting) setSelecting(true);
+      for (const id of found.ids) mark(id, true);
+      counted();
+      status("Selected all " + found.ids.length + (found.ids.length === 1 ? " photo." : " photos."));
+    } catch (error) {
+      status(error.message);
+    }
+  }
+  selectMode.addEventListener("click", () => setSelecting(!selecting));
+  document.getElementById("select-done").addEventListener("click", () => setSelecting(false));
+  document.getElementById("select-all").addEventListener("click", selectAll);
   addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && grid.classList.contains("selecting")) selecting(false);
+    if (typingIn(event.target) || document.querySelector("dialog[open]")) return;
+    if (event.key === "Escape" && selecting) setSelecting(false);
+    else if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "a") selectAll();
+    else if (event.key === "/" && !event.ctrlKey && !event.metaKey) search.focus();
+    else return;
+    event.preventDefault();
+  });
+  download.addEventListener("click", () => {
+    const form = el("form", { method: "post", action: "/download" });
+    for (const id of selected) form.append(el("input", { type: "hidden", name: "id", value: id }));
+    document.body.append(form);
+    form.submit();
+    form.remove();
+  });
+  addToAlbum.addEventListener("click", async () => {
+    const ids = [...selected];
+    let names = [];
+    try { names = (await api("/api/albums")).map((each) => each.name); } catch { names = []; }
+    const name = await ask({ title: "Add " + ids.length + (ids.length === 1 ? " photo" : " photos") + " to an album",
+      message: "Choose an album, or give a new name to make one.", field: album || "", confirm: "Add", list: names });
+    if (!name) return;
+    try {
+      changing(ids);
+      await post("/api/album", [...ids.map((id) => ["id", id]), ["name", name]]);
+      setSelecting(false);
+      status("Added " + ids.length + (ids.length === 1 ? " photo" : " photos") + " to " + name + ".");
+    } catch (error) {
+      status(error.message);
+    }
+  });
+  unlikeSelected.addEventListener("click", async () => {
+    const ids = [...selected];
+    if (ids.length > 50 && !await ask({ title: "Unlike " + ids.length + " photos?",
+      message: "Their images leave the store. Only the last 50 can be brought back from this page.", confirm: "Unlike" })) return;
+    const done = [];
+    try {
+      for (let index = 0; index < ids.length; index += 100) {
+        const part = ids.slice(index, index + 100);
+        changing(part);
+        const result = await post("/api/unlike", part.map((id) => ["id", id]));
+        done.push(...result.unliked);
+        if (result.refused) throw new Error(result.refused);
+      }
+    } catch (error) {
+      status(error.message);
+    }
+    for (const id of done) find_(id)?.remove();
+    setSelecting(false);
+    layout();
+    if (!done.length) return;
+    const said = "Unliked " + done.length + (done.length === 1 ? " photo." : " photos.");
+    status(said, done.length <= 50 ? { label: "Undo", run: async () => {
+      changing(done);
+      let back = 0;
+      for (const id of done) {
+        try {
+          const photo = await post("/api/undo", [["id", id]]);
+          if (photo) place(card(photo));
+          back += 1;
+        } catch (error) {
+          status(error.message);
+        }
+      }
+      layout();
+      status("Liked " + back + (back === 1 ? " photo" : " photos") + " again.");
+    } } : undefined);
   });
 
-  const find_ = (id) => [...grid.children].find((node) => node.dataset.id === id);
   function card(photo) {
     const figure = el("figure", { className: "photo", "data-id": photo.id });
-    figure.style.setProperty("--ar", String(photo.width / photo.height));
-    // Never drawn larger than its pixels: a small photo keeps its size in the row.
-    figure.style.maxWidth = photo.width / devicePixelRatio + "px";
+    figure.photo = photo;
+    figure.shape = photo.width / photo.height;
+    figure.month = monthKey(new Date(photo.likedAt));
+    figure.style.width = figure.shape * rowHeight() + "px";
+    figure.style.height = rowHeight() + "px";
     const words = caption(photo);
-    const link = el("a", { href: photoLink(photo.id, listing()), "aria-label": photo.name }, picture(photo, words || photo.name));
+    const link = el("a", { href: photoLink(photo.id, listing()), "aria-label": photo.name }, picture(photo, words || photo.name, figure.shape * rowHeight()));
     link.addEventListener("click", (event) => {
-      if (grid.classList.contains("selecting")) {
+      if (selecting) {
         event.preventDefault();
-        select.checked = !select.checked;
-        select.dispatchEvent(new Event("change"));
+        choose(figure, !selected.has(photo.id), event.shiftKey);
         return;
       }
       remember();
@@ -194,11 +466,9 @@ function favorites() {
     const heart = el("button", { type: "button", className: "heart", text: "♥", title: "Unlike", "aria-pressed": "true", "aria-label": "Liked: " + photo.name });
     heart.addEventListener("click", () => press(figure, heart, photo));
     const select = el("input", { type: "checkbox", name: "select", value: photo.id, "aria-label": "Select " + photo.name });
-    select.addEventListener("change", () => {
-      figure.classList.toggle("checked", select.checked);
-      if (select.checked && !grid.classList.contains("selecting")) selecting(true);
-      counted();
-    });
+    select.checked = selected.has(photo.id);
+    figure.classList.toggle("checked", select.checked);
+    select.addEventListener("click", (event) => choose(figure, select.checked, event.shiftKey));
     figure.append(link, heart, select);
     if (words) figure.append(el("figcaption", { text: words }));
     sizer.observe(figure);
@@ -206,6 +476,7 @@ function favorites() {
   }
   function press(figure, heart, photo) {
     return pressHeart(heart, async (wasLiked) => {
+      changing([photo.id]);
       if (wasLiked) {
         // Marked first: the change's own event may come before the answer, and must not
         // take the photo (and its undo) off the page.
@@ -232,15 +503,36 @@ function favorites() {
   function renew(shown, fresh) {
     const controls = (node) => [...node.querySelectorAll("a, button, input")];
     const focused = controls(shown).indexOf(document.activeElement);
+    fresh.style.width = shown.style.width;
+    fresh.style.height = shown.style.height;
     shown.replaceWith(fresh);
     if (focused >= 0) controls(fresh)[focused]?.focus();
+  }
+  // A photo liked now (elsewhere, or brought back) goes where the listing has it: among the
+  // photos shown, or not yet (it comes with its page).
+  const placeKey = (photo) => { const [at, key] = photo.cursor.split("."); return [Number(at), key]; };
+  const newer = (a, b) => { const [x, y] = [placeKey(a), placeKey(b)]; return x[0] !== y[0] ? x[0] > y[0] : x[1] > y[1]; };
+  function place(figure) {
+    const shown = find_(figure.dataset.id);
+    if (shown) {
+      renew(shown, figure);
+      return true;
+    }
+    const all = cards();
+    if (start && all.length && newer(figure.photo, all[0].photo)) return false;
+    const after = all.find((node) => newer(figure.photo, node.photo));
+    if (after) grid.insertBefore(figure, after);
+    else if (finished) grid.append(figure);
+    else return false;
+    document.getElementById("empty").hidden = true;
+    return true;
   }
   const filtered = () => search.value.trim() !== "" || color !== "" || album;
 
   // What an empty listing means, said as it is.
   function emptiness() {
     const empty = document.getElementById("empty");
-    empty.hidden = grid.children.length > 0 || !finished;
+    empty.hidden = cards().length > 0 || !finished;
     const words = search.value.trim();
     if (words || color) {
       empty.textContent = "No photos match" + (words ? " “" + words + "”" : "") + (color ? (words ? " in " : " in the colour ") + color : "")
@@ -248,7 +540,7 @@ function favorites() {
     } else if (album) {
       empty.textContent = "The album " + album + " has no photos.";
     } else {
-      empty.textContent = "No favorites yet: like a photo with likes like ID --image FILE, or from a Search page.";
+      empty.textContent = "No favorites yet: drop JPEG files on this page, or like a photo with likes like ID --image FILE.";
     }
   }
   async function more(count = 60) {
@@ -264,7 +556,9 @@ function favorites() {
       for (const photo of page.photos) if (!find_(photo.id)) grid.append(card(photo));
       cursor = page.next;
       finished = !page.next;
+      layout();
       emptiness();
+      if (start && page.photos.length && cards().length === page.photos.length) scrollTo(0, belowRoom());
     } catch (error) {
       status(error.message);
     } finally {
@@ -274,57 +568,159 @@ function favorites() {
     const sentinel = document.getElementById("more").getBoundingClientRect();
     if (mine === generation && !finished && sentinel.top < innerHeight + 600) more();
   }
-  function reload() {
+  // Above a grid that begins at a month: the newer photos, a page at a time as one scrolls up,
+  // the view kept where it was.
+  async function newerPage() {
+    const first = cards()[0];
+    if (!start || loadingNewer || !first) return;
+    loadingNewer = true;
+    const mine = generation;
+    const query = listing();
+    query.set("order", "oldest");
+    query.set("limit", "61");
+    query.set("after", first.photo.cursor);
+    try {
+      const page = await api("/api/photos?" + query);
+      if (mine !== generation) return;
+      const kept = page.photos.slice(0, 60);
+      start = page.photos.length > 60 ? page.photos[60].cursor : null;
+      const anchor = first.getBoundingClientRect().top;
+      for (const photo of kept) if (!find_(photo.id)) grid.insertBefore(card(photo), cards()[0]);
+      roomAbove();
+      layout();
+      scrollBy(0, first.getBoundingClientRect().top - anchor);
+      remember();
+    } catch (error) {
+      status(error.message);
+    } finally {
+      if (mine === generation) loadingNewer = false;
+    }
+  }
+  // Above a grid that begins at a month, room to scroll up into: reaching it loads the newer
+  // photos.
+  const newerRoom = document.getElementById("newer");
+  function roomAbove() {
+    const room = Math.round(innerHeight / 2);
+    newerRoom.style.height = start ? room + "px" : "0";
+    // Room below too, so that the room above can be scrolled out of view however few photos
+    // follow, and newer photos put above can be scrolled past to keep the place.
+    document.getElementById("more").style.height = start ? innerHeight + "px" : "";
+  }
+  // Where a grid that begins at a month is shown from: its first header under the navigation.
+  const belowRoom = () => newerRoom.getBoundingClientRect().bottom + scrollY - document.querySelector("header").offsetHeight;
+  function reload(from = null) {
     generation += 1;
     loading = false;
+    loadingNewer = false;
     finished = false;
-    cursor = null;
+    start = from;
+    cursor = from;
     grid.replaceChildren();
     document.getElementById("empty").hidden = true;
-    selecting(false);
+    setSelecting(false);
     showColour();
+    roomAbove();
+    scrollTo(0, from ? belowRoom() : 0);
     remember();
     more();
+    if (from === null) months();
   }
-  // Back to this page: the photos shown before, the place, and the photo last viewed in sight.
+  // Back to this page: the photos shown before, the place, and the photo last viewed wholly in
+  // sight.
   async function restore(state) {
-    while (!finished && grid.children.length < state.count) {
-      await more(state.count - grid.children.length);
+    start = state.start || null;
+    cursor = start;
+    roomAbove();
+    while (!finished && cards().length < state.count) {
+      await more(state.count - cards().length);
       if (loading) break;
     }
     scrollTo(0, state.scroll);
     const viewed = find_(sessionStorage.getItem("likes.viewed") || "");
     if (viewed) {
       const box = viewed.getBoundingClientRect();
-      if (box.bottom < 0 || box.top > innerHeight) viewed.scrollIntoView({ block: "center" });
+      if (box.top < document.querySelector("header").offsetHeight || box.bottom > innerHeight) viewed.scrollIntoView({ block: "center" });
     }
   }
+
+  // The rail: the listing's years and months; a month chosen, the grid begins there.
+  let monthsShown = [];
+  async function months() {
+    const query = listing();
+    query.set("utcOffset", String(-new Date().getTimezoneOffset() * 60));
+    try {
+      monthsShown = await api("/api/months?" + query);
+    } catch {
+      monthsShown = [];
+    }
+    const years = new Map();
+    for (const month of monthsShown) {
+      if (!years.has(month.year)) years.set(month.year, []);
+      years.get(month.year).push(month);
+    }
+    const short = new Intl.DateTimeFormat(undefined, { month: "short" });
+    rail.replaceChildren(...[...years].map(([year, list]) => el("div", { className: "year" }, el("span", { className: "year-name", text: String(year) }),
+      ...list.map((month) => {
+        const date = new Date(month.year, month.month - 1, 1);
+        const button = el("button", { type: "button", text: short.format(date), "data-month": month.year + "-" + String(month.month).padStart(2, "0"),
+          title: monthName.format(date) + ": " + month.count + (month.count === 1 ? " photo" : " photos"),
+          "aria-label": monthName.format(date) + ", " + month.count + (month.count === 1 ? " photo" : " photos") });
+        button.addEventListener("click", () => jump(month));
+        return button;
+      }))));
+    // The rail keeps its column when it has nothing to show: the rows do not reflow under it.
+    rail.style.visibility = monthsShown.length < 2 ? "hidden" : "visible";
+    following();
+  }
+  function jump(month) {
+    const key = month.year + "-" + String(month.month).padStart(2, "0");
+    const shown = grid.querySelector("h2.month[data-month='" + key + "']");
+    if (shown && (!start || shown !== grid.firstElementChild)) {
+      shown.scrollIntoView({ block: "start" });
+      return;
+    }
+    reload(month.after || null);
+  }
+  // The month in view marked on the rail.
+  function following() {
+    const headers = [...grid.querySelectorAll("h2.month")];
+    let current = headers[0];
+    for (const header of headers) if (header.getBoundingClientRect().top < 140) current = header;
+    for (const button of rail.querySelectorAll("button")) {
+      if (current && button.dataset.month === current.dataset.month) button.setAttribute("aria-current", "true");
+      else button.removeAttribute("aria-current");
+    }
+  }
+  addEventListener("scroll", following, { passive: true });
 
   new IntersectionObserver((entries) => {
     if (entries.some((entry) => entry.isIntersecting)) more();
   }, { rootMargin: "600px" }).observe(document.getElementById("more"));
+  new IntersectionObserver((entries) => {
+    if (entries.some((entry) => entry.isIntersecting)) newerPage();
+  }, { rootMargin: -(document.querySelector("header").offsetHeight + 1) + "px 0px 0px 0px" }).observe(newerRoom);
   let typing;
-  search.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(reload, 250); });
-  download.addEventListener("click", () => {
-    const form = el("form", { method: "post", action: "/download" });
-    for (const box of checked()) form.append(el("input", { type: "hidden", name: "id", value: box.value }));
-    document.body.append(form);
-    form.submit();
-    form.remove();
-  });
+  search.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => reload(), 250); });
+  let recount;
   live().addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
     const shown = find_(change.id);
     if (change.kind === "unliked") {
-      if (shown && !shown.classList.contains("unliked")) shown.remove();
+      if (shown && !shown.classList.contains("unliked")) { shown.remove(); selected.delete(change.id); counted(); layout(); }
     } else if (shown && change.photo) {
       if (!shown.classList.contains("unliked")) renew(shown, card(change.photo));
     } else if (change.kind === "liked" && change.photo && !filtered()) {
-      grid.prepend(card(change.photo));
-      document.getElementById("empty").hidden = true;
+      if (place(card(change.photo))) layout();
     }
+    clearTimeout(recount);
+    recount = setTimeout(months, 1000);
     if (album) albumHeading(album);
   });
+  dropToLike((liked) => {
+    if (album && liked.length) post("/api/album", [...liked.map((photo) => ["id", photo.id]), ["name", album]]).catch((error) => status(error.message));
+  });
+  shortcuts([["/", "Search your photos"], ["Ctrl A", "Select all (⌘A on a Mac)"], ["Escape", "Clear the selection"],
+    ["Shift click", "Select the photos between"], ["Tab Space", "Reach a photo's heart and press it"], ["?", "These shortcuts"]]);
   showColour();
   if (album) albumPage(album);
   const state = history.state;
@@ -334,14 +730,18 @@ function favorites() {
     remember();
     more();
   }
+  months();
 }
 
 // An album's page: its name, count and size, the way back, and renaming or deleting it (its
-// photos stay liked).
+// photos stay liked); an album that does not exist says so and offers nothing.
+const sameAlbum = (a, b) => a.toLowerCase() === b.toLowerCase();
 async function albumHeading(name) {
   try {
-    const found = (await api("/api/albums")).find((each) => each.name === name);
-    document.getElementById("subtitle").textContent = found ? found.count + (found.count === 1 ? " photo · " : " photos · ") + found.size : "No photos";
+    const found = (await api("/api/albums")).find((each) => sameAlbum(each.name, name));
+    document.getElementById("subtitle").textContent = found ? found.count + (found.count === 1 ? " photo · " : " photos · ") + found.size
+      : "There is no album named " + name + ".";
+    document.getElementById("album-actions").hidden = !found;
   } catch (error) {
     status(error.message);
   }
@@ -353,10 +753,9 @@ function albumPage(name) {
   document.title = name + " · likes";
   document.getElementById("back").hidden = false;
   document.getElementById("subtitle").hidden = false;
-  document.getElementById("album-actions").hidden = false;
   albumHeading(name);
   document.getElementById("rename-album").addEventListener("click", async () => {
-    const to = (prompt("Rename the album " + name + " to:", name) || "").trim();
+    const to = await ask({ title: "Rename the album", message: "Its photos move to the new name.", field: name, confirm: "Rename" });
     if (!to || to === name) return;
     try {
       await post("/api/album/rename", [["name", name], ["to", to]]);
@@ -366,7 +765,7 @@ function albumPage(name) {
     }
   });
   document.getElementById("delete-album").addEventListener("click", async () => {
-    if (!confirm("Delete the album " + name + "? Its photos stay in your favorites.")) return;
+    if (!await ask({ title: "Delete the album " + name + "?", message: "Its photos stay in your favorites.", confirm: "Delete album" })) return;
     try {
       await post("/api/album/delete", [["name", name]]);
       location.replace("/albums");
@@ -378,47 +777,198 @@ function albumPage(name) {
 
 // MARK: A photo
 
+// The viewer: the photo fills the window, the details in a panel beside it (below it on a narrow
+// screen) that `i` opens and closes; zoom to the original's pixels and pan; the smallest image
+// that covers what is drawn, so the original travels only when zoomed past the renditions.
 async function photoPage() {
   const id = params.get("id") || "";
   const listing = listingOf(params);
   const article = document.getElementById("detail");
+  const stage = document.getElementById("stage");
   const full = document.getElementById("full");
   const heart = document.getElementById("heart");
   const note = document.getElementById("note");
   const albums = document.getElementById("albums");
   const facts = document.getElementById("facts");
-  const newAlbum = document.querySelector("input[name=album]");
+  const info = document.getElementById("info");
+  const infoToggle = document.getElementById("info-toggle");
+  const addAlbum = document.getElementById("add-album");
+  const newAlbum = addAlbum.querySelector("input[name=album]");
   const close = document.getElementById("close");
   close.href = gridLink(listing);
+  function showInfo(open) {
+    article.classList.toggle("with-info", open);
+    info.hidden = !open;
+    infoToggle.setAttribute("aria-pressed", String(open));
+    sessionStorage.setItem("likes.info", open ? "open" : "closed");
+    requestAnimationFrame(draw);
+  }
+  // Open as the page opens, on a wide screen beside the photo and on a narrow one below it,
+  // unless closed earlier in this visit.
+  showInfo(sessionStorage.getItem("likes.info") !== "closed");
+  infoToggle.addEventListener("click", () => showInfo(info.hidden));
+
   let photo;
   try {
     photo = await api("/api/photo?id=" + encodeURIComponent(id));
   } catch (error) {
+    // Nothing to act on: no heart, no album field, no note; the way back stays.
     document.getElementById("name").textContent = "Not found";
+    document.title = "Not found · likes";
     facts.replaceChildren(el("p", { text: error.message }));
+    for (const node of [heart, document.getElementById("album-part"), document.getElementById("note-part"), full,
+      document.getElementById("zoom-in"), document.getElementById("zoom-out")]) node.hidden = true;
+    showInfo(true);
     article.setAttribute("aria-busy", "false");
     return;
   }
   sessionStorage.setItem("likes.viewed", photo.id);
 
+  // Zoom: 1 draws the photo as large as the stage allows (scaled up when smaller); `centre`,
+  // the point of the photo (0–1 each way) at the middle of the stage.
+  let zoom = 1;
+  const centre = { x: 0.5, y: 0.5 };
+  function fitted() {
+    const box = stage.getBoundingClientRect();
+    const shape = photo.width / photo.height;
+    const width = Math.min(box.width, box.height * shape);
+    return { width, height: width / shape, stageWidth: box.width, stageHeight: box.height };
+  }
+  // The most zoom: the original's pixels one to one with the screen's, and at least twice the fit.
+  const mostZoom = () => Math.max(2, photo.width / devicePixelRatio / fitted().width);
+  function draw() {
+    if (!photo) return;
+    const fit = fitted();
+    const width = fit.width * zoom, height = fit.height * zoom;
+    const clamp = (value, size, room) => (size <= room ? 0.5 : Math.min(Math.max(value, room / 2 / size), 1 - room / 2 / size));
+    centre.x = clamp(centre.x, width, fit.stageWidth);
+    centre.y = clamp(centre.y, height, fit.stageHeight);
+    full.style.width = width + "px";
+    full.style.height = height + "px";
+    full.style.left = fit.stageWidth / 2 - centre.x * width + "px";
+    full.style.top = fit.stageHeight / 2 - centre.y * height + "px";
+    full.sizes = sizesFor(width);
+    stage.classList.toggle("zoomed", zoom > 1.001);
+  }
+  // Zooms to `to`, keeping the photo's point under (x, y) of the stage where it is.
+  function zoomTo(to, x, y) {
+    const fit = fitted();
+    const next = Math.min(Math.max(to, 1), mostZoom());
+    const px = x === undefined ? fit.stageWidth / 2 : x, py = y === undefined ? fit.stageHeight / 2 : y;
+    const width = fit.width * zoom, height = fit.height * zoom;
+    const pointX = (px - (fit.stageWidth / 2 - centre.x * width)) / width;
+    const pointY = (py - (fit.stageHeight / 2 - centre.y * height)) / height;
+    zoom = next;
+    centre.x = pointX - (px - fit.stageWidth / 2) / (fit.width * zoom);
+    centre.y = pointY - (py - fit.stageHeight / 2) / (fit.height * zoom);
+    draw();
+  }
+  const stagePoint = (event) => { const box = stage.getBoundingClientRect(); return [event.clientX - box.left, event.clientY - box.top]; };
+  new ResizeObserver(draw).observe(stage);
+  full.addEventListener("dblclick", (event) => {
+    event.preventDefault();
+    if (zoom > 1.001) zoomTo(1); else zoomTo(mostZoom(), ...stagePoint(event));
+  });
+  stage.addEventListener("wheel", (event) => {
+    if (!event.ctrlKey) return;
+    event.preventDefault();
+    zoomTo(zoom * Math.exp(-event.deltaY / 300), ...stagePoint(event));
+  }, { passive: false });
+  document.getElementById("zoom-in").addEventListener("click", () => zoomTo(zoom * 1.5));
+  document.getElementById("zoom-out").addEventListener("click", () => zoomTo(zoom / 1.5));
+  // Pan by dragging (mouse or pen); with fingers, one pans, two pinch, and a swipe at the fit
+  // goes to the next or previous photo.
+  let drag = null;
+  full.addEventListener("pointerdown", (event) => {
+    if (event.pointerType === "touch" || zoom <= 1.001) return;
+    drag = { x: event.clientX, y: event.clientY };
+    full.setPointerCapture(event.pointerId);
+    event.preventDefault();
+  });
+  full.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    const fit = fitted();
+    centre.x -= (event.clientX - drag.x) / (fit.width * zoom);
+    centre.y -= (event.clientY - drag.y) / (fit.height * zoom);
+    drag = { x: event.clientX, y: event.clientY };
+    draw();
+  });
+  full.addEventListener("pointerup", () => { drag = null; });
+  let touch = null;
+  const spread = (touches) => Math.hypot(touches[0].clientX - touches[1].clientX, touches[0].clientY - touches[1].clientY);
+  stage.addEventListener("touchstart", (event) => {
+    const [first, second] = event.touches;
+    if (event.touches.length === 2) {
+      const box = stage.getBoundingClientRect();
+      touch = { pinch: spread(event.touches), zoom, x: (first.clientX + second.clientX) / 2 - box.left, y: (first.clientY + second.clientY) / 2 - box.top };
+    } else if (event.touches.length === 1) {
+      touch = { x0: first.clientX, y0: first.clientY, x: first.clientX, y: first.clientY };
+    }
+  }, { passive: true });
+  stage.addEventListener("touchmove", (event) => {
+    if (!touch) return;
+    if (touch.pinch && event.touches.length === 2) {
+      event.preventDefault();
+      const wanted = touch.zoom * spread(event.touches) / touch.pinch;
+      zoomTo(wanted, touch.x, touch.y);
+    } else if (!touch.pinch && zoom > 1.001 && event.touches.length === 1) {
+      event.preventDefault();
+      const fit = fitted();
+      centre.x -= (event.touches[0].clientX - touch.x) / (fit.width * zoom);
+      centre.y -= (event.touches[0].clientY - touch.y) / (fit.height * zoom);
+      touch.x = event.touches[0].clientX;
+      touch.y = event.touches[0].clientY;
+      draw();
+    }
+  }, { passive: false });
+  stage.addEventListener("touchend", (event) => {
+    if (!touch || touch.pinch || zoom > 1.001 || event.changedTouches.length !== 1) { if (event.touches.length === 0) touch = null; return; }
+    const dx = event.changedTouches[0].clientX - touch.x0, dy = event.changedTouches[0].clientY - touch.y0;
+    touch = null;
+    if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) go(dx < 0 ? "next" : "previous");
+  });
+
+  // The details: a title where the photo has one, else when it was taken (or liked); the file's
+  // name, size and pixels, the camera's facts, the credit where there is one.
+  const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "short" });
+  function taken(camera) {
+    if (!camera || !camera.takenAt) return null;
+    const date = new Date(/[+-]\d\d:\d\d$|Z$/.test(camera.takenAt) ? camera.takenAt : camera.takenAt + "Z");
+    return isNaN(date) ? null : { date, local: !/[+-]\d\d:\d\d$|Z$/.test(camera.takenAt) };
+  }
   function render(current) {
     photo = current;
+    const when = taken(photo.camera);
+    // A photo with no title or description (one's own, imported) is headed by its date, its
+    // name (the file's) among the facts.
+    const named = photo.name !== photo.id;
+    const date = dateTime.format(when ? when.date : new Date(photo.likedAt));
     document.title = photo.name + " · likes";
-    document.getElementById("name").textContent = photo.name;
-    const credit = el("dd");
+    document.getElementById("name").textContent = named ? photo.name : date;
+    document.getElementById("when").textContent = named ? date : "";
+    const rows = [];
+    const row = (label, value, className) => { if (value) rows.push(el("dt", { text: label }), el("dd", { className: className || "" }, value)); };
+    if (!named) row("Name", photo.name, "name");
     if (photo.photographer) {
+      const credit = el("span");
       credit.append("Photo by ", photo.photographerURL ? el("a", { href: photo.photographerURL, text: photo.photographer, rel: "noreferrer" }) : photo.photographer);
       if (photo.source) credit.append(" on ", el("a", { href: photo.sourceURL || "https://unsplash.com/?utm_source=likes&utm_medium=referral", text: photo.source, rel: "noreferrer" }));
-    } else {
-      credit.textContent = "—";
+      row("Credit", credit, "credit");
     }
-    const rows = [
-      el("dt", { text: "Size" }), el("dd", { text: photo.size, className: "size" }),
-      el("dt", { text: "Pixels" }), el("dd", { text: photo.width + " × " + photo.height, className: "pixels" }),
-      el("dt", { text: "Liked" }), el("dd", { className: "liked" }, el("time", { dateTime: photo.likedAt, text: new Date(photo.likedAt).toLocaleString() })),
-      el("dt", { text: "Credit" }), credit];
-    if (photo.description && photo.description !== photo.name) rows.push(el("dt", { text: "About" }), el("dd", { text: photo.description }));
+    if (photo.description && photo.description !== photo.name) row("About", photo.description);
+    const camera = photo.camera || {};
+    const body = [camera.make, camera.model].filter(Boolean);
+    row("Camera", body.length === 2 && body[1].startsWith(body[0]) ? body[1] : body.join(" "));
+    row("Lens", camera.lens);
+    const number = (value) => String(Math.round(value * 100) / 100);
+    row("Exposure", [camera.exposureTime && camera.exposureTime + " s", camera.fNumber && "f/" + number(camera.fNumber),
+      camera.focalLength && number(camera.focalLength) + " mm", camera.iso && "ISO " + camera.iso].filter(Boolean).join(", "));
+    if (when) row("Taken", el("time", { dateTime: photo.camera.takenAt, text: dateTime.format(when.date) }), "taken");
+    row("Size", photo.size, "size");
+    row("Pixels", photo.width + " × " + photo.height, "pixels");
+    row("Liked", el("time", { dateTime: photo.likedAt, text: new Date(photo.likedAt).toLocaleString() }), "liked");
     facts.replaceChildren(...rows);
+    albums.hidden = photo.albums.length === 0;
     albums.replaceChildren(...photo.albums.map((name) => {
       const remove = el("button", { type: "button", text: "×", title: "Take out of " + name, "aria-label": "Take out of " + name });
       remove.addEventListener("click", () => change([["id", photo.id], ["name", name], ["action", "remove"]]));
@@ -426,29 +976,40 @@ async function photoPage() {
     }));
     if (full.dataset.image !== photo.image) {
       full.dataset.image = photo.image;
-      // The smallest of the photo's images that covers the stage's device pixels: the original
-      // only beyond the largest rendition.
-      const stage = full.parentElement.getBoundingClientRect();
-      const shown = Math.min(stage.width || innerWidth, (stage.height || innerHeight) * photo.width / photo.height, photo.width / devicePixelRatio);
-      full.sizes = Math.max(1, Math.round(shown)) + "px";
       full.srcset = candidates(photo);
       full.src = photo.thumbnail;
       full.alt = caption(photo) || photo.name;
-      // As large as the window allows, and never larger than its own pixels.
-      full.style.setProperty("--natural-width", photo.width / devicePixelRatio + "px");
-      full.style.setProperty("--natural-height", photo.height / devicePixelRatio + "px");
+      zoom = 1;
+      draw();
     }
   }
   async function change(fields) {
-    try { render(await post("/api/album", fields)); status("Albums saved."); } catch (error) { status(error.message); }
+    try {
+      changing([photo.id]);
+      render(await post("/api/album", fields));
+      status("Albums saved.");
+    } catch (error) {
+      status(error.message);
+    }
   }
   document.querySelector("button[name=save]").addEventListener("click", async () => {
-    try { render(await post("/api/note", [["id", photo.id], ["note", note.value]])); status("Note saved."); } catch (error) { status(error.message); }
+    try {
+      changing([photo.id]);
+      render(await post("/api/note", [["id", photo.id], ["note", note.value]]));
+      status("Note saved.");
+    } catch (error) {
+      status(error.message);
+    }
   });
-  document.querySelector("button[name=add-album]").addEventListener("click", () => {
+  addAlbum.addEventListener("submit", (event) => {
+    event.preventDefault();
     if (newAlbum.value.trim()) change([["id", photo.id], ["name", newAlbum.value.trim()]]).then(() => { newAlbum.value = ""; });
   });
+  api("/api/albums").then((list) => {
+    document.getElementById("album-names").replaceChildren(...list.map((each) => el("option", { value: each.name })));
+  }).catch(() => {});
   heart.addEventListener("click", () => pressHeart(heart, async (wasLiked) => {
+    changing([photo.id]);
     if (wasLiked) {
       await post("/api/unlike", [["id", photo.id]]);
       status("Unliked. Press the heart again to undo.");
@@ -498,34 +1059,32 @@ async function photoPage() {
   document.getElementById("next").addEventListener("click", () => go("next"));
   close.addEventListener("click", (event) => { event.preventDefault(); back(); });
   addEventListener("keydown", (event) => {
-    if (event.target.closest && event.target.closest("input, textarea, select")) return;
+    if (typingIn(event.target) || document.querySelector("dialog[open]")) return;
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     if (event.key === "ArrowLeft") go("previous");
     else if (event.key === "ArrowRight") go("next");
-    else if (event.key === "Escape") back();
+    else if (event.key === "Escape") { if (zoom > 1.001) zoomTo(1); else back(); }
+    else if (event.key === "i") showInfo(info.hidden);
+    else if (event.key === "+" || event.key === "=") zoomTo(zoom * 1.5);
+    else if (event.key === "-") zoomTo(zoom / 1.5);
+    else if (event.key === "0") zoomTo(1);
     else return;
     event.preventDefault();
   });
-  // A swipe on the photo: to the left for the next, to the right for the previous.
-  const stage = document.getElementById("stage");
-  let touch = null;
-  stage.addEventListener("touchstart", (event) => {
-    touch = event.touches.length === 1 ? { x: event.touches[0].clientX, y: event.touches[0].clientY } : null;
-  }, { passive: true });
-  stage.addEventListener("touchend", (event) => {
-    if (!touch || event.changedTouches.length !== 1) return;
-    const dx = event.changedTouches[0].clientX - touch.x, dy = event.changedTouches[0].clientY - touch.y;
-    touch = null;
-    if (Math.abs(dx) > 50 && Math.abs(dx) > 2 * Math.abs(dy)) go(dx < 0 ? "next" : "previous");
-  });
+  shortcuts([["← →", "Previous and next photo"], ["i", "Show or hide the details"], ["+ −", "Zoom in and out"],
+    ["0", "Fit the window"], ["Escape", "Fit, then back to the photos"], ["?", "These shortcuts"]]);
   neighbour("previous");
   neighbour("next");
 
   live().addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
     if (change.id !== photo.id) return;
-    if (change.kind === "unliked") status("This photo was unliked.");
-    else if (change.photo) { render(change.photo); if (document.activeElement !== note) note.value = change.photo.note || ""; }
+    if (change.kind === "unliked") {
+      if (!isOwn(photo.id)) status("This photo was unliked elsewhere.");
+    } else if (change.photo) {
+      render(change.photo);
+      if (document.activeElement !== note) note.value = change.photo.note || "";
+    }
   });
 }
 
@@ -547,6 +1106,7 @@ async function albumsPage() {
   }
   live().addEventListener("change", load);
   load();
+  dropToLike();
 }
 
 // MARK: Searching a photo source
@@ -564,8 +1124,9 @@ async function searchPage(sources) {
     empty.hidden = false;
     return;
   }
-  document.getElementById("title").textContent = "Search " + chosen.displayName;
-  document.title = "Search " + chosen.displayName + " · likes";
+  document.getElementById("title").textContent = chosen.displayName;
+  document.title = chosen.displayName + " · likes";
+  document.getElementById("query").placeholder = "Search " + chosen.displayName + "…";
   const filters = document.getElementById("filters");
   function select(name, label, values) {
     const node = el("select", { name, "aria-label": label });
@@ -644,14 +1205,13 @@ async function searchPage(sources) {
   }, { rootMargin: "600px" }).observe(document.getElementById("more"));
 }
 
-// Every page: the navigation marks where one is, and leads to a Search page for each source set
-// up, or to the one Search page that says how to set one up.
+// Every page: the navigation marks where one is, and names a page for each photo source whose key
+// is set (none without one).
 api("/api/sources").then((sources) => {
   const nav = document.querySelector("nav");
   for (const source of sources) {
     nav.append(el("a", { href: "/search?source=" + source.name, text: source.displayName, "data-source": source.name }));
   }
-  if (sources.length === 0) nav.append(el("a", { href: "/search", text: "Search" }));
   for (const link of nav.querySelectorAll("a")) {
     const target = new URL(link.href);
     const here = target.pathname === location.pathname && (target.searchParams.get("source") || "") === (params.get("source") || (sources[0] && location.pathname === "/search" ? sources[0].name : ""));

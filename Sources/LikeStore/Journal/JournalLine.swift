@@ -259,7 +259,7 @@ struct JournalLine: Hashable, Sendable {
         /// parse, which the index, verify and repair use).
         init?(_ bytes: UnsafeBufferPointer<UInt8>, checkingEveryField: Bool = true) {
             guard let fields = Fields(splitting: bytes), fields.count >= 7, fields[0].count == 1,
-                let operation = Operation(rawValue: fields[0][0]), let at = Self.number(fields[1]), let size = Self.number(fields[3])
+                let operation = Operation(rawValue: fields[0][0]), let at = Self.signedNumber(fields[1]), let size = Self.number(fields[3])
             else { return nil }
             (line, self.operation, self.at, self.bytes) = (bytes, operation, at, size)
             (places.generation, places.image, places.userImage) = (place(fields[2]), place(fields[4]), place(fields[5]))
@@ -336,6 +336,13 @@ struct JournalLine: Hashable, Sendable {
                 start = end + 1
             }
             return true
+        }
+
+        /// A time as the writer writes it: a number, with a minus sign before 1970 (a restored
+        /// photo may have been liked then by its clock).
+        private static func signedNumber(_ field: UnsafeBufferPointer<UInt8>) -> Int64? {
+            guard field.first == UInt8(ascii: "-") else { return number(field) }
+            return number(UnsafeBufferPointer(rebasing: field.dropFirst())).flatMap { $0 == 0 ? nil : -$0 }
         }
 
         /// A decimal number as the writer writes it: digits only, no leading zero.

@@ -32,13 +32,14 @@ struct ServeCommand: Command {
         example: "likes serve --port 8080",
         options: [port, newToken], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
 
-    let requestedPort: UInt16
+    /// The port asked for; `nil`: the store's own when free (0 asks for any free port).
+    let requestedPort: UInt16?
     let renewsToken: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        let number = try arguments.count(Self.port) ?? 0
-        guard number <= 65535 else { throw UsageError(message: "--port takes 0 to 65535; \(number) is not a port", command: "serve") }
-        requestedPort = UInt16(number)
+        let number = try arguments.count(Self.port)
+        if let number, number > 65535 { throw UsageError(message: "--port takes 0 to 65535; \(number) is not a port", command: "serve") }
+        requestedPort = number.map { UInt16($0) }
         renewsToken = arguments.has(Self.newToken)
     }
 
@@ -49,7 +50,7 @@ struct ServeCommand: Command {
             gallery = try Self.gallery(context, token: token, port: requestedPort)
         } catch .cannotListen(_, let reason) {
             throw CommandFailure(
-                "Cannot serve on 127.0.0.1:\(requestedPort): \(reason). Choose another --port, or leave it out for any free one.",
+                "Cannot serve on 127.0.0.1:\(requestedPort ?? 0): \(reason). Choose another --port, or leave it out for any free one.",
                 status: .ioError)
         }
         // Stopped by SIGINT or SIGTERM, which a parent may have blocked (test runners do). The
@@ -89,10 +90,13 @@ struct ServeCommand: Command {
 extension ServeCommand {
     /// The gallery on `port`; without one, on the store's own port (see ``keptPort(of:)``) when
     /// it is free, else on any.
-    static func gallery(_ context: Context, token: String, port: UInt16) throws(GalleryError) -> Gallery {
+    static func gallery(_ context: Context, token: String, port: UInt16?) throws(GalleryError) -> Gallery {
         let sources = Self.sources(context.environment)
-        if port == 0, let gallery = try? Gallery(repository: context.repository, port: keptPort(of: token), sources: sources, token: token) {
-            return gallery
+        guard let port else {
+            if let gallery = try? Gallery(repository: context.repository, port: keptPort(of: token), sources: sources, token: token) {
+                return gallery
+            }
+            return try Gallery(repository: context.repository, port: 0, sources: sources, token: token)
         }
         return try Gallery(repository: context.repository, port: port, sources: sources, token: token)
     }
