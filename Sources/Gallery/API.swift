@@ -18,11 +18,17 @@ extension Gallery {
     /// A page of favorites, newest first (`order=oldest`: oldest first, what a photo's viewer asks
     /// for the photo before it): `after` (a cursor), `limit`, `search`, `color`, `album`.
     func photos(_ request: HTTPRequest) -> HTTPResponse {
-        // The mark is read before the listing: a change made meanwhile leaves a page kept
-        // under a mark that is already old, never an old page under the new mark.
-        guard let mark = repository.changeMark() else { return listPhotos(request) }
+        kept(request, listPhotos)
+    }
+
+    /// The answer to `request`, kept while the store's change mark stays the same (pages of
+    /// photos, the months, Select all's ids): asked again, it costs one look at the journal.
+    func kept(_ request: HTTPRequest, _ answer: (HTTPRequest) -> HTTPResponse) -> HTTPResponse {
+        // The mark is read before the answer: a change made meanwhile leaves an answer kept
+        // under a mark that is already old, never an old answer under the new mark.
+        guard let mark = repository.changeMark() else { return answer(request) }
         if let kept = pageCache.withLock({ $0.mark == mark ? $0.pages[request.target] : nil }) { return kept }
-        let response = listPhotos(request)
+        let response = answer(request)
         if response.status == 200 { pageCache.withLock { $0.keep(response, for: request.target, at: mark) } }
         return response
     }
@@ -54,6 +60,10 @@ extension Gallery {
     /// after (none for the first): what the rail of years and months jumps with. `utcOffset`: the
     /// page's, in seconds east of UTC, so that months are the person's.
     func months(_ request: HTTPRequest) -> HTTPResponse {
+        kept(request, countMonths)
+    }
+
+    private func countMonths(_ request: HTTPRequest) -> HTTPResponse {
         let offset = Int(request.queryValue("utcOffset") ?? "") ?? 0
         guard abs(offset) <= 18 * 3600 else { return Self.text(400, "The offset from UTC is at most 18 hours, in seconds.") }
         return Self.answering {
@@ -64,6 +74,10 @@ extension Gallery {
 
     /// Every id of a listing, in its order: what Select all selects.
     func ids(_ request: HTTPRequest) -> HTTPResponse {
+        kept(request, listIDs)
+    }
+
+    private func listIDs(_ request: HTTPRequest) -> HTTPResponse {
         return Self.answering {
             var query = try Self.listing(request)
             query.limit = 1000

@@ -121,7 +121,7 @@ enum GalleryTools {
             "...and the source page, asked for anyway, says which variable to set",
             "deleting asks in the page, naming the album and saying its photos stay",
             "an album that does not exist says so and offers no Rename or Delete",
-            "a photo that does not exist shows no heart, note or album field",
+            "a photo that does not exist shows no heart, note or album field", "Enter in the album field adds the photo to that album",
             "the page's own unlike is not announced back to it as someone else's: the undo hint stays",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")

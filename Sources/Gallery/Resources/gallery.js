@@ -945,7 +945,8 @@ async function photoPage() {
     const date = dateTime.format(when ? when.date : new Date(photo.likedAt));
     document.title = photo.name + " · likes";
     document.getElementById("name").textContent = named ? photo.name : date;
-    document.getElementById("when").textContent = named ? date : "";
+    // Under a title, when it was taken; the liked date is among the facts.
+    document.getElementById("when").textContent = named && when ? date : "";
     const rows = [];
     const row = (label, value, className) => { if (value) rows.push(el("dt", { text: label }), el("dd", { className: className || "" }, value)); };
     if (!named) row("Name", photo.name, "name");
@@ -966,7 +967,7 @@ async function photoPage() {
     if (when) row("Taken", el("time", { dateTime: photo.camera.takenAt, text: dateTime.format(when.date) }), "taken");
     row("Size", photo.size, "size");
     row("Pixels", photo.width + " × " + photo.height, "pixels");
-    row("Liked", el("time", { dateTime: photo.likedAt, text: new Date(photo.likedAt).toLocaleString() }), "liked");
+    row("Liked", el("time", { dateTime: photo.likedAt, text: dateTime.format(new Date(photo.likedAt)) }), "liked");
     facts.replaceChildren(...rows);
     albums.hidden = photo.albums.length === 0;
     albums.replaceChildren(...photo.albums.map((name) => {
