@@ -79,15 +79,7 @@ extension Gallery {
 
     private func listIDs(_ request: HTTPRequest) -> HTTPResponse {
         return Self.answering {
-            var query = try Self.listing(request)
-            query.limit = 1000
-            var ids: [String] = []
-            repeat {
-                let page = try repository.list(query)
-                ids += page.records.map(\.id.rawValue)
-                query.after = page.next
-            } while query.after != nil
-            return Self.json(["ids": ids])
+            return Self.json(["ids": try repository.listedIDs(try Self.listing(request)).map(\.rawValue)])
         }
     }
 

@@ -291,6 +291,7 @@ import Testing
                     expected.append((parts.year!, parts.month!, 1))
                 }
             }
+            #expect(try repository.listedIDs(query) == listed.map(\.id), "\(query)")
             let months = try repository.months(query, utcOffset: offset)
             #expect(months.map { [$0.year, $0.month, $0.count] } == expected.map { [$0.0, $0.1, $0.2] }, "\(query)")
             #expect(months.first?.start == nil)

@@ -79,3 +79,15 @@ extension BinaryInteger {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
+
+extension LikeRepository {
+    /// The ids of every photo `query` lists (its filters; newest first; not its cursor, offset
+    /// or limit), read from the catalog without decoding a record: what selecting a whole
+    /// listing (the gallery's Select all) needs.
+    package func listedIDs(_ query: LikeQuery) throws -> [PhotoID] {
+        let storeQuery = try query.storeQuery()
+        return try translating { try store.listedKeys(storeQuery) }.compactMap { key in
+            StorageKey.decode(key).map { PhotoID(stored: $0) }
+        }
+    }
+}

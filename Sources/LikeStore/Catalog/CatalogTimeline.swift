@@ -79,3 +79,37 @@ extension Store {
         return counter.buckets
     }
 }
+
+extension Store {
+    /// The keys of every photo the listing `query` asks for (its filters; newest first), from one
+    /// scan of the catalog, no record decoded: what selecting a whole listing needs.
+    package func listedKeys(_ query: StoreQuery) throws -> [String] {
+        guard let opened = try open(), let records = opened.records else { return [] }
+        var catalogQuery = query.catalogQuery
+        catalogQuery.after = nil
+        let lock = try opened.sharedLock()
+        var keys: [String] = []
+        var unanswerable = false
+        let end = try opened.scanCatalog(locked: lock != nil) { photo in
+            if let since = catalogQuery.since, photo.liked.at < since { return false }
+            guard let admitted = catalogQuery.admits(photo) else {
+                unanswerable = true
+                return false
+            }
+            if admitted { keys.append(String(decoding: photo.liked.key, as: UTF8.self)) }
+            return true
+        }
+        _ = consume lock
+        if !unanswerable, end == .complete || end == .stopped { return keys }
+        // The sure path: the index read whole, and with a colour or search each record decoded.
+        var damage: [String] = []
+        var unfiltered = query
+        unfiltered.after = nil
+        return try opened.liveEntries(damage: &damage).filter(unfiltered.matches).sorted { $0.listingKey > $1.listingKey }.compactMap { entry in
+            if query.hasRecordFilters {
+                guard let record = try? records.read(key: entry.key), query.matches(record) else { return nil }
+            }
+            return entry.key
+        }
+    }
+}
