@@ -599,9 +599,11 @@ function favorites() {
   // Above a grid that begins at a month, room to scroll up into: reaching it loads the newer
   // photos.
   const newerRoom = document.getElementById("newer");
+  document.getElementById("to-newest").addEventListener("click", () => reload());
   function roomAbove() {
     const room = Math.round(innerHeight / 2);
-    newerRoom.style.height = start ? room + "px" : "0";
+    newerRoom.style.height = start ? room + "px" : "0px";
+    newerRoom.hidden = !start;
     // Room below too, so that the room above can be scrolled out of view however few photos
     // follow, and newer photos put above can be scrolled past to keep the place.
     document.getElementById("more").style.height = start ? innerHeight + "px" : "";
