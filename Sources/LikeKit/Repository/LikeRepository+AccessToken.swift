@@ -10,7 +10,7 @@ extension LikeRepository {
     /// address works the next time.
     ///
     /// - Parameter renewing: Replace the kept token with a new one; the old one stops working.
-    /// - Throws: `io` when the store cannot be written; ``LikeRepositoryError/storeBusy`` when
+    /// - Throws: `io` when the store cannot be written; ``LikeRepositoryError/storeBusy(directory:waitedSeconds:)`` when
     ///   another process holds it too long.
     public func accessToken(renewing: Bool = false) throws -> String {
         try translating {
