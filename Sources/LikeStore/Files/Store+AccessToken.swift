@@ -11,7 +11,14 @@ extension Store {
     /// one `isValid` accepts, or `renewing` (the old one then stops working). Written whole and
     /// flushed before it is given out, mode 0600.
     package func accessToken(renewing: Bool, isValid: (String) -> Bool, make: () -> String) throws -> String {
-        try withExclusiveLock { root, _ in
+        // Read without the lock first: the file is only ever replaced whole by a rename, and a
+        // store on a read-only disk keeps its token too.
+        if !renewing, let root = (try? StoreDirectory.open(path: path, faults: faults)) ?? nil,
+            let kept = try? root.read(StoreLayout.accessTokenFileName).map({ String(decoding: $0, as: UTF8.self) }), isValid(kept)
+        {
+            return kept
+        }
+        return try withExclusiveLock { root, _ in
             if !renewing, let kept = try root.read(StoreLayout.accessTokenFileName).map({ String(decoding: $0, as: UTF8.self) }),
                 isValid(kept)
             {

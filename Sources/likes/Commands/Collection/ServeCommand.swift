@@ -13,7 +13,7 @@ import PhotoSources
 
 struct ServeCommand: Command {
     static let readsExistingStore = true
-    static let port = Option.value("--port", "N", "The port on 127.0.0.1 (any free one by default).")
+    static let port = Option.value("--port", "N", "The port on 127.0.0.1 (by default the store's own while free; 0: any free one).")
     static let newToken = Option.flag("--new-token", "Replace the store's token: addresses given before stop working.")
     static let spec = CommandSpec(
         name: "serve", summary: "Serve the favorites as web pages on 127.0.0.1 until interrupted.",
@@ -44,7 +44,15 @@ struct ServeCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        let token = try context.repository.accessToken(renewing: renewsToken)
+        // A store that cannot be written (a read-only copy) is served with a token for this run.
+        var token: String?
+        do {
+            token = try context.repository.accessToken(renewing: renewsToken)
+        } catch LikeRepositoryError.io(let action, let path, let code) where !renewsToken {
+            let reason = String(cString: strerror(code))
+            context.output.printError(
+                "The store cannot keep the gallery's token (\(action) \(path): \(reason)); the address below works for this run only.")
+        }
         let gallery: Gallery
         do {
             gallery = try Self.gallery(context, token: token, port: requestedPort)
@@ -90,10 +98,10 @@ struct ServeCommand: Command {
 extension ServeCommand {
     /// The gallery on `port`; without one, on the store's own port (see ``keptPort(of:)``) when
     /// it is free, else on any.
-    static func gallery(_ context: Context, token: String, port: UInt16?) throws(GalleryError) -> Gallery {
+    static func gallery(_ context: Context, token: String?, port: UInt16?) throws(GalleryError) -> Gallery {
         let sources = Self.sources(context.environment)
         guard let port else {
-            if let gallery = try? Gallery(repository: context.repository, port: keptPort(of: token), sources: sources, token: token) {
+            if let token, let gallery = try? Gallery(repository: context.repository, port: keptPort(of: token), sources: sources, token: token) {
                 return gallery
             }
             return try Gallery(repository: context.repository, port: 0, sources: sources, token: token)
