@@ -1078,6 +1078,7 @@ async function photoPage() {
     ["0", "Fit the window"], ["Escape", "Fit, then back to the photos"], ["?", "These shortcuts"]]);
   neighbour("previous");
   neighbour("next");
+  dropToLike();
 
   live().addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
@@ -1223,4 +1224,4 @@ api("/api/sources").then((sources) => {
   if (document.body.dataset.page === "search") searchPage(sources);
 }).catch((error) => status(error.message));
 
-({ favorites, photo: photoPage, albums: albumsPage, search: () => {} })[document.body.dataset.page]();
+({ favorites, photo: photoPage, albums: albumsPage, search: () => dropToLike() })[document.body.dataset.page]();
