@@ -1075,14 +1075,10 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
             "return f ? f.getBoundingClientRect().top : null", first)
         check("scrolling up from there brings the newer photos above, what was in view staying where it was",
               bool(grew) and stays is not None and abs(stays - (place + 200)) < 30, f"{first}: {place} → {stays}")
-        driver.execute_script("window.scrollTo(0, 0)")
-        newest = wait(lambda: driver.find_element(By.ID, "to-newest") if driver.find_element(By.ID, "to-newest").is_displayed() else None, 3)
-        if newest:
-            newest.click()
+        driver.find_element(By.CSS_SELECTOR, "#rail button").click()
         back = wait(lambda: driver.find_element(By.CSS_SELECTOR, "#grid h2.month").text == "November 2026"
-                    and not driver.find_element(By.ID, "to-newest").is_displayed(), 3)
-        check("above a grid that begins at a month, Back to the newest photos returns to the top",
-              bool(newest and back), f"{bool(newest)} {back}")
+                    and driver.execute_script("return document.getElementById('newer').hidden && scrollY === 0"), 3)
+        check("the rail's newest month takes a grid that begins further back to the top", bool(back))
         screen(390, 844, 3, True)
         driver.get(address.split("/?")[0] + "/?phone=1")
         wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#grid h2.month"))

@@ -108,7 +108,7 @@ enum GalleryTools {
             "choosing the oldest month starts the grid at its newest photo within a second, loading only what is shown there",
             "scrolling up from there brings the newer photos above, what was in view staying where it was",
             "on a phone the months have headers and no rail",
-            "above a grid that begins at a month, Back to the newest photos returns to the top",
+            "the rail's newest month takes a grid that begins further back to the top",
             "shift-click selects the range between two photos", "scrolled 2,500 px down, the bar with the count and the actions is still in view",
             "Select all and Ctrl-A select the whole listing, photos not yet loaded among them",
             "an album is made from a selection, its name asked in the page and Enter taking it",

@@ -599,7 +599,6 @@ function favorites() {
   // Above a grid that begins at a month, room to scroll up into: reaching it loads the newer
   // photos.
   const newerRoom = document.getElementById("newer");
-  document.getElementById("to-newest").addEventListener("click", () => reload());
   function roomAbove() {
     const room = Math.round(innerHeight / 2);
     newerRoom.style.height = start ? room + "px" : "0px";
