@@ -22,15 +22,6 @@ struct Access: Sendable {
     /// one machine would otherwise overwrite each other's.
     var cookieName: String { "likes-\(port)" }
 
-    /// A token of 32 random bytes from the system's generator, in hex.
-    static func makeToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
-        }.joined()
-    }
-
     enum Verdict {
         case allowed
         /// The token came in the query of a page: set the cookie and go to `location` without it.

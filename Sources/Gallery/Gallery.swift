@@ -72,7 +72,7 @@ public final class Gallery: Sendable {
         } catch {
             throw .cannotListen(port: port, reason: error.description)
         }
-        access = Access(token: token ?? Access.makeToken(), port: server.port)
+        access = Access(token: token ?? LikeRepository.makeAccessToken(), port: server.port)
         target.withLock { $0 = self }
     }
 

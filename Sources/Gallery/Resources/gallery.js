@@ -645,10 +645,10 @@ function favorites() {
   }
 
   // The rail: the listing's years and months; a month chosen, the grid begins there.
-  let monthsShown = [];
   async function months() {
     const query = listing();
     query.set("utcOffset", String(-new Date().getTimezoneOffset() * 60));
+    let monthsShown = [];
     try {
       monthsShown = await api("/api/months?" + query);
     } catch {

@@ -24,7 +24,7 @@ extension LikeRepository {
     }
 
     /// 32 random bytes from the system's generator, in lower-case hex.
-    static func makeAccessToken() -> String {
+    package static func makeAccessToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
