@@ -190,7 +190,7 @@ extension Gallery {
             guard let image = try repository.file(.image, of: id) else { return (404, "This photo is not among the favorites.") }
             let kept = UnlikedPhoto(
                 likedAt: record.likedAt, image: image.data, userImage: try repository.file(.userImage, of: id)?.data, note: record.note,
-                photo: record.photo, albums: record.albums)
+                photo: record.photo, albums: record.albums, covers: record.covers)
             _ = try repository.unlike(id)
             undo.withLock { $0[id.rawValue] = kept }
             return nil
@@ -206,14 +206,14 @@ extension Gallery {
     }
 
     /// Likes again a photo this gallery unliked, as it was: its date (so it comes back in its
-    /// place), image, note, metadata and albums. Liked again elsewhere meanwhile, it is left so.
+    /// place), image, note, metadata, albums and covers. Liked again elsewhere meanwhile, it is left so.
     func undoUnlike(_ request: HTTPRequest) -> HTTPResponse {
         guard let id = Self.formID(request) else { return Self.text(400, "Which photo? Send its id.") }
         guard let kept = undo.withLock({ $0[id.rawValue] }) else { return Self.text(409, "This gallery has no unlike of that photo to undo.") }
         return Self.answering {
             _ = try repository.likeAgain(
                 id, likedAt: kept.likedAt, image: kept.image, userImage: kept.userImage, note: kept.note, photo: kept.photo,
-                albums: kept.albums)
+                albums: kept.albums, covers: kept.covers)
             undo.withLock { $0[id.rawValue] = nil }
             _ = try? repository.thumbnail(for: id)
             return Self.json(try repository.record(for: id).map(PhotoJSON.init))
@@ -287,6 +287,22 @@ extension Gallery {
             let to = try AlbumName(form.first { $0.name == "to" }?.value ?? "")
             let changes = try repository.renameAlbum(album, to: to)
             return Self.json(["renamed": changes.count])
+        }
+    }
+
+    /// Makes the photo `id` the cover of the album `name`, or, without an id, its newest photo
+    /// again; answers the album as the albums page lists it.
+    func chooseCover(_ request: HTTPRequest) -> HTTPResponse {
+        let form = request.form
+        let given = form.first { $0.name == "id" }?.value ?? ""
+        return Self.answering {
+            let album = try AlbumName(form.first { $0.name == "name" }?.value ?? "")
+            let id = given.isEmpty ? nil : try PhotoID(given)
+            _ = try repository.setCover(id, ofAlbum: album)
+            guard let summary = try repository.albums().first(where: { $0.name.sameAlbum(as: album) }) else {
+                return Self.failure(LikeRepositoryError.noSuchAlbum(album))
+            }
+            return Self.json(AlbumJSON(summary))
         }
     }
 

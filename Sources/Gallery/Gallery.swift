@@ -171,6 +171,7 @@ public final class Gallery: Sendable {
             "/api/album": ["POST": { $0.changeAlbum }],
             "/api/album/rename": ["POST": { $0.renameAlbum }],
             "/api/album/delete": ["POST": { $0.deleteAlbum }],
+            "/api/album/cover": ["POST": { $0.chooseCover }],
             "/api/like": ["POST": { $0.likeDropped }],
             "/download": ["POST": { $0.download }],
         ]
@@ -221,4 +222,6 @@ struct UnlikedPhoto: Sendable {
     var note: String?
     var photo: PhotoMetadata?
     var albums: [AlbumName]
+    /// The albums whose chosen cover it was: an undo makes it their cover again.
+    var covers: [AlbumName] = []
 }

@@ -54,6 +54,8 @@ struct PhotoJSON: Encodable {
     var height: Int
     var note: String?
     var albums: [String]
+    /// The albums whose chosen cover the photo is.
+    var covers: [String]
     var description: String?
     var color: String?
     var photographer: String?
@@ -84,6 +86,7 @@ struct PhotoJSON: Encodable {
         height = record.image.height
         note = record.note
         albums = record.albums.map(\.rawValue)
+        covers = record.covers.map(\.rawValue)
         description = record.photo?.description
         color = record.color
         photographer = record.photo?.photographer
@@ -126,6 +129,8 @@ struct AlbumJSON: Encodable {
     var bytes: Int
     var size: String
     var cover: PhotoJSON?
+    /// Whether the cover was chosen (else it is the newest photo).
+    var coverChosen: Bool
 
     init(_ summary: AlbumSummary) {
         name = summary.name.rawValue
@@ -133,6 +138,7 @@ struct AlbumJSON: Encodable {
         bytes = summary.bytes
         size = PhotoJSON.size(summary.bytes)
         cover = summary.cover.map(PhotoJSON.init)
+        coverChosen = summary.coverChosen
     }
 }
 

@@ -53,7 +53,13 @@ package struct StoreAlbum: Sendable, Hashable {
     package var bytes: Int
     /// When its newest photo was liked, in milliseconds since 1970.
     package var newest: Int64
+    /// The chosen cover, or else the newest photo; `nil` when its record cannot be read.
     package var cover: StoredRecord?
+    /// Whether ``cover`` was chosen (see ``StoredRecord/covers``).
+    package var coverChosen = false
+    /// Every photo whose record names it chosen as this album's cover: one, or none, unless two
+    /// devices chose at once.
+    package var chosenCovers: [StoredRecord] = []
 }
 
 /// Thumbnails made for a set of photos, and those made from damaged JPEGs.

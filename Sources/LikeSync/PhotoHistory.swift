@@ -12,9 +12,23 @@ package struct PhotoState: Sendable, Hashable {
     package var note: String?
     package var albums: [String]
     package var photo: String?
-    /// By part (`liked`, `image`, `userImage`, `note`, `albums`, `photo`), the stamp of the
-    /// change that gave it: what a store keeps so that a merged value is never taken for its own.
+    /// The albums whose cover the last choice made the photo, whether or not it still holds
+    /// (see ``covers``).
+    package var chosen: Set<String> = []
+    /// By part (`liked`, `image`, `userImage`, `note`, `albums`, `photo`, `album:NAME`,
+    /// `cover:NAME`), the stamp of the change that gave it: what a store keeps so that a merged
+    /// value is never taken for its own.
     package var stamps: [String: Stamp] = [:]
+
+    /// The albums whose chosen cover the photo is: chosen, in the album, and chosen no earlier
+    /// than it was last put in it (`StampedPart.isChosenCover`), sorted as a record keeps them.
+    package var covers: [String] {
+        chosen.filter { name in
+            albums.contains(name)
+                && StampedPart.isChosenCover(
+                    album: stamps[StampedPart.album(name)]?.description, cover: stamps[StampedPart.cover(name)]?.description)
+        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
 }
 
 /// One photo's history as far as it still matters: the stamp of its last unlike (kept for ever,
@@ -78,6 +92,7 @@ package struct PhotoHistory: Sendable, Hashable, Codable {
                         note: change.note ?? nil, albums: [], photo: change.photo ?? nil,
                         stamps: Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, change.stamp) }))
                     state?.applyAlbums(change)
+                    state?.applyCovers(change)
                 }
             case .edit:
                 if var current = state {
@@ -109,6 +124,7 @@ extension PhotoState {
             stamps["note"] = change.stamp
         }
         applyAlbums(change)
+        applyCovers(change)
         if let photo = change.photo {
             self.photo = photo
             stamps["photo"] = change.stamp
@@ -128,6 +144,15 @@ extension PhotoState {
         }
         albums = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         stamps["albums"] = change.stamp
+    }
+
+    /// The choices of cover a change decides, each stamped by it (`cover:NAME`).
+    mutating func applyCovers(_ change: SyncChange) {
+        guard let choices = change.covers else { return }
+        for (name, isCover) in choices {
+            if isCover { chosen.insert(name) } else { chosen.remove(name) }
+            stamps[StampedPart.cover(name)] = change.stamp
+        }
     }
 }
 

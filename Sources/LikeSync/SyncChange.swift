@@ -53,12 +53,16 @@ package struct SyncChange: Sendable, Hashable {
     /// two devices filing one photo into two albums leave it in both. In the folder's JSON an
     /// object; a list (written by the version before) puts the photo in each album it names.
     package var albums: [String: Bool]?
+    /// Choices of cover the change decides, by album name: `true` makes the photo the album's
+    /// chosen cover, `false` takes that back. Each decided by its own last change, as a
+    /// membership is; the newest choice among an album's photos is its cover.
+    package var covers: [String: Bool]?
     /// The photo's metadata as compact JSON text.
     package var photo: String??
 
     package init(
         id: String, stamp: Stamp, kind: Kind, likedAt: Int64? = nil, image: ImageReference? = nil, userImage: ImageReference?? = nil,
-        note: String?? = nil, albums: [String: Bool]? = nil, photo: String?? = nil
+        note: String?? = nil, albums: [String: Bool]? = nil, covers: [String: Bool]? = nil, photo: String?? = nil
     ) {
         self.id = id
         self.stamp = stamp
@@ -68,13 +72,15 @@ package struct SyncChange: Sendable, Hashable {
         self.userImage = userImage
         self.note = note
         self.albums = albums
+        self.covers = covers
         self.photo = photo
     }
 
-    /// The parts of an edit a later change can give again: `note`, `photo`, and `album:NAME`
-    /// for each membership.
+    /// The parts of an edit a later change can give again: `note`, `photo`, `album:NAME` for
+    /// each membership and `cover:NAME` for each choice of cover.
     var editParts: [String] {
         (note == nil ? [] : ["note"]) + (photo == nil ? [] : ["photo"]) + (albums ?? [:]).keys.map { "album:" + $0 }
+            + (covers ?? [:]).keys.map { "cover:" + $0 }
     }
 
     /// The edit without the parts in `parts`; `nil` when it gives nothing then.
@@ -86,7 +92,11 @@ package struct SyncChange: Sendable, Hashable {
             let kept = albums.filter { !parts.contains("album:" + $0.key) }
             trimmed.albums = kept.isEmpty ? nil : kept
         }
-        return trimmed.note == nil && trimmed.photo == nil && trimmed.albums == nil ? nil : trimmed
+        if let covers {
+            let kept = covers.filter { !parts.contains("cover:" + $0.key) }
+            trimmed.covers = kept.isEmpty ? nil : kept
+        }
+        return trimmed.note == nil && trimmed.photo == nil && trimmed.albums == nil && trimmed.covers == nil ? nil : trimmed
     }
 
     /// The images the change needs in the folder before it can be merged.
@@ -96,7 +106,7 @@ package struct SyncChange: Sendable, Hashable {
 }
 
 extension SyncChange: Codable {
-    enum CodingKeys: String, CodingKey { case id, stamp, kind, likedAt, image, userImage, note, albums, photo }
+    enum CodingKeys: String, CodingKey { case id, stamp, kind, likedAt, image, userImage, note, albums, covers, photo }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -116,6 +126,7 @@ extension SyncChange: Codable {
         } else if let names = try container.decodeIfPresent([String].self, forKey: .albums) {
             albums = Dictionary(names.map { ($0, true) }, uniquingKeysWith: { first, _ in first })
         }
+        covers = try container.decodeIfPresent([String: Bool].self, forKey: .covers)
         photo = try Self.given(container, .photo)
         for reference in images where !reference.isWellFormed {
             throw DecodingError.dataCorruptedError(forKey: .image, in: container, debugDescription: "not an image reference")
@@ -139,6 +150,7 @@ extension SyncChange: Codable {
         try Self.encodeGiven(userImage, &container, .userImage)
         try Self.encodeGiven(note, &container, .note)
         try container.encodeIfPresent(albums, forKey: .albums)
+        try container.encodeIfPresent(covers, forKey: .covers)
         try Self.encodeGiven(photo, &container, .photo)
     }
 

@@ -1,5 +1,5 @@
 // Owns the names of the parts of a liked photo that carry their own stamp (the period's start,
-// each field, each album's membership): the vocabulary a store's records and the sync merge
+// each field, each album's membership and chosen cover): the vocabulary a store's records and the sync merge
 // share, so that neither depends on the other. Called by LikeStore's RecordStamps and LikeSync.
 
 /// The parts of a liked photo that each change stamps.
@@ -21,8 +21,40 @@ package enum StampedPart {
 
     /// The album a part names, or `nil` for another part.
     package static func albumName(ofPart part: String) -> String? {
-        guard part.hasPrefix("album:") else { return nil }
-        let digits = Array(part.utf8.dropFirst(6))
+        name(ofPart: part, prefix: "album:")
+    }
+
+    /// The part of an album's chosen cover: `cover:` and the name's UTF-8 bytes in hex, stamped
+    /// by the change that last chose the photo as that album's cover or took the choice back.
+    /// The photo is the album's chosen cover while it is in the album, chosen, and chosen no
+    /// earlier than it was last put in it (see ``isChosenCover(album:cover:)``).
+    package static func cover(_ name: String) -> String {
+        "cover:" + Hex.string(name.utf8)
+    }
+
+    /// The album whose cover a part names, or `nil` for another part.
+    package static func coverName(ofPart part: String) -> String? {
+        name(ofPart: part, prefix: "cover:")
+    }
+
+    /// Whether a choice of cover stamped `cover` still holds for a photo whose membership of the
+    /// album was last decided at `album`: a photo taken out of the album and put back after the
+    /// choice is no longer its cover, wherever those changes were made. Compared by their
+    /// milliseconds, the clock every device's stamps share (a rename stamps both at once).
+    package static func isChosenCover(album: String?, cover: String?) -> Bool {
+        guard let cover else { return false }
+        guard let album else { return true }
+        return milliseconds(of: cover) >= milliseconds(of: album)
+    }
+
+    /// The milliseconds a stamp (`MILLIS` or `MILLIS.COUNTER.DEVICE`) starts with; 0 when none.
+    package static func milliseconds(of stamp: String) -> Int64 {
+        Int64(stamp.prefix { $0 != "." }) ?? 0
+    }
+
+    private static func name(ofPart part: String, prefix: String) -> String? {
+        guard part.hasPrefix(prefix) else { return nil }
+        let digits = Array(part.utf8.dropFirst(prefix.utf8.count))
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         var index = 0

@@ -722,6 +722,41 @@ def album_checks(driver, check, wait, figures, records, run):
     said = wait(lambda: driver.find_element(By.ID, "subtitle").text)
     check("an album that does not exist says so and offers no Rename or Delete",
           said == "There is no album named Nowhere." and not driver.find_element(By.ID, "album-actions").is_displayed(), f"{said!r}")
+    # A cover chosen on the album's page: one photo selected, Use as cover.
+    base = driver.current_url.split("/?")[0]
+    other = next(r["id"] for r in json.loads(run("list", "--json").stdout) if r["id"] != "lake")
+    run("album", "add", "Mornings", other)
+    driver.get(base + "/?album=Mornings")
+    wait(lambda: len(figures()) == 2)
+    older = figures()[1].get_attribute("data-id")
+    driver.find_element(By.ID, "select-mode").click()
+    button = driver.find_element(By.ID, "use-as-cover")
+    offered = button.is_displayed() and not button.is_enabled()
+    figures()[1].find_element(By.CSS_SELECTOR, "input[name=select]").click()
+    wait(lambda: button.is_enabled())
+    button.click()
+
+    def shown_cover():
+        return [(a["cover"]["id"], a["coverChosen"]) for a in json.loads(run("albums", "--json").stdout) if a["name"] == "Mornings"]
+    kept = wait(lambda: shown_cover() == [(older, True)])
+    driver.get(base + "/albums")
+    listed = wait(lambda: driver.find_element(By.CSS_SELECTOR, ".album[data-album=Mornings]").get_attribute("data-cover") == older)
+    check("on an album's page, Use as cover makes the one photo selected its cover: kept in the store, shown on the albums page",
+          bool(offered and kept and listed), f"{offered} {shown_cover()} for {older}")
+    # (A srcset image's naturalWidth is in CSS pixels: its real width is read from the image it shows.)
+    sharp = wait(lambda: driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const image = document.querySelector('.album[data-album=Mornings] img');
+        if (!image || !image.complete || !image.currentSrc) return done(null);
+        const box = image.getBoundingClientRect(), shown = new Image();
+        shown.onload = () => done({drawn: box.width * Math.max(1, shown.naturalWidth / shown.naturalHeight) * devicePixelRatio,
+                                   real: shown.naturalWidth, source: image.currentSrc});
+        shown.onerror = () => done(null);
+        shown.src = image.currentSrc;"""))
+    original = records()[older]["image"]["width"]
+    check("an album's cover is as sharp as the screen: an image with the device pixels of its square, or the original",
+          bool(sharp) and (sharp["real"] >= sharp["drawn"] * 0.98 or sharp["real"] >= original), f"{sharp}")
+    run("album", "remove", "Mornings", other)
 
 
 def photo_id(driver):

@@ -324,7 +324,7 @@ def run_checks(checks, gallery, likes, store, samples):
     # A thousand random requests, half with the token: the store is as it was, and it still serves.
     generator = random.Random(20261124)
     paths = ["/", "/photo?id=coffee", "/albums", "/api/photos", "/api/photo?id=rocket", "/api/albums", "/image?id=chelsea",
-             "/thumbnail?id=retina", "/rendition?id=retina&side=700", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/download", "/nope", "/static/gallery.css",
+             "/thumbnail?id=retina", "/rendition?id=retina&side=700", "/api/unlike", "/api/undo", "/api/note", "/api/album", "/api/album/cover", "/download", "/nope", "/static/gallery.css",
              "/api/like?name=x.jpg", "/api/months", "/api/ids"]
     answered = 0
     for index in range(1000):
@@ -407,6 +407,24 @@ def run_checks(checks, gallery, likes, store, samples):
           f"{delay:.2f} s")
     events.close()
 
+    # An album's cover chosen through the page's API, under the rules of every change.
+    subprocess.run([likes, "--store", store, "album", "add", "Covers", "coffee", "chelsea"], check=True, capture_output=True)
+
+    def covers_album():
+        shown = subprocess.run([likes, "--store", store, "albums", "--json"], capture_output=True, text=True).stdout
+        return next((a for a in json.loads(shown) if a["name"] == "Covers"), {})
+    status, _, _ = gallery.post("/api/album/cover", [("name", "Covers"), ("id", "chelsea")], {"Origin": "http://evil.example"})
+    refused = status == 403 and covers_album().get("coverChosen") is False
+    status, _, body = gallery.post("/api/album/cover", [("name", "Covers"), ("id", "chelsea")])
+    answered = json.loads(body) if status == 200 else {}
+    check("an album's cover is chosen through the page's API (a foreign Origin refused), answered with the album",
+          refused and answered.get("coverChosen") is True and answered.get("cover", {}).get("id") == "chelsea"
+          and covers_album()["cover"]["id"] == "chelsea", f"{refused} {status} {body[:120]!r}")
+    missing, _, _ = gallery.post("/api/album/cover", [("name", "No such album"), ("id", "chelsea")])
+    outside, _, _ = gallery.post("/api/album/cover", [("name", "Covers"), ("id", "rocket")])
+    check("a cover of an album that does not exist, or a photo not in it: 404, nothing changed",
+          missing == 404 and outside == 404 and covers_album()["cover"]["id"] == "chelsea", f"{missing} {outside}")
+
     # Unlike and undo: the photo comes back whole.
     before_unlike = {record["id"]: record for record in listing(likes, store)}
     status, _, _ = gallery.post("/api/unlike", [("id", "chelsea")])
@@ -417,11 +435,12 @@ def run_checks(checks, gallery, likes, store, samples):
         image_back = handle.read()
     with open(os.path.join(samples, "chelsea.jpg"), "rb") as handle:
         chelsea = handle.read()
-    check("unlike, then undo: gone, then back in its place with its date, note, albums, metadata and image",
+    check("unlike, then undo: gone, then back in its place with its date, note, albums, cover, metadata and image",
           status == 200 and gone and status_undo == 200 and back is not None and back["note"] == before_unlike["chelsea"]["note"]
           and back["likedAt"] == before_unlike["chelsea"]["likedAt"]
           and [r["id"] for r in listing(likes, store)] == list(before_unlike)
-          and back["albums"] == before_unlike["chelsea"]["albums"] and back["photo"] == before_unlike["chelsea"]["photo"] and image_back == chelsea,
+          and back["albums"] == before_unlike["chelsea"]["albums"] and back["photo"] == before_unlike["chelsea"]["photo"] and image_back == chelsea
+          and back.get("covers") == before_unlike["chelsea"].get("covers") == ["Covers"],
           f"{status} {gone} {status_undo} {body[:100]!r}")
 
     # The zip of a selection.

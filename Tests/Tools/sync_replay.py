@@ -10,16 +10,19 @@ order, under temporary names, sometimes cut short at the final name and complete
 delivered twice, with conflict copies beside them, deletions late. Each round runs one command
 on one device with the `likes` binary — like (with and without --user-image, --note, --album,
 --meta), unlike, toggle, note and note --clear, album add / remove / rename / delete, import of
-a small folder — then maybe a sync (killed after 0–60 ms with probability --kill-rate) and
+a small folder — and sometimes `album cover` (a photo, or --newest; drawn from a random stream
+of its own, so that the kept seeds still take their paths) — then maybe a sync (killed after 0–60 ms with probability --kill-rate) and
 maybe a step of the engine. At the end the engine delivers everything and every device syncs
 until nothing changes.
 
 The judge is written here, apart from the code under test: every acknowledged command (exit 0)
 in the order it ran is replayed by SPEC §13's rules (a like of a photo not liked starts a
 period with only what it gives; of a liked one it updates what it gives; an unlike ends the
-period; an edit of a photo not liked is void; albums are memberships). Every device must then
-hold exactly that state — ids, likedAt (within the time the starting command ran), image and
-user image bytes, note, albums, metadata — and all devices the same bytes. A command that would
+period; an edit of a photo not liked is void; albums are memberships; a cover choice is the
+album's cover while its photo stays in the album, the newest valid choice winning). Every device
+must then hold exactly that state — ids, likedAt (within the time the starting command ran),
+image and user image bytes, note, albums, metadata, each album's chosen cover — and all devices
+the same bytes. A command that would
 change nothing on its device is not issued (it is no change: SPEC §13).
 
 Exit 0 when every run is clean. A failing run's stores, folders and log are kept under --keep.
@@ -60,6 +63,9 @@ def jpeg_variant(data, number):
 class Run:
     def __init__(self, likes, samples, seed, rounds, kill_rate, root):
         self.likes, self.rng, self.rounds, self.kill_rate, self.root = likes, random.Random(seed), rounds, kill_rate, root
+        # Cover choices from a stream of their own: the main stream's draws stay those of the
+        # runs before covers, so a kept seed still takes its path.
+        self.cover_rng = random.Random(seed * 7919 + 13)
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(root)
         self.log = open(os.path.join(root, "log"), "w")
@@ -91,6 +97,7 @@ class Run:
         self.learned = {}  # a --meta file -> the metadata a store made of it
         self.commands = 0
         self.imports = 0
+        self.clock = 0  # the replay's order: one tick per acknowledged command
 
     def say(self, text):
         self.log.write(f"{time.time():.3f} {text}\n")
@@ -112,11 +119,19 @@ class Run:
 
     # MARK: The replay (SPEC §13), apart from the code under test
 
-    def replay_like(self, photo, started, ended, image, user=None, note=None, albums=(), meta=None):
+    def replay_like(self, photo, started, ended, image, user=None, note=None, albums=(), meta=None, covered=()):
+        """`covered`: the given albums whose cover the photo is on the device (a like that gives
+        a membership again keeps the choice no older than it)."""
+        self.clock += 1
         state = self.replay.get(photo)
         if state is None:
-            state = {"liked": (started, ended), "image": image, "user": None, "note": None, "albums": set(), "meta": None}
+            state = {"liked": (started, ended), "image": image, "user": None, "note": None, "albums": set(), "meta": None,
+                     "chosen": {}, "joined": {}}
             self.replay[photo] = state
+        for album in albums:
+            state["joined"][album] = self.clock
+            if album in covered:
+                state["chosen"][album] = (True, self.clock)
         state["image"] = image
         if user is not None:
             state["user"] = user
@@ -126,7 +141,10 @@ class Run:
         if meta is not None:
             state["meta"] = meta
 
-    def replay_edit(self, photo, note=(), add=(), remove=()):
+    def replay_edit(self, photo, note=(), add=(), remove=(), choose=(), drop=(), tick=True):
+        """`tick`: false for the second and later photos one command changes."""
+        if tick:
+            self.clock += 1
         state = self.replay.get(photo)
         if state is None:
             return  # void: not liked at its stamp
@@ -134,6 +152,23 @@ class Run:
             state["note"] = note
         state["albums"] |= set(add)
         state["albums"] -= set(remove)
+        for album in list(add) + list(remove):
+            state["joined"][album] = self.clock
+        for album in list(remove) + list(drop):
+            state["chosen"][album] = (False, self.clock)
+        for album in choose:
+            state["chosen"][album] = (True, self.clock)
+
+    def replay_covers(self):
+        """Each album's chosen cover by the replay: of the photos in it whose choice was made no
+        earlier than they last joined it, the newest choice; albums with none left out."""
+        best = {}
+        for photo, state in self.replay.items():
+            for album in state["albums"]:
+                chosen, at = state["chosen"].get(album, (False, 0))
+                if chosen and at >= state["joined"].get(album, 0) and at > best.get(album, (0, None))[0]:
+                    best[album] = (at, photo)
+        return {album: photo for album, (_, photo) in best.items()}
 
     # MARK: Commands
 
@@ -186,9 +221,10 @@ class Run:
             stored = (printed.get("record") if toggle else printed) or {}
             if record is None or record.get("photo") is None:
                 self.learned.setdefault(given["meta"], stored.get("photo"))
+        covered = set(given.get("albums", ())) & set((record or {}).get("covers") or [])
         self.replay_like(
             photo, started, ended, given["image"], given.get("user"), given.get("note"), given.get("albums", ()),
-            given.get("meta"))
+            given.get("meta"), covered)
 
     def round(self):
         device = self.rng.choice(self.devices)
@@ -258,16 +294,49 @@ class Run:
             return
         if self.rng.random() < 0.5:
             self.command(device, "album", "delete", album, check=True)
-            for photo in members:
-                self.replay_edit(photo, remove=[album])
+            for index, photo in enumerate(members):
+                self.replay_edit(photo, remove=[album], tick=index == 0)
         else:
             to = self.rng.choice([a for a in ALBUMS if a != album])
+            # The cover the album shows, when chosen, stays its cover.
+            shown, _, _ = self.command(device, "albums", "--json", check=True)
+            covers = {a["cover"]["id"] for a in json.loads(shown.stdout) if a["name"] == album and a["coverChosen"] and a.get("cover")}
             self.command(device, "album", "rename", album, to, check=True)
             # Each photo leaves the album and joins the other, where it is not in it already
             # (that membership is no change).
             already = {r["id"] for r in listed if to in (r.get("albums") or [])}
-            for photo in members:
-                self.replay_edit(photo, add=[] if photo in already else [to], remove=[album])
+            for index, photo in enumerate(members):
+                self.replay_edit(photo, add=[] if photo in already else [to], remove=[album],
+                                 choose=[to] if photo in covers else [], tick=index == 0)
+
+    def choose_cover(self, device):
+        """`album cover`: one of an album's photos (as the device sees them) as its cover, or its
+        newest photo again; the choices the device knew of are taken back."""
+        if not os.path.isdir(self.store[device]):
+            return
+        result, _, _ = self.command(device, "list", "--json", check=True)
+        listed = json.loads(result.stdout)
+        albums = sorted({album for r in listed for album in (r.get("albums") or [])})
+        if not albums:
+            return
+        album = self.cover_rng.choice(albums)
+        members = [r["id"] for r in listed if album in (r.get("albums") or [])]
+        flagged = [r["id"] for r in listed if album in (r.get("covers") or [])]
+        if self.cover_rng.random() < 0.15:
+            if not flagged:
+                return  # the newest photo is the cover already: no change
+            self.command(device, "album", "cover", album, "--newest", check=True)
+            for index, photo in enumerate(flagged):
+                self.replay_edit(photo, drop=[album], tick=index == 0)
+            return
+        photo = self.cover_rng.choice(members)
+        if flagged == [photo]:
+            return  # its cover already: no change
+        self.command(device, "album", "cover", album, "--", photo, check=True)
+        self.replay_edit(photo, choose=[album])
+        for other in flagged:
+            if other != photo:
+                self.replay_edit(other, drop=[album], tick=False)
 
     def import_folder(self, device):
         self.imports += 1
@@ -390,6 +459,8 @@ class Run:
     def run(self):
         for number in range(self.rounds):
             self.round()
+            if self.cover_rng.random() < 0.12:
+                self.choose_cover(self.cover_rng.choice(self.devices))
             if self.rng.random() < 0.3:
                 self.sync(self.rng.choice(self.devices))
             if self.rng.random() < 0.5:
@@ -424,6 +495,7 @@ class Run:
                 "user": file_digest(record["userImage"]["file"]) if record.get("userImage") else None,
                 "note": record.get("note"),
                 "albums": sorted(record.get("albums") or []),
+                "covers": sorted(record.get("covers") or []),
                 "photo": json.dumps(record.get("photo"), sort_keys=True),
             }
         return state
@@ -454,6 +526,11 @@ class Run:
                 problems.append(f"{photo}: albums {held['albums']}, replay {sorted(want['albums'])}")
             if (held["photo"] != "null") != (want["meta"] is not None):
                 problems.append(f"{photo}: metadata {held['photo'][:40]}, replay {want['meta']}")
+        result, _, _ = self.command("A", "albums", "--json", check=True)
+        held = {a["name"]: a["cover"]["id"] for a in json.loads(result.stdout) if a["coverChosen"] and a.get("cover")}
+        want = self.replay_covers()
+        if held != want:
+            problems.append(f"chosen covers {held}, replay {want}")
         if problems:
             raise Failure("not the replay: " + " | ".join(problems))
 

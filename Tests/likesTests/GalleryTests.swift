@@ -45,6 +45,9 @@ enum GalleryTools {
             "verify counts the kept token as the store's own, no orphan", "a dropped photo with a foreign Origin is refused",
             "a dropped photo with no token is refused", "the months of the listing count every photo",
             "Select all's ids are the listing's, in its order",
+            "an album's cover is chosen through the page's API (a foreign Origin refused), answered with the album",
+            "a cover of an album that does not exist, or a photo not in it: 404, nothing changed",
+            "unlike, then undo: gone, then back in its place with its date, note, albums, cover, metadata and image",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }
@@ -122,6 +125,8 @@ enum GalleryTools {
             "...and the source page, asked for anyway, says which variable to set",
             "deleting asks in the page, naming the album and saying its photos stay",
             "an album that does not exist says so and offers no Rename or Delete",
+            "on an album's page, Use as cover makes the one photo selected its cover: kept in the store, shown on the albums page",
+            "an album's cover is as sharp as the screen: an image with the device pixels of its square, or the original",
             "a photo that does not exist shows no heart, note or album field", "Enter in the album field adds the photo to that album",
             "the page's own unlike is not announced back to it as someone else's: the undo hint stays",
         ] {

@@ -229,6 +229,7 @@ function favorites() {
   const download = document.getElementById("download");
   const addToAlbum = document.getElementById("add-to-album");
   const unlikeSelected = document.getElementById("unlike-selected");
+  const useAsCover = document.getElementById("use-as-cover");
   const rail = document.getElementById("rail");
   const album = params.get("album");
   search.value = params.get("search") || "";
@@ -346,6 +347,9 @@ function favorites() {
     bar.hidden = !selecting;
     document.getElementById("selected-count").textContent = count + " selected";
     for (const button of [download, addToAlbum, unlikeSelected]) button.disabled = count === 0;
+    // An album's cover is one photo: offered on the album's page, for one photo selected.
+    useAsCover.hidden = !album;
+    useAsCover.disabled = count !== 1;
     download.textContent = count ? "Download " + count : "Download";
   }
   function choose(figure, on, range) {
@@ -402,6 +406,18 @@ function favorites() {
       await post("/api/album", [...ids.map((id) => ["id", id]), ["name", name]]);
       setSelecting(false);
       status("Added " + ids.length + (ids.length === 1 ? " photo" : " photos") + " to " + name + ".");
+    } catch (error) {
+      status(error.message);
+    }
+  });
+  useAsCover.addEventListener("click", async () => {
+    const [id] = [...selected];
+    if (!album || !id) return;
+    try {
+      changing([id]);
+      await post("/api/album/cover", [["name", album], ["id", id]]);
+      setSelecting(false);
+      status("This photo is now the cover of " + album + ".");
     } catch (error) {
       status(error.message);
     }
@@ -1093,15 +1109,26 @@ async function photoPage() {
 
 // MARK: Albums
 
+// An album's cover, as sharp as the screen: its `sizes` is set once the square is laid out.
+function coverImage(photo) {
+  const image = picture(photo, "", 180);
+  image.dataset.shape = String(photo.width / photo.height);
+  return image;
+}
 async function albumsPage() {
   const list = document.getElementById("albums");
   async function load() {
     try {
       const albums = await api("/api/albums");
-      list.replaceChildren(...albums.map((album) => el("a", { href: gridLink(new URLSearchParams({ album: album.name })), className: "album", "data-album": album.name },
-        album.cover ? el("img", { src: album.cover.thumbnail, alt: "", loading: "lazy" }) : el("div", { className: "blank" }),
+      list.replaceChildren(...albums.map((album) => el("a", { href: gridLink(new URLSearchParams({ album: album.name })), className: "album", "data-album": album.name,
+        "data-cover": album.cover ? album.cover.id : "", title: album.coverChosen ? "Cover chosen" : "Cover: the newest photo" },
+        album.cover ? coverImage(album.cover) : el("div", { className: "blank" }),
         el("p", { text: album.name, className: "name" }),
         el("p", { text: album.count + (album.count === 1 ? " photo · " : " photos · ") + album.size, className: "count" }))));
+      // A cover fills a square: a landscape photo is drawn wider than the square, by its shape.
+      for (const image of list.querySelectorAll("img[data-shape]")) {
+        image.sizes = sizesFor(image.getBoundingClientRect().width * Math.max(1, Number(image.dataset.shape)));
+      }
       document.getElementById("empty").hidden = albums.length > 0;
     } catch (error) {
       status(error.message);

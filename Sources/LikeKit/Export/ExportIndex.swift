@@ -46,6 +46,9 @@ struct ExportIndex: Codable {
         var likedAt: String
         var note: String?
         var albums: [AlbumName]
+        /// The albums whose chosen cover the photo is; left out when none (and in an export
+        /// made before covers could be chosen).
+        var covers: [AlbumName]?
         var photo: PhotoMetadata?
         var userImage: Image?
         /// The photo's thumbnail, which the contact sheet shows (linking the full JPEG); `nil`
@@ -66,6 +69,7 @@ struct ExportIndex: Codable {
             likedAt = Timestamp.string(record.likedAt)
             note = record.note
             albums = record.albums.map(AlbumName.init(stored:))
+            covers = record.covers.isEmpty ? nil : record.covers.map(AlbumName.init(stored:))
             photo = record.photo.map(PhotoMetadata.init)
             if let info = record.userImage, files.count > 1 {
                 userImage = Image(file: files[1].name, bytes: info.bytes, sha256: files[1].sha256, width: info.width, height: info.height)
@@ -100,6 +104,7 @@ struct ExportIndex: Codable {
             try container.encode(likedAt, forKey: .likedAt)
             try container.encode(note, forKey: .note)
             try container.encode(albums, forKey: .albums)
+            if let covers, !covers.isEmpty { try container.encode(covers, forKey: .covers) }
             try container.encode(photo, forKey: .photo)
             try container.encode(userImage, forKey: .userImage)
             try container.encode(thumbnail, forKey: .thumbnail)

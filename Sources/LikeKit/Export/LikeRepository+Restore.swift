@@ -195,9 +195,11 @@ extension LikeRepository {
     /// - Returns: The ``LikeChange/Kind/liked`` change, or `nil` when the photo is liked already
     ///   (then nothing is changed).
     package func likeAgain(
-        _ id: PhotoID, likedAt: Date, image: Data, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName]
+        _ id: PhotoID, likedAt: Date, image: Data, userImage: Data?, note: String?, photo: PhotoMetadata?, albums: [AlbumName],
+        covers: [AlbumName] = []
     ) throws -> LikeChange? {
-        let request = try storeRequest(id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        var request = try storeRequest(id, image: image, userImage: userImage, note: note, photo: photo, albums: albums)
+        request.setsCovers = covers.map(\.rawValue)
         let change = try translating { try store.likeAgain(request, likedAt: Timestamp.milliseconds(likedAt), onCommit: observers.changed) }
         return change.map(publicChange)
     }
@@ -340,6 +342,8 @@ struct PreparedRestore {
         do {
             request = try LikeRepository.storeRequest(
                 entry.id, image: image, userImage: userImage, note: entry.note, photo: entry.photo, albums: entry.albums)
+            // A cover of an album the photo is not in is dropped, as the store keeps none.
+            request.setsCovers = (entry.covers ?? []).map(\.rawValue)
         } catch LikeRepositoryError.invalidNote(let reason) {
             throw Refused(file: "index.json", reason: "its note cannot be kept: \(reason)")
         }

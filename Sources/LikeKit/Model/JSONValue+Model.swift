@@ -17,12 +17,15 @@ extension JSONValue {
 extension LikeRecord {
     /// The record's JSON shape (see ``LikeRecord``), `file` an absolute path.
     package var json: JSONValue {
-        .object([
+        var members: [(String, JSONValue)] = [
             ("id", .string(id.rawValue)), ("likedAt", .date(likedAt)), ("image", image.json), ("userImage", userImage?.json ?? .null),
             ("thumbnail", thumbnail?.json ?? .null),
             ("note", .string(note)), ("photo", photo?.json ?? .null), ("albums", .strings(albums.map(\.rawValue))),
-            ("exif", exif?.json ?? .null), ("color", .string(color)), ("colorFrom", .string(colorSource?.rawValue)),
-        ])
+        ]
+        // Only where a cover was chosen: most records have none.
+        if !covers.isEmpty { members.append(("covers", .strings(covers.map(\.rawValue)))) }
+        members += [("exif", exif?.json ?? .null), ("color", .string(color)), ("colorFrom", .string(colorSource?.rawValue))]
+        return .object(members)
     }
 }
 

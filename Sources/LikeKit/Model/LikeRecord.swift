@@ -37,6 +37,9 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     public var photo: PhotoMetadata?
     /// The albums the photo is in, sorted by name.
     public var albums: [AlbumName]
+    /// The albums whose chosen cover the photo is (see
+    /// ``LikeRepository/setCover(_:ofAlbum:)-7gtgk``), sorted by name; each is one of ``albums``.
+    public var covers: [AlbumName] = []
     /// What the camera wrote in the photo's Exif; `nil` when the file has none.
     public var exif: CameraDetails?
     /// The photo's colour as `#RRGGBB`, as ``LikeQuery/color`` finds it: the one its source
@@ -45,7 +48,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     /// Where ``color`` comes from.
     public var colorSource: ColorSource?
 
-    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums, exif, color, colorFrom }
+    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums, covers, exif, color, colorFrom }
 
     init(
         id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, thumbnail: StoredImage? = nil, note: String?,
@@ -76,6 +79,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         note = try container.decodeIfPresent(String.self, forKey: .note)
         photo = try container.decodeIfPresent(PhotoMetadata.self, forKey: .photo)
         albums = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .albums) ?? [])
+        covers = AlbumName.canonical(try container.decodeIfPresent([AlbumName].self, forKey: .covers) ?? [])
         exif = try container.decodeIfPresent(CameraDetails.self, forKey: .exif)
         color = try container.decodeIfPresent(String.self, forKey: .color)
         colorSource = try container.decodeIfPresent(ColorSource.self, forKey: .colorFrom)

@@ -8,7 +8,8 @@ import LikeStore
     import FoundationEssentials
 #endif
 
-/// An album as ``LikeRepository/albums()-81hsa`` lists it: its size and its newest photo.
+/// An album as ``LikeRepository/albums()-81hsa`` lists it: its size, its newest photo and its
+/// cover.
 public struct AlbumSummary: Sendable, Hashable {
     /// The album's name.
     public var name: AlbumName
@@ -18,9 +19,12 @@ public struct AlbumSummary: Sendable, Hashable {
     public var bytes: Int
     /// When the album's most recently liked photo was liked.
     public var newest: Date
-    /// The album's most recently liked photo, its cover; `nil` only when that record could not be
-    /// read (it was unliked a moment ago, or it is damaged).
+    /// The album's cover: the photo chosen for it (see ``LikeRepository/setCover(_:ofAlbum:)-7gtgk``),
+    /// else its most recently liked photo; `nil` only when that record could not be read (it was
+    /// unliked a moment ago, or it is damaged).
     public var cover: LikeRecord?
+    /// Whether ``cover`` was chosen, rather than the newest photo.
+    public var coverChosen = false
 }
 
 extension LikeRepository {
@@ -107,10 +111,54 @@ extension LikeRepository {
     ///   `damagedRecord`, `storeBusy`, `io`.
     @discardableResult
     public func renameAlbum(_ album: AlbumName, to newName: AlbumName) throws -> [LikeChange] {
-        try editEveryPhoto(in: album) { existing, id in
-            StoreRequest(
+        // The album's chosen cover stays its cover under the new name (of two choices made at
+        // once on two devices, the one it shows; of two spellings of its name, the first).
+        let cover = try translating { try store.albums() }.filter { Names.sameAlbum($0.name, album.rawValue) && $0.coverChosen }
+            .min { Names.albumPrecedes($0.name, $1.name) }?.cover?.id
+        return try editEveryPhoto(in: album) { existing, id in
+            let wasCover = id == cover
+            return StoreRequest(
                 id: id, addAlbums: [newName.rawValue],
-                removeAlbums: existing.albums.filter { Names.sameAlbum($0, album.rawValue) && $0 != newName.rawValue })
+                removeAlbums: existing.albums.filter { Names.sameAlbum($0, album.rawValue) && $0 != newName.rawValue },
+                chooseCovers: wasCover ? [newName.rawValue] : [])
+        }
+    }
+
+    /// Chooses an album's cover (its name matched without regard to case), or, with `nil`, goes
+    /// back to its newest photo.
+    ///
+    /// ```swift
+    /// try repository.setCover(id, ofAlbum: try AlbumName("Lisbon"))
+    /// ```
+    ///
+    /// The choice is kept in the photo's record and synced as album membership is: the newest
+    /// choice made on any device is the cover. It holds while the photo is in the album: taking
+    /// the photo out of it (or unliking it) makes the newest photo the cover again, and a rename
+    /// keeps it.
+    ///
+    /// - Parameters:
+    ///   - id: The photo, liked and in the album; `nil` for the album's newest photo.
+    ///   - album: The album.
+    /// - Returns: One ``LikeChange/Kind/updated`` change for each photo whose record changed:
+    ///   the new cover, and the photo that was chosen before (none when `id` was the cover).
+    /// - Throws: ``LikeRepositoryError``: `notLiked`, `notInAlbum` when the photo is not in the
+    ///   album; `noSuchAlbum` when no liked photo is in it (checked first); `damagedRecord`, `storeBusy`, `io`.
+    @discardableResult
+    public func setCover(_ id: PhotoID?, ofAlbum album: AlbumName) throws -> [LikeChange] {
+        let named = try translating { try store.albums() }.filter { Names.sameAlbum($0.name, album.rawValue) }
+        guard !named.isEmpty else { throw LikeRepositoryError.noSuchAlbum(album) }
+        // Every choice made before, of any spelling of the name, taken back: one choice stands.
+        let earlier = named.flatMap(\.chosenCovers).filter { $0.id != id?.rawValue }.map { PhotoID(stored: $0.id) }
+        // The cover already, and the only choice: nothing to change. (Chosen, but not the only
+        // choice, it is chosen again: the newest choice anywhere is the cover.)
+        if let id, earlier.isEmpty, named.contains(where: { $0.coverChosen && $0.cover?.id == id.rawValue }) { return [] }
+        return try editAlbums((id.map { [$0] } ?? []) + earlier) { existing, stored in
+            let names = existing.albums.filter { Names.sameAlbum($0, album.rawValue) }
+            if stored == id?.rawValue {
+                guard !names.isEmpty else { throw LikeRepositoryError.notInAlbum(id: PhotoID(stored: stored), album: album) }
+                return StoreRequest(id: stored, chooseCovers: names)
+            }
+            return StoreRequest(id: stored, dropCovers: existing.covers.filter { Names.sameAlbum($0, album.rawValue) })
         }
     }
 
@@ -152,7 +200,7 @@ extension LikeRepository {
         let albums = try translating { try store.albums() }.map { album in
             AlbumSummary(
                 name: AlbumName(stored: album.name), count: album.count, bytes: album.bytes, newest: Timestamp.date(album.newest),
-                cover: album.cover.map { publicRecord($0) })
+                cover: album.cover.map { publicRecord($0) }, coverChosen: album.coverChosen)
         }
         return albums.sorted { AlbumName.listedBefore($0.name, $1.name) }
     }

@@ -106,6 +106,13 @@ extension LikeRepository {
         try await work.change { try self.removePhotos(ids, fromAlbum: album) }
     }
 
+    /// Chooses an album's cover, or goes back to its newest photo; see
+    /// ``setCover(_:ofAlbum:)``. Cancelling stops a lock wait.
+    @discardableResult
+    public func setCover(_ id: PhotoID?, ofAlbum album: AlbumName) async throws -> [LikeChange] {
+        try await work.change { try self.setCover(id, ofAlbum: album) }
+    }
+
     // MARK: Reading
 
     /// Whether the photo is liked; see ``isLiked(_:)``.

@@ -105,6 +105,7 @@ extension LikeRepository {
             userImage: stored.userImage.map { image($0, user: true) },
             thumbnail: thumbnailBytes.map { thumbnailImage(stored, bytes: $0, in: base) },
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
+        record.covers = stored.covers.map(AlbumName.init(stored:))
         record.exif = stored.image.exif.map(CameraDetails.init)
         if let source = stored.photo?.color, let digits = StoredRecord.catalogColor(source) {
             (record.color, record.colorSource) = ("#" + digits.uppercased(), .source)

@@ -137,7 +137,7 @@ extension LikeRepository {
         }
         photos.userImages[record.id] = record.userImage == nil ? nil : (userImage?.sha256 ?? photos.userImages[record.id])
         let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
-        let (id, likedAt, note, albums) = (record.id, record.likedAt, record.note, Set(record.albums))
+        let (id, likedAt, note, albums, covers) = (record.id, record.likedAt, record.note, Set(record.albums), Set(record.covers))
         let start = startsPeriod ? Self.milliseconds(new[RecordStamps.liked] ?? "") : nil
         let hasMembershipParts = stamps.keys.contains { RecordStamps.albumName(ofPart: $0) != nil }
         return given.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
@@ -148,6 +148,10 @@ extension LikeRepository {
             let whole = everything && isStart
             func gives(_ field: RecordField, _ has: Bool) -> Bool { parts.contains(field.rawValue) && (!whole || has) }
             let memberships = Self.memberships(given: parts, albums: albums, whole: whole, hasMembershipParts: hasMembershipParts)
+            var choices: [String: Bool] = [:]
+            for part in parts {
+                if let name = RecordStamps.coverName(ofPart: part), !whole || covers.contains(name) { choices[name] = covers.contains(name) }
+            }
             return (
                 time, count + index,
                 { stamp in
@@ -155,7 +159,7 @@ extension LikeRepository {
                         id: id, stamp: stamp, kind: kind, likedAt: isStart ? likedAt : nil, image: kind == .like ? mainImage : nil,
                         userImage: gives(.userImage, userImage != nil) ? .some(userImage) : nil,
                         note: gives(.note, note != nil) ? .some(note) : nil, albums: memberships.isEmpty ? nil : memberships,
-                        photo: gives(.photo, photo != nil) ? .some(photo) : nil)
+                        covers: choices.isEmpty ? nil : choices, photo: gives(.photo, photo != nil) ? .some(photo) : nil)
                 }
             )
         }

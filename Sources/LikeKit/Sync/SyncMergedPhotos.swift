@@ -75,7 +75,7 @@ extension LikeRepository {
     }
 
     /// The request that makes the stored photo what the merge left: its images where they
-    /// changed (from the folder, or the store's own copy), note, metadata and albums, each part
+    /// changed (from the folder, or the store's own copy), note, metadata, albums and covers, each part
     /// with its stamp. `nil` while an image it needs is in neither.
     private func mergedRequest(
         _ id: String, _ state: PhotoState, _ current: StoredRecord?, _ photos: SavedPhotos, from folder: SyncFolder, _ sources: [String]
@@ -104,6 +104,7 @@ extension LikeRepository {
         request.replacesPhoto = true
         request.addAlbums = state.albums.compactMap(Names.album)
         request.removeAlbums = (current?.albums ?? []).filter { !state.albums.contains($0) }
+        request.setsCovers = state.covers.compactMap(Names.album)
         return request
     }
 

@@ -171,24 +171,32 @@ extension OpenStore {
 
     /// Each album's photo count, bytes and newest photo, from one scan of the catalog; `nil`
     /// where it cannot answer. Names are as escaped in journal lines.
-    func catalogAlbums() throws -> [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)]? {
+    func catalogAlbums() throws -> [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey, covers: [String])]? {
         let lock = try sharedLock()
         defer { _ = lock }
-        var albums: [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey)] = []
+        var albums: [(name: [UInt8], count: Int, bytes: Int64, newest: ListingKey, covers: [String])] = []
         var indexes: [[UInt8]: Int] = [:]
         let end = try scanCatalog(locked: lock != nil) { photo in
             guard let field = photo.newest.last else { return true }
             var start = 0
             for end in 0...field.count where end == field.count || field[end] == 0x2C {
-                let name = Array(field[start..<end])
+                let entry = UnsafeBufferPointer(rebasing: field[start..<end])
                 start = end + 1
+                if JournalLine.isCoverEntry(entry) {
+                    // After the photo's memberships, so its album is counted already.
+                    if let index = indexes[Array(entry.dropFirst(2))] {
+                        albums[index].covers.append(String(decoding: photo.liked.key, as: UTF8.self))
+                    }
+                    continue
+                }
+                let name = Array(entry)
                 if let index = indexes[name] {
                     albums[index].count += 1
                     albums[index].bytes += photo.newest.bytes
                 } else {
                     // The scan meets photos newest first: the first of an album is its newest.
                     indexes[name] = albums.count
-                    albums.append((name, 1, photo.newest.bytes, photo.listingKey))
+                    albums.append((name, 1, photo.newest.bytes, photo.listingKey, []))
                 }
             }
             return true

@@ -12,6 +12,8 @@ struct LiveEntry: Hashable, Sendable {
     var userImageGeneration: String?
     /// The albums the photo is in, in canonical order.
     var albums: [String] = []
+    /// The albums whose chosen cover the photo is (see ``StoredRecord/covers``).
+    var covers: [String] = []
     /// What queries need of the photo; `nil` when read from a journal of the format before.
     var catalog: CatalogFields?
 
@@ -23,7 +25,7 @@ struct LiveEntry: Hashable, Sendable {
     static func == (left: LiveEntry, right: LiveEntry) -> Bool {
         (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
             == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
-            && left.albums == right.albums && left.catalog == right.catalog
+            && left.albums == right.albums && left.covers == right.covers && left.catalog == right.catalog
     }
 
     func hash(into hasher: inout Hasher) {
@@ -85,13 +87,13 @@ struct JournalIndex: Sendable {
             live[line.key] = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: line.at, bytes: line.bytes,
                 imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
-                catalog: line.catalog)
+                covers: line.covers, catalog: line.catalog)
         case .updated:
             let previous = live[line.key]
             live[line.key] = LiveEntry(
                 key: line.key, generation: line.generation, likedAt: previous?.likedAt ?? line.at, bytes: line.bytes,
                 imageGeneration: line.imageGeneration, userImageGeneration: line.userImageGeneration, albums: line.albums,
-                catalog: line.catalog)
+                covers: line.covers, catalog: line.catalog)
         case .unliked:
             live.removeValue(forKey: line.key)
         case .header, .aborted, .purged:

@@ -26,7 +26,10 @@ import LikesSupport
 /// holds no space or newline). Lines of a `likes-journal-1` journal have neither field, and are
 /// still read. Last, for a photo in albums, the album names, each escaped by
 /// ``PercentEscaping/albumName`` (`%`, `,`, space, control and non-ASCII bytes as `%XX`), sorted
-/// by their UTF-8 bytes and joined by commas: `Trip%20to%20Lisbon,Cats`.
+/// by their UTF-8 bytes and joined by commas: `Trip%20to%20Lisbon,Cats`. After them, for an album
+/// whose chosen cover the photo is, its name escaped the same way after `%*` (which no escaped
+/// name holds): `Cats,Trip%20to%20Lisbon,%*Cats`. (Versions before chosen covers read such a
+/// line as damage; it is written only once a cover is chosen.)
 ///
 /// - `U`: a photo unliked; its image generations are those of the images removed, and an eighth
 ///   field holds the photo's id, escaped by ``PercentEscaping/journalField``, for observers in
@@ -76,6 +79,8 @@ struct JournalLine: Hashable, Sendable {
     var unlikedRecord: [UInt8]?
     /// On `L` and `M` lines: the albums the photo is in, in canonical order.
     var albums: [String] = []
+    /// On `L` and `M` lines: the albums whose chosen cover the photo is, in canonical order.
+    var covers: [String] = []
     /// On `L` and `M` lines: what queries need of the photo; `nil` on lines of the format before.
     var catalog: CatalogFields?
 
@@ -104,7 +109,8 @@ struct JournalLine: Hashable, Sendable {
     static func describing(_ entry: LiveEntry, operation: Operation, at: Int64) -> JournalLine {
         JournalLine(
             operation: operation, at: at, generation: entry.generation, bytes: entry.bytes, imageGeneration: entry.imageGeneration,
-            userImageGeneration: entry.userImageGeneration, key: entry.key, albums: entry.albums, catalog: entry.catalog)
+            userImageGeneration: entry.userImageGeneration, key: entry.key, albums: entry.albums, covers: entry.covers,
+            catalog: entry.catalog)
     }
 
     /// On `P` lines: the path of the file purged.
@@ -143,20 +149,34 @@ struct JournalLine: Hashable, Sendable {
         }
         if !albums.isEmpty {
             line.append(0x20)
-            line += Self.encodeAlbums(albums)
+            line += Self.encodeAlbums(albums, covers: covers)
         }
         line.append(0x0A)
         return line
     }
 
-    /// The album field: each name escaped, in canonical order, joined by commas.
-    static func encodeAlbums(_ albums: [String]) -> [UInt8] {
+    /// The album field: each name escaped, in canonical order, then each cover's name after
+    /// ``coverMark``, joined by commas.
+    static func encodeAlbums(_ albums: [String], covers: [String] = []) -> [UInt8] {
         var out: [UInt8] = []
         for (index, album) in albums.enumerated() {
             if index > 0 { out.append(0x2C) }
             PercentEscaping.albumName.escape(album.utf8, into: &out)
         }
+        for cover in covers {
+            out.append(0x2C)
+            out += coverMark
+            PercentEscaping.albumName.escape(cover.utf8, into: &out)
+        }
         return out
+    }
+
+    /// What starts a cover's entry in an album field: `%*`, which no escaped name holds.
+    static let coverMark: [UInt8] = [0x25, 0x2A]
+
+    /// Whether an album field's entry is a cover's (see ``coverMark``).
+    static func isCoverEntry(_ entry: UnsafeBufferPointer<UInt8>) -> Bool {
+        entry.count > 2 && entry[0] == 0x25 && entry[1] == 0x2A
     }
 
     // MARK: Reading
@@ -171,21 +191,31 @@ struct JournalLine: Hashable, Sendable {
     }
 
     /// Reads an album field; `nil` unless every name is valid, escaped as the writer escapes it,
-    /// and the names are in canonical order.
-    static func decodeAlbums(_ field: UnsafeBufferPointer<UInt8>) -> [String]? {
+    /// the names are in canonical order, and each cover (after them, in canonical order) is one
+    /// of them.
+    static func decodeAlbums(_ field: UnsafeBufferPointer<UInt8>) -> (albums: [String], covers: [String])? {
         var albums: [String] = []
+        var covers: [String] = []
         var start = 0
         for end in 0...field.count where end == field.count || field[end] == 0x2C {
-            guard let name = PercentEscaping.albumName.unescape(UnsafeBufferPointer(rebasing: field[start..<end])), !name.isEmpty,
+            var entry = UnsafeBufferPointer(rebasing: field[start..<end])
+            let isCover = isCoverEntry(entry)
+            if isCover { entry = UnsafeBufferPointer(rebasing: entry.dropFirst(2)) }
+            guard !albums.isEmpty || !isCover, let name = PercentEscaping.albumName.unescape(entry), !name.isEmpty,
                 let album = Names.album(String(decoding: name, as: UTF8.self)),
                 // Bytes that are not UTF-8, or not NFC, do not come back as themselves.
                 album.utf8.elementsEqual(name)
             else { return nil }
-            if let last = albums.last, !(last < album) { return nil }
-            albums.append(album)
+            if isCover {
+                guard albums.contains(album), covers.last.map({ $0 < album }) ?? true else { return nil }
+                covers.append(album)
+            } else {
+                guard covers.isEmpty, albums.last.map({ $0 < album }) ?? true else { return nil }
+                albums.append(album)
+            }
             start = end + 1
         }
-        return albums
+        return (albums, covers)
     }
 
     /// One line's fields over its bytes, each checked as the writer writes it, with no string
@@ -327,11 +357,13 @@ struct JournalLine: Hashable, Sendable {
             isDash(field) || (field.count == 6 && field.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
         }
 
-        /// Names escaped as the writer escapes them, none empty, joined by commas.
+        /// Names escaped as the writer escapes them, none empty, joined by commas; a cover's
+        /// after its mark.
         private static func isAlbumField(_ field: UnsafeBufferPointer<UInt8>) -> Bool {
             var start = 0
             for end in 0...field.count where end == field.count || field[end] == 0x2C {
-                let name = UnsafeBufferPointer(rebasing: field[start..<end])
+                var name = UnsafeBufferPointer(rebasing: field[start..<end])
+                if JournalLine.isCoverEntry(name) { name = UnsafeBufferPointer(rebasing: name.dropFirst(2)) }
                 guard !name.isEmpty, PercentEscaping.albumName.isCanonical(name) else { return false }
                 start = end + 1
             }
@@ -436,7 +468,7 @@ extension JournalLine {
                 }
             } else {
                 guard let names = Self.decodeAlbums(last) else { return nil }
-                albums = names
+                (albums, covers) = names
             }
         }
         if let color = view.color, let searchable = view.text {

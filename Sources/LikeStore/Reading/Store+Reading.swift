@@ -176,34 +176,56 @@ extension Store {
             newest: entries.map(\.likedAt).max(), fileSystem: fileSystem, flush: flush)
     }
 
-    /// Every album with its count, bytes and newest photo (whose record is its cover), in no
-    /// particular order.
+    /// Every album with its count, bytes, newest photo and cover (the chosen one, else the newest
+    /// photo), in no particular order.
     package func albums() throws -> [StoreAlbum] {
         guard let opened = try open(), let records = opened.records else { return [] }
-        var groups: [String: (count: Int, bytes: Int64, newest: ListingKey)] = [:]
+        var groups: [String: (count: Int, bytes: Int64, newest: ListingKey, covers: [String])] = [:]
         if let counted = try opened.catalogAlbums() {
             for album in counted {
                 guard let bytes = PercentEscaping.albumName.unescape(album.name.withUnsafeBufferPointer { $0 }),
                     let name = Names.album(String(decoding: bytes, as: UTF8.self))
                 else { continue }
-                groups[name] = (album.count, album.bytes, album.newest)
+                groups[name] = (album.count, album.bytes, album.newest, album.covers)
             }
         } else {
             var damage: [String] = []
             for entry in try opened.liveEntries(damage: &damage) {
                 for album in entry.albums {
-                    var group = groups[album] ?? (0, 0, entry.listingKey)
+                    var group = groups[album] ?? (0, 0, entry.listingKey, [])
                     group.count += 1
                     group.bytes += entry.bytes
                     group.newest = max(group.newest, entry.listingKey)
+                    if entry.covers.contains(album) { group.covers.append(entry.key) }
                     groups[album] = group
                 }
             }
         }
         return groups.map { name, group in
-            StoreAlbum(
-                name: name, count: group.count, bytes: Int(group.bytes), newest: group.newest.likedAt,
-                cover: (try? records.read(key: group.newest.key)) ?? nil)
+            var album = StoreAlbum(name: name, count: group.count, bytes: Int(group.bytes), newest: group.newest.likedAt, cover: nil)
+            album.chosenCovers = group.covers.compactMap { key in
+                (try? records.read(key: key)).flatMap { $0 }.flatMap { $0.covers.contains(name) ? $0 : nil }
+            }
+            if let chosen = Self.newestChoice(of: name, among: album.chosenCovers) {
+                album.cover = chosen
+                album.coverChosen = true
+            } else {
+                album.cover = (try? records.read(key: group.newest.key)) ?? nil
+            }
+            return album
+        }
+    }
+
+    /// Of the photos chosen as `album`'s cover, the one chosen last: by the milliseconds of its
+    /// choice's stamp, then by key, so that every device that holds the same records picks the
+    /// same one.
+    static func newestChoice(of album: String, among records: [StoredRecord]) -> StoredRecord? {
+        let part = RecordStamps.cover(album)
+        return records.max { left, right in
+            let (leftTime, rightTime) = (
+                left.stamps?[part].map(StampedPart.milliseconds) ?? 0, right.stamps?[part].map(StampedPart.milliseconds) ?? 0
+            )
+            return leftTime != rightTime ? leftTime < rightTime : left.key.utf8.lexicographicallyPrecedes(right.key.utf8)
         }
     }
 

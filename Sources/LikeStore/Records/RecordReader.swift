@@ -40,7 +40,7 @@ struct RecordReader {
     // MARK: Records, checked as StoredRecord's Decodable init checks them
 
     private static let recordNames: [StaticString] = [
-        "format", "id", "generation", "likedAt", "image", "userImage", "note", "photo", "albums", "changed", "stamps",
+        "format", "id", "generation", "likedAt", "image", "userImage", "note", "photo", "albums", "changed", "stamps", "covers",
     ]
 
     /// The members of a record, each read into its field; `nil` for a record this reader leaves to
@@ -55,6 +55,7 @@ struct RecordReader {
         var note: String?
         var photo: StoredPhoto?
         var albums: [String] = []
+        var covers: [String] = []
         var changed: [RecordField]?
         var stamps: RecordStamps?
 
@@ -89,7 +90,8 @@ struct RecordReader {
             case 7: reader.nullable({ $0.photo() }).map { photo = $0 } != nil
             case 8: reader.nullable({ $0.albums() }).map { albums = $0 ?? [] } != nil
             case 9: reader.nullable({ $0.fields() }).map { changed = $0 } != nil
-            default: reader.nullable({ $0.stamps() }).map { stamps = $0 } != nil
+            case 10: reader.nullable({ $0.stamps() }).map { stamps = $0 } != nil
+            default: reader.nullable({ $0.albums() }).map { covers = $0 ?? [] } != nil
             }
         }
     }
@@ -102,6 +104,9 @@ struct RecordReader {
         var record = StoredRecord(
             id: id, generation: generation, likedAt: likedAt, image: image, userImage: members.userImage, note: members.note,
             photo: members.photo, albums: members.albums)
+        // A cover of an album the photo is not in is left to JSONDecoder, which names it.
+        guard members.covers.allSatisfy(record.albums.contains) else { return nil }
+        record.covers = Names.canonicalAlbums(members.covers)
         record.changed = members.changed
         record.stamps = members.stamps
         return record

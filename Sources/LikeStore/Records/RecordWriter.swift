@@ -38,6 +38,10 @@ struct RecordWriter {
             name("changed", first: out.count == 1)
             strings(changed.map(\.rawValue))
         }
+        if !record.covers.isEmpty {
+            name("covers", first: out.count == 1)
+            strings(record.covers)
+        }
         name("format", first: out.count == 1)
         number(record.format)
         name("generation")

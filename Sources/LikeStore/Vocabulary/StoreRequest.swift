@@ -147,6 +147,14 @@ package struct StoreRequest: Sendable {
     /// Album names in stored form (see ``Names/album(_:)``).
     package var addAlbums: [String]
     package var removeAlbums: [String] = []
+    /// Albums (stored form) the photo becomes the chosen cover of; each must be one it is in
+    /// after the change.
+    package var chooseCovers: [String] = []
+    /// Albums whose chosen cover the photo stops being.
+    package var dropCovers: [String] = []
+    /// For a change merged from another device: the albums whose chosen cover the photo is,
+    /// replacing what the record says.
+    package var setsCovers: [String]?
     /// A request a photo source owes once this like is stored (Unsplash's download count):
     /// written in the like's own commit, so that it is owed exactly when the photo is liked.
     package var owedRequest: String?
@@ -181,13 +189,18 @@ package struct StoreRequest: Sendable {
         self.addAlbums = albums
     }
 
-    /// A change to a liked photo's note or albums alone.
-    package init(id: String, note: NoteEdit = .keep, addAlbums: [String] = [], removeAlbums: [String] = []) {
+    /// A change to a liked photo's note, albums or covers alone.
+    package init(
+        id: String, note: NoteEdit = .keep, addAlbums: [String] = [], removeAlbums: [String] = [], chooseCovers: [String] = [],
+        dropCovers: [String] = []
+    ) {
         self.id = id
         self.note = note
         self.photo = nil
         self.addAlbums = addAlbums
         self.removeAlbums = removeAlbums
+        self.chooseCovers = chooseCovers
+        self.dropCovers = dropCovers
     }
 
     /// The note a record has after this change.
@@ -202,6 +215,32 @@ package struct StoreRequest: Sendable {
     /// The albums a record is in after this change.
     func albums(after existing: [String]) -> [String] {
         Names.canonicalAlbums(Set(existing).union(addAlbums).subtracting(removeAlbums))
+    }
+
+    /// The albums whose chosen cover a record is after this change: only albums it is in, and an
+    /// album it is put in by this change only when chosen in it (a rename carries the choice).
+    func covers(after existing: StoredRecord?) -> [String] {
+        let before = existing?.covers ?? []
+        let albums = Set(albums(after: existing?.albums ?? []))
+        let wasIn = Set(existing?.albums ?? [])
+        var covers = setsCovers.map(Set.init) ?? Set(before).union(chooseCovers).subtracting(dropCovers)
+        covers = covers.filter { albums.contains($0) && (wasIn.contains($0) || chooseCovers.contains($0) || setsCovers != nil) }
+        return Names.canonicalAlbums(covers)
+    }
+
+    /// Whether the change stamps a cover the record keeps anew: a choice made here (the newest
+    /// choice among an album's photos is its cover, so choosing the photo again makes it the
+    /// newest), or, merged, a choice stamped with another time than the record's (every device
+    /// must keep the time each choice was made: a photo chosen on two devices apart is chosen
+    /// at the later time), even where the photo was the cover already.
+    func restampsCovers(of existing: StoredRecord) -> Bool {
+        let after = covers(after: existing)
+        if stamps == nil { return chooseCovers.contains(where: after.contains) }
+        guard let stamps, setsCovers != nil else { return false }
+        return after.contains { name in
+            let part = RecordStamps.cover(name)
+            return stamps[part].map(StampedPart.milliseconds) != existing.stamps?[part].map(StampedPart.milliseconds)
+        }
     }
 
     /// The metadata a record has after this change: the fields given replace theirs.

@@ -88,6 +88,11 @@ package struct StoredRecord: Codable, Hashable, Sendable {
     /// The albums the photo is in, in NFC, byte order and without duplicates; left out of the
     /// file when none.
     package var albums: [String]
+    /// The albums whose chosen cover the photo is, each one of ``albums``, in the same order;
+    /// left out of the file when none. An album has at most one such photo once a choice was
+    /// made where every other was seen; two devices choosing at once leave two, and the newer
+    /// choice (by its `cover:` stamp) is the cover.
+    package var covers: [String] = []
     /// What the update that wrote this record changed, so that observers in other processes can
     /// say it (empty when it touched none of the parts: facts read later from its image file);
     /// `nil` (left out of the file) after a first like, a repair or an older version.
@@ -96,7 +101,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
     /// ``RecordStamps``); `nil` (left out of the file) in records written before stamps were kept.
     package var stamps: RecordStamps?
 
-    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, changed, stamps }
+    enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, covers, changed, stamps }
 
     init(
         id: String, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: StoredPhoto?,
@@ -144,6 +149,11 @@ package struct StoredRecord: Codable, Hashable, Sendable {
             albums.append(album)
         }
         self.albums = Names.canonicalAlbums(albums)
+        let covers = try container.decodeIfPresent([String].self, forKey: .covers) ?? []
+        guard covers.allSatisfy(self.albums.contains) else {
+            throw DecodingError.dataCorruptedError(forKey: .covers, in: container, debugDescription: "a cover of an album the photo is not in")
+        }
+        self.covers = Names.canonicalAlbums(covers)
         // Names a later version may add are passed over.
         changed = try container.decodeIfPresent([String].self, forKey: .changed).map { $0.compactMap(RecordField.init(rawValue:)) }
         stamps = try container.decodeIfPresent([String: String].self, forKey: .stamps).map(RecordStamps.init(read:))
@@ -163,6 +173,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         try container.encode(note, forKey: .note)
         try container.encode(photo, forKey: .photo)
         if !albums.isEmpty { try container.encode(albums, forKey: .albums) }
+        if !covers.isEmpty { try container.encode(covers, forKey: .covers) }
         // Empty for an update that touched no part (what was read from the image file, later).
         if let changed { try container.encode(changed, forKey: .changed) }
         if let stamps, !stamps.values.isEmpty { try container.encode(stamps.written, forKey: .stamps) }
@@ -174,7 +185,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         if !image.isSameFile(as: earlier.image) { fields.append(.image) }
         if userImage.map({ earlier.userImage.map($0.isSameFile) != true }) ?? (earlier.userImage != nil) { fields.append(.userImage) }
         if note != earlier.note { fields.append(.note) }
-        if albums != earlier.albums { fields.append(.albums) }
+        if albums != earlier.albums || covers != earlier.covers { fields.append(.albums) }
         if photo != earlier.photo { fields.append(.photo) }
         return fields
     }
@@ -203,7 +214,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         LiveEntry(
             key: key, generation: generation, likedAt: likedAt, bytes: Int64(totalBytes),
             imageGeneration: image.generation, userImageGeneration: userImage?.generation, albums: albums,
-            catalog: CatalogFields(record: self))
+            covers: covers, catalog: CatalogFields(record: self))
     }
 
     /// The record file's content, by ``RecordWriter``: what `JSONEncoder` writes of ``encode(to:)``
@@ -312,9 +323,19 @@ package struct RecordStamps: Sendable, Hashable {
     /// The most parts of likes a record keeps: likes of one liked photo between two syncs.
     static let likesKept = 32
 
-    /// Whether `part` is an album's or a like's part.
+    /// The part of an album's chosen cover (see ``StampedPart/cover(_:)``).
+    package static func cover(_ name: String) -> String {
+        StampedPart.cover(name)
+    }
+
+    /// The album whose cover a part names, or `nil` for another part.
+    package static func coverName(ofPart part: String) -> String? {
+        StampedPart.coverName(ofPart: part)
+    }
+
+    /// Whether `part` is an album's, a cover's or a like's part.
     static func isOwnPart(_ part: String) -> Bool {
-        part.hasPrefix("album:") || part.hasPrefix("like@")
+        part.hasPrefix("album:") || part.hasPrefix("cover:") || part.hasPrefix("like@")
     }
 
     /// Keeps the newest ``likesKept`` parts of likes.

@@ -125,7 +125,8 @@ struct WriteSession {
                 request.userImage = nil
             }
             if request.image == nil, request.userImage == nil, request.note(after: existing.note) == existing.note,
-                request.albums(after: existing.albums) == existing.albums, request.photo(after: existing.photo) == existing.photo,
+                request.albums(after: existing.albums) == existing.albums, request.covers(after: existing) == existing.covers,
+                request.photo(after: existing.photo) == existing.photo, !request.restampsCovers(of: existing),
                 !(request.clearsUserImage && existing.userImage != nil)
             {
                 return StoredChange(kind: .unchanged, id: existing.id, at: clock, record: existing)
@@ -141,12 +142,13 @@ struct WriteSession {
         return existing
     }
 
-    /// Changes a liked photo's note or albums, given its record as ``existingRecord(_:)`` read it
+    /// Changes a liked photo's note, albums or covers, given its record as ``existingRecord(_:)`` read it
     /// under this lock; `nil` when the record has them already, so that nothing is written.
     mutating func edit(_ request: StoreRequest, over existing: StoredRecord) throws -> StoredChange? {
-        guard request.note(after: existing.note) != existing.note || request.albums(after: existing.albums) != existing.albums else {
-            return nil
-        }
+        guard
+            request.note(after: existing.note) != existing.note || request.albums(after: existing.albums) != existing.albums
+                || request.covers(after: existing) != existing.covers || request.restampsCovers(of: existing)
+        else { return nil }
         return try commit(request, over: existing, flushCommit: true)
     }
 
@@ -300,29 +302,7 @@ struct WriteSession {
         func stamp(_ part: String) -> String { merged?[part] ?? local }
         // A like of this store's own (not merged, carrying an image): a like wherever its change goes.
         let ownLike = merged == nil && request.restated.contains("image")
-        guard let existing else {
-            var stamps = RecordStamps()
-            if let merged {
-                for part in RecordStamps.parts { stamps.set([part], to: merged[part] ?? local) }
-                for name in record.albums {
-                    stamps.set([RecordStamps.album(name)], to: merged[RecordStamps.album(name)] ?? merged["albums"] ?? local)
-                }
-                return stamps
-            }
-            // A period this store starts: what the like gave, and what it did not give never given.
-            let never = RecordStamps.neverGiven
-            stamps.set([RecordStamps.liked, RecordField.image.rawValue], to: local)
-            stamps.set([RecordField.userImage.rawValue], to: request.userImage != nil ? local : never)
-            if case .set = request.note {
-                stamps.set([RecordField.note.rawValue], to: local)
-            } else {
-                stamps.set([RecordField.note.rawValue], to: never)
-            }
-            stamps.set([RecordField.photo.rawValue], to: request.photo != nil ? local : never)
-            stamps.set([RecordField.albums.rawValue], to: record.albums.isEmpty ? never : local)
-            stamps.set(record.albums.map(RecordStamps.album), to: local)
-            return stamps
-        }
+        guard let existing else { return firstStamps(of: record, request: request, local: local) }
         var stamps =
             existing.stamps
             ?? {
@@ -339,10 +319,54 @@ struct WriteSession {
             stamps.set([part], to: merged?[part] ?? stamp(RecordField.albums.rawValue))
         }
         if !memberships.isEmpty { stamps.set([RecordField.albums.rawValue], to: stamp(RecordField.albums.rawValue)) }
+        // Each choice of cover made or taken back (a photo taken out of an album is no longer its cover).
+        for name in Set(existing.covers).symmetricDifference(record.covers) {
+            let part = RecordStamps.cover(name)
+            stamps.set([part], to: merged?[part] ?? stamp(RecordField.albums.rawValue))
+        }
+        if let merged {
+            for name in record.covers { if let stamp = merged[RecordStamps.cover(name)] { stamps.set([RecordStamps.cover(name)], to: stamp) } }
+        } else {
+            // A cover chosen again, and one whose membership a like of this store's gives again
+            // (which stamps the membership anew: the choice must stay no older than it).
+            let restated = ownLike ? Set(request.addAlbums) : []
+            for name in record.covers where request.chooseCovers.contains(name) || restated.contains(name) {
+                stamps.set([RecordStamps.cover(name)], to: local)
+            }
+        }
         if ownLike {
             stamps.set([RecordStamps.like(at: time)], to: local)
             stamps.keepNewestLikes()
         }
+        return stamps
+    }
+
+    /// The stamps of a first like's record: a merged one's as merged; this store's own, what the
+    /// like gave, and what it did not give never given.
+    private static func firstStamps(of record: StoredRecord, request: StoreRequest, local: String) -> RecordStamps {
+        var stamps = RecordStamps()
+        if let merged = request.stamps {
+            for part in RecordStamps.parts { stamps.set([part], to: merged[part] ?? local) }
+            for name in record.albums {
+                stamps.set([RecordStamps.album(name)], to: merged[RecordStamps.album(name)] ?? merged["albums"] ?? local)
+            }
+            for name in record.covers {
+                stamps.set([RecordStamps.cover(name)], to: merged[RecordStamps.cover(name)] ?? merged["albums"] ?? local)
+            }
+            return stamps
+        }
+        let never = RecordStamps.neverGiven
+        stamps.set([RecordStamps.liked, RecordField.image.rawValue], to: local)
+        stamps.set([RecordField.userImage.rawValue], to: request.userImage != nil ? local : never)
+        if case .set = request.note {
+            stamps.set([RecordField.note.rawValue], to: local)
+        } else {
+            stamps.set([RecordField.note.rawValue], to: never)
+        }
+        stamps.set([RecordField.photo.rawValue], to: request.photo != nil ? local : never)
+        stamps.set([RecordField.albums.rawValue], to: record.albums.isEmpty ? never : local)
+        stamps.set(record.albums.map(RecordStamps.album), to: local)
+        stamps.set(record.covers.map(RecordStamps.cover), to: local)
         return stamps
     }
 
@@ -390,7 +414,13 @@ struct WriteSession {
             id: existing?.id ?? request.id, generation: generation, likedAt: existing?.likedAt ?? now, image: mainImage,
             userImage: newUserImage ?? (request.clearsUserImage ? nil : existing?.userImage), note: request.note(after: existing?.note), photo: photo,
             albums: request.albums(after: existing?.albums ?? []))
-        if let existing { record.changed = record.fields(changedSince: existing) }
+        record.covers = request.covers(after: existing)
+        if let existing {
+            var changed = record.fields(changedSince: existing)
+            // A cover chosen again is a change of the photo's albums, as observers see it.
+            if !changed.contains(.albums), request.restampsCovers(of: existing) { changed.append(.albums) }
+            record.changed = changed
+        }
         record.stamps = Self.stamps(of: record, over: existing, request: request, at: changedAt)
         let encoded = record.encoded()
         progress.created.append((records.directory, try records.writeTemporary(record, encoded: encoded, durable: flushEach)))

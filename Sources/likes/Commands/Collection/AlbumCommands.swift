@@ -55,23 +55,26 @@ struct AlbumCommand: Command {
     static let readsExistingStore = true
     static let imageFactsSeconds = 0.5
     static let json = Option.json(
-        "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON (rename and delete: {\"album\", \"to\", \"photos\": [ids]})."
+        "Print {\"album\", \"added\" or \"removed\": [ids], \"unchanged\": [ids]} as JSON (rename and delete: {\"album\", \"to\", \"photos\": [ids]}; cover: {\"album\", \"cover\": id or null, \"changed\": [ids]})."
     )
+    static let newest = Option.flag("--newest", "With cover: make the album's newest photo its cover again.")
     static let spec = CommandSpec(
-        name: "album", summary: "Put liked photos in an album or take them out of it; rename or delete an album.",
-        usage: "album (add | remove) NAME ID... | album rename NAME NEW | album delete NAME [--json]",
+        name: "album", summary: "Put liked photos in an album or take them out of it; rename or delete an album; choose its cover.",
+        usage: "album (add | remove) NAME ID... | album rename NAME NEW | album delete NAME | album cover NAME (ID | --newest) [--json]",
         details: """
             An album exists while a photo is in it. Names are any text of at most 256 UTF-8 bytes
             without control characters, matched without regard to case. Every ID must be liked
             (and, to remove, in the album); if one is not, nothing changes. Unliking a photo
             takes it out of all its albums. Renaming or deleting an album keeps its photos liked;
-            renaming to an album that exists joins the two.
+            renaming to an album that exists joins the two. An album's cover is its newest photo
+            until one of its photos is chosen with `cover`; the choice is synced, and holds while
+            that photo is in the album.
             """,
         example: "likes album add \"Trip to Lisbon\" Dwu85P9SOIk rocket",
-        options: [json], minimumPositionals: 2, maximumPositionals: nil,
-        positionalName: "add or remove, an album NAME and at least one photo ID; rename NAME NEW; or delete NAME")
+        options: [json, newest], minimumPositionals: 2, maximumPositionals: nil,
+        positionalName: "add or remove, an album NAME and at least one photo ID; rename NAME NEW; delete NAME; or cover NAME ID")
 
-    enum Action: String { case add, remove, rename, delete }
+    enum Action: String { case add, remove, rename, delete, cover }
 
     let action: Action
     let album: AlbumName
@@ -82,10 +85,18 @@ struct AlbumCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         let word = arguments[positional: 0]
         guard let action = Action(rawValue: word) else {
-            throw UsageError(message: "`likes album` takes add, remove, rename or delete, not \"\(Format.oneLine(word))\"", command: "album")
+            throw UsageError(
+                message: "`likes album` takes add, remove, rename, delete or cover, not \"\(Format.oneLine(word))\"", command: "album")
         }
         let count = arguments.positionals.count
+        if arguments.has(Self.newest), action != .cover {
+            throw UsageError(message: "--newest goes with `likes album cover` only", command: "album")
+        }
         switch action {
+        case .cover:
+            guard count == (arguments.has(Self.newest) ? 2 : 3) else {
+                throw UsageError(message: "`likes album cover` takes the album's NAME and one photo ID, or NAME and --newest", command: "album")
+            }
         case .add, .remove:
             guard count >= 3 else {
                 throw UsageError(message: "`likes album \(word)` takes an album NAME and at least one photo ID", command: "album")
@@ -100,7 +111,7 @@ struct AlbumCommand: Command {
         self.action = action
         album = try Input.albumName(arguments[positional: 1])
         newName = action == .rename ? try Input.albumName(arguments[positional: 2]) : nil
-        ids = action == .add || action == .remove ? try arguments.positionals.dropFirst(2).map(Input.photoID) : []
+        ids = action == .add || action == .remove || action == .cover ? try arguments.positionals.dropFirst(2).map(Input.photoID) : []
         printsJSON = arguments.has(Self.json)
     }
 
@@ -108,6 +119,27 @@ struct AlbumCommand: Command {
         switch action {
         case .add, .remove: try changeMembers(context)
         case .rename, .delete: try renameOrDelete(context)
+        case .cover: try chooseCover(context)
+        }
+    }
+
+    private func chooseCover(_ context: Context) throws {
+        let changes = try context.repository.setCover(ids.first, ofAlbum: album)
+        let changed = changes.compactMap(\.id?.rawValue)
+        if printsJSON {
+            context.output.printJSON(
+                .object([
+                    ("album", .string(album.rawValue)), ("cover", ids.first.map { .string($0.rawValue) } ?? .null), ("changed", .strings(changed)),
+                ]))
+            return
+        }
+        let name = LikeRepositoryError.quoted(album.rawValue)
+        if let id = ids.first {
+            let photo = Format.oneLine(id.rawValue)
+            context.output.print(changed.isEmpty ? "\(photo) is the cover of \(name) already." : "\(photo) is now the cover of \(name).")
+        } else {
+            context.output.print(
+                changed.isEmpty ? "\(name) has its newest photo as its cover already." : "\(name) has its newest photo as its cover again.")
         }
     }
 
@@ -152,9 +184,10 @@ struct AlbumCommand: Command {
 }
 
 struct AlbumsCommand: Command {
-    static let json = Option.json("Print an array of {\"name\", \"count\", \"bytes\", \"newest\", \"cover\": record} as JSON.")
+    static let json = Option.json(
+        "Print an array of {\"name\", \"count\", \"bytes\", \"newest\", \"cover\": record, \"coverChosen\"} as JSON.")
     static let spec = CommandSpec(
-        name: "albums", summary: "List the albums: photos, size and newest photo (the cover) of each.",
+        name: "albums", summary: "List the albums: photos, size, newest photo and cover of each (the newest photo unless one was chosen).",
         usage: "albums [--json]", example: "likes albums",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
     static let readsExistingStore = true
@@ -173,7 +206,7 @@ struct AlbumsCommand: Command {
                     albums.map { album in
                         .object([
                             ("name", .string(album.name.rawValue)), ("count", .int(album.count)), ("bytes", .int(album.bytes)),
-                            ("newest", .date(album.newest)), ("cover", album.cover.json),
+                            ("newest", .date(album.newest)), ("cover", album.cover.json), ("coverChosen", .bool(album.coverChosen)),
                         ])
                     }))
             return
