@@ -120,6 +120,39 @@ import Testing
         for run in [ghost, notIn, badName] { #expect(run.stderr.split(separator: "\n").count == 1) }
     }
 
+    /// Issue 52: `album cover` chooses a cover, `--newest` goes back; `albums` and `show` say
+    /// so; mistakes change nothing.
+    @Test func aCoverIsChosenAndGivenBack() throws {
+        try likeSamples(["rocket", "coffee", "chelsea"])
+        #expect(try box.run(["album", "add", "Trip", "rocket", "coffee", "chelsea"]).status == 0)
+        #expect(try box.run(["albums", "--json"]).array().first?["coverChosen"] as? Bool == false)
+        let chosen = try box.run(["album", "cover", "trip", "rocket"])
+        #expect(chosen.status == 0 && chosen.stdout == "rocket is now the cover of \"trip\".\n", "\(chosen.stderr)")
+        let again = try box.run(["album", "cover", "Trip", "rocket", "--json"]).object()
+        #expect(again["cover"] as? String == "rocket" && again["changed"] as? [String] == [])
+        let albums = try box.run(["albums", "--json"]).array()
+        #expect((albums.first?["cover"] as? [String: Any])?["id"] as? String == "rocket" && albums.first?["coverChosen"] as? Bool == true)
+        #expect(try box.run(["albums"], environment: ["COLUMNS": "200"]).stdout.split(separator: "\n").last?.hasSuffix("rocket") == true)
+        #expect(try box.run(["show", "rocket"]).stdout.contains(/\nalbums: +Trip \(its cover\)\n/))
+        #expect(try box.run(["show", "rocket", "--json"]).object()["covers"] as? [String] == ["Trip"])
+
+        let journal = box.store.appendingPathComponent("likes.journal")
+        let before = try Data(contentsOf: journal)
+        let outside = try box.run(["album", "cover", "Trip", "ghost"])
+        #expect(outside.status == 1 && outside.stderr.contains("\"ghost\" is not liked"))
+        #expect(try box.run(["album", "cover", "Nowhere", "rocket"]).status == 1)
+        #expect(try box.run(["album", "cover", "Trip"]).status == 64)
+        #expect(try box.run(["album", "cover", "Trip", "rocket", "--newest"]).status == 64)
+        #expect(try box.run(["album", "add", "Trip", "rocket", "--newest"]).status == 64)
+        #expect(try Data(contentsOf: journal) == before)
+
+        let back = try box.run(["album", "cover", "Trip", "--newest"])
+        #expect(back.status == 0 && back.stdout == "\"Trip\" has its newest photo as its cover again.\n")
+        let newest = try box.run(["albums", "--json"]).array().first
+        #expect((newest?["cover"] as? [String: Any])?["id"] as? String == "chelsea" && newest?["coverChosen"] as? Bool == false)
+        #expect(try box.run(["verify"]).status == 0)
+    }
+
     /// Issue 35: an album renamed or deleted keeps its photos liked; names match without regard
     /// to case; the table lines up names with emoji and CJK.
     @Test func renameAndDeleteKeepThePhotosLiked() throws {

@@ -160,7 +160,11 @@ struct ShowCommand: Command {
             lines.append(("thumbnail", "\(thumbnail.path) (\(Format.size(thumbnail.byteCount)), \(thumbnail.width)×\(thumbnail.height))"))
         }
         if let note = record.note { lines.append(("note", Format.oneLine(note))) }
-        if !record.albums.isEmpty { lines.append(("albums", record.albums.map { Format.oneLine($0.rawValue) }.joined(separator: ", "))) }
+        if !record.albums.isEmpty {
+            // The albums whose cover the photo was chosen as are marked so.
+            let names = record.albums.map { Format.oneLine($0.rawValue) + (record.covers.contains($0) ? " (its cover)" : "") }
+            lines.append(("albums", names.joined(separator: ", ")))
+        }
         if let photo = record.photo {
             if let text = photo.description { lines.append(("description", Format.oneLine(text))) }
             if let name = photo.photographer {
