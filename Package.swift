@@ -27,8 +27,9 @@ let package = Package(
         // another program carries between devices, as it leaves it. It knows no store.
         .target(name: "LikeSync", dependencies: ["LikesSupport"]),
         // The public façade apps use: validated ids and names, the repository's operations in
-        // public types, observers and async; it asks LikeStore and touches no file of the store.
-        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync"]),
+        // public types, observers and async, observable state for SwiftUI; it asks LikeStore and
+        // touches no file of the store (but a temporary store's folder, made and removed whole).
+        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync", "JPEGCodec"]),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),

@@ -1,4 +1,5 @@
-// An album's view model: its photos, newest first, with the count and cover the album list shows.
+// An album's view model: its photos, newest first, with the count and cover the album list shows
+// (its newest photo, or the one chosen).
 
 import Foundation
 import LikeKit
@@ -19,6 +20,12 @@ import Observation
     func load() async throws {
         photos = try await repository.list(LikeQuery(album: name)).records
         summary = try await repository.albums().first { $0.name == name }
+    }
+
+    /// "Use as cover" on one of the album's photos.
+    func chooseCover(_ id: PhotoID) async throws {
+        try await repository.setCover(id, ofAlbum: name)
+        try await load()
     }
 
     /// "Add to album" on a selection of liked photos.

@@ -1,6 +1,7 @@
-// likes-app-sample: LikeKit under the view models of a small photo app (a search grid with
-// hearts, a Favorites list paged by cursor and kept fresh by changes, an album), driven through
-// one session as a person would use it, printing what each screen shows. It checks what it
+// likes-app-sample: LikeKit under the screens of a small photo app (a search grid with hearts
+// from LikeStatus, a Favorites list that is LikeKit's LikedPhotos, paged by cursor and kept fresh
+// by changes, an album with a chosen cover), driven through one session as a person would use it,
+// printing what each screen shows. It checks what it
 // shows and exits 1 if a screen is wrong, so CI runs it as a test.
 //
 //   swift run likes-app-sample [STORE]      (a new temporary store by default)
@@ -21,14 +22,14 @@ import LikeKit
 }
 
 @MainActor func show(_ results: SearchResultsModel) {
-    for cell in results.cells {
+    for result in results.results {
         print(
-            "  \(cell.isLiked ? "♥" : "♡") \(cell.id.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(cell.result.title.prefix(48)) — \(cell.result.photographer)"
+            "  \(results.hearts.isLiked(result.id) ? "♥" : "♡") \(result.id.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(result.title.prefix(48)) — \(result.photographer)"
         )
     }
 }
 
-@MainActor func show(_ favorites: FavoritesModel) {
+@MainActor func show(_ favorites: LikedPhotos) {
     for record in favorites.records {
         let note = record.note.map { " “\($0)”" } ?? ""
         print("  \(record.id.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0)) \(record.image.width)×\(record.image.height)\(note)")
@@ -53,54 +54,54 @@ import LikeKit
     // The search screen: six results, no heart filled yet.
     let results = SearchResultsModel(repository: repository, search: search)
     try await results.load("")
-    print("\nSearch (all photos): \(results.cells.count) results")
+    print("\nSearch (all photos): \(results.results.count) results")
     show(results)
-    check(results.cells.count == 6 && results.cells.allSatisfy { !$0.isLiked }, "six results, none liked")
+    check(results.results.count == 6 && results.hearts.liked.isEmpty, "six results, none liked")
 
-    // The Favorites screen follows the store from the start, two photos a page.
-    let favorites = FavoritesModel(repository: repository, pageSize: 2)
-    try await favorites.start()
-    check(favorites.records.isEmpty && !favorites.hasMore, "no favorites yet")
+    // The Favorites screen is a live query, two photos a page, following the store from the start.
+    let favorites = LikedPhotos(repository, query: LikeQuery(limit: 2))
+    await favorites.load()
+    check(favorites.isLoaded && favorites.records.isEmpty && !favorites.hasMore, "no favorites yet")
 
     // Hearts tapped on four photos: each downloads its JPEG and likes it.
     let tapped = ["rocket", "chelsea", "coffee", "retina"].map { try! PhotoID($0) }
     for id in tapped { await results.tapHeart(id) }
     print("\nTapped ♡ on \(tapped.map(\.rawValue).joined(separator: ", "))")
     show(results)
-    check(results.cells.filter(\.isLiked).map(\.id) == tapped.sorted { $0.rawValue < $1.rawValue }, "four hearts filled")
+    check(results.hearts.liked == Set(tapped), "four hearts filled")
 
-    // Favorites heard each like, with its record, without listing again.
+    // Favorites heard each like and shows what it loaded so far: the pages shown grow with it.
     await settle { favorites.records.count == 4 }
-    print("\nFavorites, kept fresh by `changes`:")
+    print("\nFavorites, kept fresh by the store's changes:")
     show(favorites)
     check(favorites.records.map(\.id) == tapped.reversed(), "favorites newest first")
 
     // Paging by cursor while a widget likes a photo between two pages: nothing twice, nothing lost.
-    let pager = FavoritesModel(repository: repository, pageSize: 2)
-    try await pager.start()
+    let pager = LikedPhotos(repository, query: LikeQuery(limit: 2))
+    await pager.load()
     let widget = LikeRepository(directory: store)  // as another process would
     try await widget.like(try PhotoID("astronaut"), image: try Data(contentsOf: photos.appendingPathComponent("astronaut.jpg")))
-    try await pager.loadNextPage()
-    await settle { pager.records.count == 5 }
+    await settle { pager.records.first?.id.rawValue == "astronaut" }
+    while pager.hasMore { await pager.loadMore() }
     print("\nFavorites paged 2 at a time, a widget liking astronaut between the pages:")
     show(pager)
     check(pager.records.map(\.id.rawValue) == ["astronaut", "retina", "coffee", "chelsea", "rocket"] && !pager.hasMore, "pages by cursor")
-    pager.stop()
 
-    // The search screen hears the widget's like too.
-    let heard = repository.observe { change in Task { @MainActor in results.apply(change) } }
+    // The search screen's hearts hear the widget too.
     await results.tapHeart(try PhotoID("hubble_deep_field"))
-    try await widget.unlike(try PhotoID("astronaut"))
-    await settle { results.cells.first { $0.id.rawValue == "astronaut" }?.isLiked == false }
-    check(results.cells.first { $0.id.rawValue == "hubble_deep_field" }?.isLiked == true, "heart of hubble_deep_field")
-    heard.cancel()
+    try await widget.unlike(try PhotoID("chelsea"))
+    let (hubble, chelsea) = (try PhotoID("hubble_deep_field"), try PhotoID("chelsea"))
+    await settle { !results.hearts.isLiked(chelsea) }
+    check(results.hearts.isLiked(hubble) && !results.hearts.isLiked(chelsea), "hearts heard the widget")
 
-    // An album: count and cover.
+    // An album: count and cover, the newest photo until one is chosen.
     let album = AlbumModel(repository: repository, name: try AlbumName("Space"))
     try await album.add(["rocket", "hubble_deep_field"].map { try! PhotoID($0) })
-    print("\nAlbum \(album.name.rawValue): \(album.summary?.count ?? 0) photos, cover \(album.summary?.cover?.id.rawValue ?? "-")")
-    for record in album.photos { print("  \(record.id.rawValue)") }
     check(album.summary?.count == 2 && album.summary?.cover?.id.rawValue == "hubble_deep_field", "album count and cover")
+    try await album.chooseCover(try PhotoID("rocket"))
+    print("\nAlbum \(album.name.rawValue): \(album.summary?.count ?? 0) photos, cover \(album.summary?.cover?.id.rawValue ?? "-") (chosen)")
+    for record in album.photos { print("  \(record.id.rawValue)") }
+    check(album.summary?.cover?.id.rawValue == "rocket" && album.summary?.coverChosen == true, "the chosen cover")
 
     // A note, and an unlike from the grid: Favorites updates in place.
     try await repository.setNote("Launch day", for: try PhotoID("rocket"))
@@ -110,7 +111,7 @@ import LikeKit
     }
     print("\nFavorites after a note on rocket and an unlike of coffee:")
     show(favorites)
-    check(favorites.records.map(\.id.rawValue) == ["hubble_deep_field", "retina", "chelsea", "rocket"], "favorites after unlike")
+    check(favorites.records.map(\.id.rawValue) == ["hubble_deep_field", "astronaut", "retina", "rocket"], "favorites after unlike")
     check(favorites.records.last?.note == "Launch day", "note shown")
 
     // An error an app can show as it is.
@@ -121,7 +122,6 @@ import LikeKit
     } catch {
         print("\nA failing search says: \(error.localizedDescription)")
     }
-    favorites.stop()
     check(try await repository.verify().isOK, "the store verifies")
     print("\n✔ Every screen showed what the store holds.")
     if CommandLine.arguments.count < 2 { try FileManager.default.removeItem(at: store) }

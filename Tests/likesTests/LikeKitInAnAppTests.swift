@@ -45,10 +45,12 @@ import Testing
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("✔ Every screen showed what the store holds."))
         #expect(run.stdout.contains("♥ rocket"))
-        #expect(run.stdout.contains("Album Space: 2 photos, cover hubble_deep_field"))
-        // What it left is a store like any other.
+        #expect(run.stdout.contains("Album Space: 2 photos, cover rocket (chosen)"))
+        // What it left is a store like any other, the chosen cover kept.
         let list = try box.run(["list", "--json"])
-        #expect(try list.array().map { $0["id"] as? String } == ["hubble_deep_field", "retina", "chelsea", "rocket"])
+        #expect(try list.array().map { $0["id"] as? String } == ["hubble_deep_field", "astronaut", "retina", "rocket"])
+        let albums = try box.run(["albums", "--json"]).array()
+        #expect((albums.first?["cover"] as? [String: Any])?["id"] as? String == "rocket" && albums.first?["coverChosen"] as? Bool == true)
         #expect(try box.run(["verify"]).status == 0)
     }
 }

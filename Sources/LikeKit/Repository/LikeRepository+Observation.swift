@@ -117,6 +117,9 @@ final class ObserverRegistry: Sendable {
         self.store = store
     }
 
+    /// How many observers there are: what a test of a model released checks.
+    var count: Int { state.withLock { $0.observers.count } }
+
     func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> Int {
         add(handler, start: JournalFollower.currentPosition(of: store))
     }

@@ -62,6 +62,8 @@ public final class LikeRepository: Sendable {
     let work: BlockingWork
     /// Recently used images, by their path in the store (see ``image(for:maxPixelSize:)-5ew70``).
     let imageCache = ImageCache()
+    /// For a store made by ``temporary(durability:)``: its folder, removed with the repository.
+    let temporaryFolder: TemporaryStoreFolder?
 
     /// Opens the store in `directory`; nothing is created until the first change.
     ///
@@ -97,12 +99,19 @@ public final class LikeRepository: Sendable {
         self.init(given: .path(isDirectory: isDirectory), path: plain, durability: durability, lockTimeout: lockTimeout, faults: faults)
     }
 
-    convenience init(directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+    convenience init(
+        directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?, temporaryFolder: TemporaryStoreFolder? = nil
+    ) {
         let (directory, path) = Self.standardized(directory)
-        self.init(given: .url(directory), path: path, durability: durability, lockTimeout: lockTimeout, faults: faults)
+        self.init(
+            given: .url(directory), path: path, durability: durability, lockTimeout: lockTimeout, faults: faults, temporaryFolder: temporaryFolder)
     }
 
-    private init(given: GivenDirectory, path: String, durability: Durability, lockTimeout: Double, faults: FaultInjector?) {
+    private init(
+        given: GivenDirectory, path: String, durability: Durability, lockTimeout: Double, faults: FaultInjector?,
+        temporaryFolder: TemporaryStoreFolder? = nil
+    ) {
+        self.temporaryFolder = temporaryFolder
         self.given = given
         self.durability = durability
         self.lockTimeout = lockTimeout

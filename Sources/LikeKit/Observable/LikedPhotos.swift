@@ -1,0 +1,176 @@
+// Owns the state a grid of favorites binds to: a live query that loads a page at a time and stays
+// current with every change to the store, from this process or another. Built on the
+// repository's change feed and its listing; used by apps (and Samples/AppSample) on the main
+// actor.
+
+import LikesSupport
+import Observation
+
+#if canImport(Darwin)
+    import Foundation
+#else
+    import FoundationEssentials
+#endif
+
+/// A live ``LikeQuery``: the records a grid shows, in the query's order and filters, kept current
+/// with every change to the store, made by this app, by another process (a widget, the command
+/// line) or merged by a sync.
+///
+/// Only what is shown is loaded: the first page when ``load()`` is called, a page more on each
+/// ``loadMore()``. A change reloads the pages shown (a like that matches appears in its place,
+/// an unliked photo leaves, an edited one changes, one that no longer matches the filters
+/// leaves), within a second of its commit, whichever process made it.
+///
+/// ```swift
+/// struct FavoritesGrid: View {
+///     @State private var photos: LikedPhotos
+///
+///     init(repository: LikeRepository) {
+///         _photos = State(initialValue: LikedPhotos(repository))
+///     }
+///
+///     var body: some View {
+///         ScrollView {
+///             LazyVGrid(columns: [GridItem(.adaptive(minimum: 120))]) {
+///                 ForEach(photos.records, id: \.id) { record in
+///                     Thumbnail(record: record)
+///                         .task { if record.id == photos.records.last?.id { await photos.loadMore() } }
+///                 }
+///             }
+///         }
+///         .task { await photos.load() }
+///     }
+/// }
+/// ```
+///
+/// It stops following the store when it is released. (Observation, on Apple platforms, needs
+/// iOS 17, macOS 14 or watchOS 10.)
+@available(macOS 14, iOS 17, watchOS 10, *)
+@MainActor @Observable
+public final class LikedPhotos {
+    /// The records shown, in the query's order: the pages loaded so far, as the store holds them
+    /// now.
+    public private(set) var records: [LikeRecord] = []
+    /// Whether more records follow the last one shown (``loadMore()`` loads them).
+    public var hasMore: Bool { next != nil }
+    /// Whether the first page has been loaded.
+    public private(set) var isLoaded = false
+    /// What went wrong with the last load, if it failed; cleared by the next load that succeeds.
+    public private(set) var error: LikeRepositoryError?
+
+    /// The query, its filters and order; its `limit` is the page size (60 when `nil`), and its
+    /// `offset` and `after` are not used.
+    public let query: LikeQuery
+
+    private var next: LikeCursor?
+    @ObservationIgnored private let repository: LikeRepository
+    @ObservationIgnored private let following = Following()
+    /// Whether a reload is running, and whether changes came in since it began.
+    @ObservationIgnored private var reloading = false
+    @ObservationIgnored private var changedMeanwhile = false
+
+    /// A live query of `repository`; nothing is read until ``load()``.
+    ///
+    /// - Parameters:
+    ///   - repository: The store.
+    ///   - query: The filters and order; its `limit` is the size of a page.
+    public init(_ repository: LikeRepository, query: LikeQuery = LikeQuery(limit: 60)) {
+        self.repository = repository
+        var query = query
+        query.offset = 0
+        query.after = nil
+        self.query = query
+    }
+
+    private var pageSize: Int { max(1, query.limit ?? 60) }
+
+    /// Loads the first page (again, when called again), and from then on follows the store.
+    public func load() async {
+        if following.task == nil {
+            // Followed before the first page is read: a change committed meanwhile is not missed.
+            let changes = repository.changes
+            following.task = Task { [weak self] in
+                for await change in changes {
+                    guard let self else { return }
+                    await self.changed(change)
+                }
+            }
+        }
+        await reload(count: pageSize)
+    }
+
+    /// Loads the next page, if there is one.
+    public func loadMore() async {
+        guard let next else { return }
+        var page = query
+        page.after = next
+        page.limit = pageSize
+        do {
+            let listing = try await repository.list(page)
+            var seen = Set(records.map(\.id))
+            records += listing.records.filter { seen.insert($0.id).inserted }
+            self.next = listing.next
+            error = nil
+        } catch let failure as LikeRepositoryError {
+            error = failure
+        } catch {
+            self.error = .io(action: "list", path: repository.directory.path, code: 0)
+        }
+    }
+
+    /// A change to the store: what is shown is read again, once for a burst of changes.
+    private func changed(_ change: LikeChange) async {
+        guard isLoaded, change.kind != .unchanged else { return }
+        if change.kind == .unliked, let id = change.id {
+            records.removeAll { $0.id == id }  // at once; the reload below keeps the page's length
+        }
+        if reloading {
+            changedMeanwhile = true
+            return
+        }
+        // After a like one more than shown: a like that comes in above pushes the last one
+        // down, not out.
+        await reload(count: records.count + (change.kind == .liked ? 1 : 0))
+    }
+
+    /// Reads the first `count` records of the query again (a page at least), and again while
+    /// changes came in as it read.
+    private func reload(count: Int) async {
+        reloading = true
+        defer { reloading = false }
+        var count = max(count, pageSize)
+        repeat {
+            changedMeanwhile = false
+            var first = query
+            first.limit = count
+            do {
+                let listing = try await repository.list(first)
+                records = listing.records
+                next = listing.next
+                isLoaded = true
+                error = nil
+            } catch let failure as LikeRepositoryError {
+                error = failure
+                return
+            } catch {
+                self.error = .io(action: "list", path: repository.directory.path, code: 0)
+                return
+            }
+            // Changes came in meanwhile: read again, with room for a like among them.
+            count = max(records.count + 1, pageSize)
+        } while changedMeanwhile
+    }
+}
+
+/// The task that follows a store's changes for an observable model: cancelled when the model is
+/// released (a main-actor model's deinit cannot reach its own state).
+final class Following: Sendable {
+    private let current = Locked<Task<Void, Never>?>(nil)
+
+    var task: Task<Void, Never>? {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    deinit { current.withLock { $0?.cancel() } }
+}
