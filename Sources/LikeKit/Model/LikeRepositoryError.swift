@@ -182,17 +182,17 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
         case .copiedStore(let device, let file):
             return (
                 "This store is a copy of another device's: the sync folder holds \(file), a change of device \(device) that this store did not make; nothing was written.",
-                "Give this store a device of its own with `likes sync DIR --new-device`."
+                "Sync it as a new device of its own: it then publishes everything it holds under that device."
             )
         case .damagedSyncState(let file, let reason):
             return (
                 "What this store keeps between syncs is damaged: \(file) \(reason); nothing was synced.",
-                "Run `likes repair`: it sets the sync bookkeeping aside (deleting nothing), and the next sync makes this store a new device."
+                "Repairing the store sets the sync bookkeeping aside (deleting nothing), and the next sync makes this store a new device."
             )
         case .unknownSyncDevice(let device, let reason):
             return (
                 "Cannot forget device \(Self.quoted(device)): \(reason); nothing was written.",
-                "See the devices the folder knows with `likes sync DIR --json`."
+                "A sync's report lists the devices the folder knows."
             )
         default:
             return nil

@@ -44,6 +44,9 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .storeNeedsRepair: message += " Run `likes repair` (it deletes nothing), then purge again."
         case .noSuchAlbum: message += " See the albums with `likes albums`."
         case .notInAlbum: message += " See the album with `likes list --album NAME`."
+        case .copiedStore: message += " Run `likes sync DIR --new-device`."
+        case .damagedSyncState: message += " Run `likes repair`."
+        case .unknownSyncDevice: message += " See them with `likes sync DIR --json`."
         case .io where leavesStoreAsItWas: message += " The store was left as it was."
         default: break
         }
