@@ -55,7 +55,8 @@ import Testing
             .storeNeedsRepair(directory: "/store", problem: "the journal is damaged"),
             .unusableExport(path: "/backup", reason: "its format is likes-export-9"), .syncFolderMissing(path: "/sync"),
             .copiedStore(device: "1a2b3c4d5e6f7a8b", file: "changes/1a2b.jsonl"),
-            .damagedSyncState(file: "sync/state.json", reason: "is not JSON"), .unknownSyncDevice(device: "ffff", reason: "the folder does not know it"),
+            .damagedSyncState(file: "sync/state.json", reason: "is not JSON"),
+            .unknownSyncDevice(device: "ffff", reason: "the folder does not know it"),
         ]
     }
 
@@ -67,7 +68,8 @@ import Testing
             #expect(!(error.errorDescription ?? "").isEmpty && error.description.hasSuffix("."), "\(Self.kind(error)): \(error.description)")
             for text in texts {
                 // A command line's words: a backquoted command, `likes …`, an option.
-                let namesCommand = text.contains("`") || text.range(of: #"\blikes [a-z]"#, options: .regularExpression) != nil
+                let namesCommand =
+                    text.contains("`") || text.range(of: #"\blikes [a-z]"#, options: .regularExpression) != nil
                     || text.range(of: #"(^|\s)--[a-z]"#, options: .regularExpression) != nil
                 #expect(!namesCommand, "\(Self.kind(error)) names a command: \(text)")
             }
