@@ -62,10 +62,10 @@ struct SyncCommand: Command {
         if watches { try keepSyncing(context) }
     }
 
-    /// Syncs again whenever the store's change mark or the folder's fingerprint changes (looked
-    /// at every quarter of a second), every 2 s while changes wait, and every 5 s anyway; stops
-    /// on SIGINT or SIGTERM. A failure that may pass (the folder's drive gone a moment) is one line on stderr
-    /// and the watch goes on; a copied store stops it.
+    /// Keeps syncing through LikeKit's ``SyncSession`` (a sync within 2 s of a change on either
+    /// side, every 2 s while changes wait, every 5 s anyway) until SIGINT or SIGTERM, printing
+    /// each sync that did something. A failure that may pass (the folder's drive gone a moment)
+    /// is one line on stderr and the watch goes on; a copied store stops it.
     private func keepSyncing(_ context: Context) throws {
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -80,31 +80,27 @@ struct SyncCommand: Command {
         if context.output.standardErrorIsTerminal {
             context.output.printError("Syncing \(context.repository.directory.path) with \(directory.path) as changes come. Ctrl-C to stop.")
         }
-        let fingerprint = { [directory] in SyncFolderFingerprint(folder: directory) }
-        var seen = (mark: context.repository.changeMark(), folder: fingerprint())
-        var lastSync = Date()
-        var waiting = false
+        // The session's outcomes, printed here, on the command's own thread.
+        let outcomes = Locked<[Result<SyncReport, LikeRepositoryError>]>([])
+        let session = context.repository.startSyncing(with: directory) { outcome in outcomes.withLock { $0.append(outcome) } }
+        defer { session.stop() }
         var lastError = ""
         while !Self.stopRequested(within: 0.25) {
-            let now = (mark: context.repository.changeMark(), folder: fingerprint())
-            // Every 5 s anyway: a change made while the last sync was writing is in the mark it
-            // saw, and the sync finds it by the journal (a few lines read).
-            let due = Date().timeIntervalSince(lastSync) >= (waiting ? 2 : 5)
-            guard now.mark != seen.mark || now.folder != seen.folder || due else { continue }
-            do {
-                let report = try context.repository.sync(with: directory)
-                waiting = !report.pending.isEmpty
-                lastError = ""
-                if report.published > 0 || report.merged > 0 || !report.pending.isEmpty { try show(report, context, compact: true) }
-            } catch LikeRepositoryError.copiedStore(let device, let file) {
-                throw CommandFailure(LikeRepositoryError.copiedStore(device: device, file: file))
-            } catch {
-                let line = "\(error)"
-                if line != lastError { context.output.printError("likes: \(line) Still watching.") }
-                lastError = line
+            for outcome in outcomes.withLock({ taken in
+                defer { taken = [] }; return taken
+            }) {
+                switch outcome {
+                case .success(let report):
+                    lastError = ""
+                    if report.published > 0 || report.merged > 0 || !report.pending.isEmpty { try show(report, context, compact: true) }
+                case .failure(.copiedStore(let device, let file)):
+                    throw CommandFailure(LikeRepositoryError.copiedStore(device: device, file: file))
+                case .failure(let error):
+                    let line = CommandFailure(error).message
+                    if line != lastError { context.output.printError("likes: \(line) Still watching.") }
+                    lastError = line
+                }
             }
-            lastSync = Date()
-            seen = (context.repository.changeMark(), fingerprint())
         }
     }
 

@@ -1,0 +1,80 @@
+// A sync session as an app runs it: the store kept in step with a folder, within 2 s of a change
+// on either side, reported as it goes, stopped on demand or when released.
+
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LikeKit
+
+@Suite struct SyncSessionTests {
+    let laptopFolder = TemporaryFolder("laptop")
+    let phoneFolder = TemporaryFolder("phone")
+    let folder: URL
+
+    init() throws {
+        folder = laptopFolder.url.appendingPathComponent("sync-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    /// Waits until `condition` holds, a few milliseconds at a time; the seconds it took, or `nil`.
+    func seconds(within limit: Double, _ condition: () async throws -> Bool) async throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < limit {
+            if try await condition() { return Date().timeIntervalSince(start) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition() ? Date().timeIntervalSince(start) : nil
+    }
+
+    @Test func eachSideFollowsTheOtherWithinTwoSecondsAndTheSessionReportsAndStops() async throws {
+        let laptop = laptopFolder.repository(durability: .relaxed)
+        let phone = phoneFolder.repository(durability: .relaxed)
+        let rocket = try PhotoID("rocket")
+        let coffee = try PhotoID("coffee")
+        let onLaptop = laptop.startSyncing(with: folder)
+        let onPhone = phone.startSyncing(with: folder)
+        let reports = Task {
+            var merged = 0
+            for await report in onPhone.reports { merged += report.merged }
+            return merged
+        }
+
+        // A like on the laptop reaches the phone, and the phone's note reaches the laptop.
+        try await laptop.like(rocket, image: Samples.rocket)
+        let there = try await seconds(within: 4) { try await phone.isLiked(rocket) }
+        #expect(there != nil && there! < 2.5, "the phone had it after \(there ?? -1) s")
+        try await phone.setNote("from the phone", for: rocket)
+        let back = try await seconds(within: 4) { try await laptop.record(for: rocket)?.note == "from the phone" }
+        #expect(back != nil && back! < 2.5, "the laptop had it after \(back ?? -1) s")
+
+        // syncNow publishes at once, without waiting for the look.
+        try await phone.like(coffee, image: Samples.coffee)
+        onPhone.syncNow()
+        #expect(try await seconds(within: 4) { try await laptop.isLiked(coffee) } != nil)
+
+        onPhone.stop()
+        #expect(await reports.value >= 1, "the phone's reports say what it merged")
+        #expect(onPhone.isStopped)
+        // Stopped, the phone no longer follows.
+        try await laptop.unlike(coffee)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try await phone.isLiked(coffee))
+        onLaptop.stop()
+    }
+
+    @Test func aFailureIsReportedAndTheSessionGoesOnUntilTheFolderIsBack() async throws {
+        let phone = phoneFolder.repository(durability: .relaxed)
+        let missing = phoneFolder.url.appendingPathComponent("not-yet")
+        let session = phone.startSyncing(with: missing)
+        var failures = session.failures.makeAsyncIterator()
+        let first = await failures.next()
+        #expect(first == .syncFolderMissing(path: missing.path))
+        try FileManager.default.createDirectory(at: missing, withIntermediateDirectories: true)
+        try await phone.like(try PhotoID("rocket"), image: Samples.rocket)
+        var reports = session.reports.makeAsyncIterator()
+        let report = await reports.next()
+        #expect(report?.published == 1, "\(String(describing: report))")
+        session.stop()
+    }
+}
