@@ -1,7 +1,7 @@
 // likes-app-sample: LikeKit under the screens of a small photo app (a search grid with hearts
 // from LikeStatus, a Favorites list that is LikeKit's LikedPhotos, paged by cursor and kept fresh
-// by changes, an album with a chosen cover), driven through one session as a person would use it,
-// printing what each screen shows. It checks what it
+// by changes, an album with a chosen cover, a second device kept in step by sync sessions),
+// driven through one session as a person would use it, printing what each screen shows. It checks what it
 // shows and exits 1 if a screen is wrong, so CI runs it as a test.
 //
 //   swift run likes-app-sample [STORE]      (a new temporary store by default)
@@ -113,6 +113,23 @@ import LikeKit
     show(favorites)
     check(favorites.records.map(\.id.rawValue) == ["hubble_deep_field", "astronaut", "retina", "rocket"], "favorites after unlike")
     check(favorites.records.last?.note == "Launch day", "note shown")
+
+    // Another device, through a sync folder: a session on each side keeps the stores in step,
+    // and Favorites shows the laptop's like as it shows any other.
+    let temporary = FileManager.default.temporaryDirectory
+    let laptopStore = temporary.appendingPathComponent("likes-app-sample-laptop-\(UUID().uuidString)", isDirectory: true)
+    let syncFolder = temporary.appendingPathComponent("likes-app-sample-sync-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: syncFolder, withIntermediateDirectories: true)
+    let laptop = LikeRepository(directory: laptopStore)
+    let syncing = [repository.startSyncing(with: syncFolder), laptop.startSyncing(with: syncFolder)]
+    try await laptop.like(try PhotoID("from-the-laptop"), image: try Data(contentsOf: photos.appendingPathComponent("astronaut.jpg")))
+    await settle { favorites.records.first?.id.rawValue == "from-the-laptop" }
+    print("\nFavorites after a like on the laptop, synced through a folder:")
+    show(favorites)
+    check(favorites.records.first?.id.rawValue == "from-the-laptop", "the laptop's like synced")
+    for session in syncing { session.stop() }
+    try? FileManager.default.removeItem(at: laptopStore)
+    try? FileManager.default.removeItem(at: syncFolder)
 
     // An error an app can show as it is.
     let broken = SearchResultsModel(repository: repository, search: PhotoSearch(folder: photos.appendingPathComponent("missing")))

@@ -48,7 +48,7 @@ import Testing
         #expect(run.stdout.contains("Album Space: 2 photos, cover rocket (chosen)"))
         // What it left is a store like any other, the chosen cover kept.
         let list = try box.run(["list", "--json"])
-        #expect(try list.array().map { $0["id"] as? String } == ["hubble_deep_field", "astronaut", "retina", "rocket"])
+        #expect(try list.array().map { $0["id"] as? String } == ["from-the-laptop", "hubble_deep_field", "astronaut", "retina", "rocket"])
         let albums = try box.run(["albums", "--json"]).array()
         #expect((albums.first?["cover"] as? [String: Any])?["id"] as? String == "rocket" && albums.first?["coverChosen"] as? Bool == true)
         #expect(try box.run(["verify"]).status == 0)
