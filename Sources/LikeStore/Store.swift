@@ -66,6 +66,7 @@ package final class Store: Sendable {
     /// ``OpenStore/sharedLock()``.
     func open() throws -> OpenStore? {
         guard let root = try openRoot() else { return nil }
+        try Journal(root: root).refuseNewerFormat()
         finishPendingChange(root)
         return try OpenStore(root: root, lockTimeout: lockTimeout)
     }
@@ -117,6 +118,8 @@ package final class Store: Sendable {
         try writer.withLock { _ in
             let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
             let lock = try FileLock(in: root, timeout: lockTimeout)
+            // Under the lock: no writer replaces the journal between the look and the change.
+            try Journal(root: root).refuseNewerFormat()
             let result = try body(root, lock)
             _ = consume lock
             return result

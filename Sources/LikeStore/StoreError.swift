@@ -33,4 +33,7 @@ package enum StoreError: Error, Sendable, Hashable {
     case destinationUnusable(path: String, reason: String)
     /// A file of what the store keeps between syncs (sync/) that cannot be read.
     case damagedSyncState(file: String, reason: String)
+    /// A file of the store written by a newer version (`format`: what it names itself): neither
+    /// read nor changed, and never taken for damage.
+    case newerFormat(file: String, format: String)
 }

@@ -32,6 +32,7 @@ import Testing
         case .copiedStore: "copiedStore"
         case .damagedSyncState: "damagedSyncState"
         case .unknownSyncDevice: "unknownSyncDevice"
+        case .newerFormat: "newerFormat"
         }
     }
 
@@ -39,6 +40,7 @@ import Testing
         "invalidID", "notJPEG", "notLiked", "imageRequired", "storeBusy", "io", "damagedRecord", "damagedImage", "idCollision",
         "invalidArgument", "invalidAlbumName", "invalidNote", "noSuchAlbum", "notInAlbum", "exportDestinationUnusable", "storeNeedsRepair",
         "unusableExport", "syncFolderMissing", "copiedStore", "damagedSyncState", "unknownSyncDevice",
+        "newerFormat",
     ]
 
     static func everyCase() throws -> [LikeRepositoryError] {
@@ -57,6 +59,7 @@ import Testing
             .copiedStore(device: "1a2b3c4d5e6f7a8b", file: "changes/1a2b.jsonl"),
             .damagedSyncState(file: "sync/state.json", reason: "is not JSON"),
             .unknownSyncDevice(device: "ffff", reason: "the folder does not know it"),
+            .newerFormat(file: "likes.journal", format: "likes-journal-3"),
         ]
     }
 

@@ -120,6 +120,20 @@ import Testing
         for run in [ghost, notIn, badName] { #expect(run.stderr.split(separator: "\n").count == 1) }
     }
 
+    /// Issue 53: a store a newer version wrote is refused with exit 1, never repaired.
+    @Test func aStoreFromANewerVersionIsRefusedNotRepaired() throws {
+        try likeSamples(["rocket"])
+        let journal = box.store.appendingPathComponent("likes.journal")
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: " likes-journal-2\n", with: " likes-journal-7\n").utf8).write(to: journal)
+        for command in [["list"], ["repair"], ["like", "coffee", "--image", Samples.photo("coffee.jpg").path]] {
+            let run = try box.run(command)
+            #expect(run.status == 1, "\(command): \(run.status)")
+            #expect(run.stderr.contains("written by a newer version (likes-journal-7)") && run.stderr.hasSuffix("Update likes.\n"), "\(run.stderr)")
+        }
+        #expect(try String(contentsOf: journal, encoding: .utf8).contains(" likes-journal-7\n"))
+    }
+
     /// Issue 52: `album cover` chooses a cover, `--newest` goes back; `albums` and `show` say
     /// so; mistakes change nothing.
     @Test func aCoverIsChosenAndGivenBack() throws {

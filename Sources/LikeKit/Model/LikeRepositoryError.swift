@@ -67,6 +67,9 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     /// `--forget` named a device the sync folder does not know, or this store's own. Nothing was
     /// written.
     case unknownSyncDevice(device: String, reason: String)
+    /// A file of the store was written by a newer version of LikeKit (`format` is the format it
+    /// names): nothing was read from it or changed, and repairing the store leaves it alone.
+    case newerFormat(file: String, format: String)
 
     /// Which of a like's images an error is about.
     public enum ImageKind: String, Sendable, Hashable {
@@ -97,7 +100,7 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
         case .invalidID, .notJPEG, .imageRequired, .invalidArgument, .invalidAlbumName, .invalidNote, .notLiked, .noSuchAlbum, .notInAlbum,
             .idCollision:
             group = inputParts
-        case .storeBusy, .io, .damagedRecord, .damagedImage, .exportDestinationUnusable, .storeNeedsRepair, .unusableExport:
+        case .storeBusy, .io, .damagedRecord, .damagedImage, .exportDestinationUnusable, .storeNeedsRepair, .unusableExport, .newerFormat:
             group = storeParts
         case .syncFolderMissing, .copiedStore, .damagedSyncState, .unknownSyncDevice:
             group = syncParts
@@ -161,6 +164,11 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "The store \(directory) cannot tell orphan files from a photo's only copy: \(problem); nothing was removed.",
                 "Repair the store first: it rebuilds what it can and deletes nothing."
+            )
+        case .newerFormat(let file, let format):
+            return (
+                "The store's \(file) was written by a newer version (\(format)); nothing was read from it or changed.",
+                "Update to the version that wrote it: this one cannot read it, and leaves it as it is."
             )
         case .unusableExport(let path, let reason):
             return (

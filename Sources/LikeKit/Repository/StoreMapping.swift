@@ -26,6 +26,7 @@ extension LikeRepositoryError {
         case .needsRepair(let directory, let problem): self = .storeNeedsRepair(directory: directory, problem: problem)
         case .destinationUnusable(let path, let reason): self = .exportDestinationUnusable(path: path, reason: reason)
         case .damagedSyncState(let file, let reason): self = .damagedSyncState(file: file, reason: reason)
+        case .newerFormat(let file, let format): self = .newerFormat(file: file, format: format)
         }
     }
 

@@ -13,6 +13,20 @@
 struct Journal {
     static let fileName = StoreLayout.journalFileName
 
+    /// Throws ``StoreError/newerFormat(file:format:)`` when the journal's header names a format
+    /// a later version wrote: such a journal is neither read (its lines may mean what this
+    /// version cannot know) nor written, nor taken for damage. One read of its first bytes.
+    func refuseNewerFormat() throws {
+        guard let file = try root.openForReading(Self.fileName) else { return }
+        let bytes = try file.read(0..<min(file.sizeWhenOpened, 160))
+        guard let end = bytes.firstIndex(of: 0x0A) else { return }
+        let fields = bytes[..<end].split(separator: 0x20, omittingEmptySubsequences: false)
+        guard fields.count == 7, fields[0].elementsEqual([UInt8(ascii: "J")]),
+            let name = String(validating: fields[6], as: UTF8.self), JournalLine.isNewerFormat(name)
+        else { return }
+        throw StoreError.newerFormat(file: Self.fileName, format: name)
+    }
+
     let root: StoreDirectory
     /// The descriptor of the store's exclusive lock, where this journal is written; `nil` for
     /// reading.

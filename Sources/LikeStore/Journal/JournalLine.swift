@@ -66,6 +66,12 @@ struct JournalLine: Hashable, Sendable {
     /// a journal by writing over the name in its header, in place (see `Journal.markUnsorted`).
     static let unsortedFormatName = "likes-journal-u"
 
+    /// Whether a header's format name is one a later version wrote: a journal's name
+    /// (`likes-journal-` and more) that this version does not know.
+    static func isNewerFormat(_ name: String) -> Bool {
+        name.hasPrefix("likes-journal-") && ![formatName, unsortedFormatName, formatWithoutCatalog].contains(name)
+    }
+
     var operation: Operation
     var at: Int64
     var generation: String

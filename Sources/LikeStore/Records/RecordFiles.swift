@@ -60,8 +60,19 @@ struct RecordFiles {
         } catch let error as StoreError {
             throw error
         } catch {
+            // A record a later version wrote names its format: it is not damage.
+            if let format = Self.newerFormat(of: data) {
+                throw StoreError.newerFormat(file: directory.path(name), format: "record format \(format)")
+            }
             throw StoreError.damagedRecord(file: directory.path(name), reason: Self.describe(error))
         }
+    }
+
+    /// The format a record file names, when it is one a later version writes (above 1).
+    static func newerFormat(of bytes: [UInt8]) -> Int? {
+        struct Format: Decodable { var format: Int }
+        guard let format = try? JSONDecoder().decode(Format.self, from: Data(bytes)).format, format > 1 else { return nil }
+        return format
     }
 
     /// The records of `keys`, in their order, each as ``read(key:)`` gives it.

@@ -47,13 +47,14 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .copiedStore: message += " Run `likes sync DIR --new-device`."
         case .damagedSyncState: message += " Run `likes repair`."
         case .unknownSyncDevice: message += " See them with `likes sync DIR --json`."
+        case .newerFormat: message += " Update likes."
         case .io where leavesStoreAsItWas: message += " The store was left as it was."
         default: break
         }
         switch error {
         case .invalidID, .notJPEG, .invalidAlbumName, .invalidNote, .unusableExport: status = .badData
         case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair,
-            .copiedStore, .unknownSyncDevice, .damagedSyncState:
+            .copiedStore, .unknownSyncDevice, .damagedSyncState, .newerFormat:
             status = .failure
         case .syncFolderMissing: status = .noInput
         case .imageRequired, .invalidArgument: status = .usage
