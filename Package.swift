@@ -1,6 +1,16 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// LikeKit's privacy manifest, for apps on Apple platforms: bundled only where Apple's toolchain
+// builds, so that the static Linux `likes` gains no bundle (Foundation's resource code).
+#if os(macOS)
+    let likeKitResources: [Resource] = [.copy("PrivacyInfo.xcprivacy")]
+    let likeKitExcluded: [String] = []
+#else
+    let likeKitResources: [Resource] = []
+    let likeKitExcluded = ["PrivacyInfo.xcprivacy"]
+#endif
+
 let package = Package(
     name: "likes",
     // NSLock-based locking (not Synchronization.Mutex) keeps iOS 15 apps in reach. No tvOS: the
@@ -29,7 +39,9 @@ let package = Package(
         // The public façade apps use: validated ids and names, the repository's operations in
         // public types, observers and async, observable state for SwiftUI; it asks LikeStore and
         // touches no file of the store (but a temporary store's folder, made and removed whole).
-        .target(name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync", "JPEGCodec"]),
+        .target(
+            name: "LikeKit", dependencies: ["LikesSupport", "LikeStore", "LikeSync", "JPEGCodec"], exclude: likeKitExcluded,
+            resources: likeKitResources),
         // A JPEG decoder that scales in the DCT domain and a baseline encoder, for thumbnails: the
         // standard library only, no file I/O.
         .target(name: "JPEGCodec"),
