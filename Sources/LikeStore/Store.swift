@@ -66,8 +66,10 @@ package final class Store: Sendable {
     /// ``OpenStore/sharedLock()``.
     func open() throws -> OpenStore? {
         guard let root = try openRoot() else { return nil }
-        try Journal(root: root).refuseNewerFormat()
-        finishPendingChange(root)
+        // One journal opened for both looks: its header's format, and its last lines.
+        let reader = try? Journal(root: root).reader(records: nil)
+        if let reader { try Journal.refuseNewerFormat(of: reader.source) }
+        finishPendingChange(root, reader)
         return try OpenStore(root: root, lockTimeout: lockTimeout)
     }
 
@@ -77,9 +79,9 @@ package final class Store: Sendable {
     /// the finishing itself, only then, takes the exclusive lock if it is free at once (a writer
     /// holding it settles the lines itself). Where the store cannot be written, nothing is
     /// finished and readers see such a change as not made, until a writer comes.
-    private func finishPendingChange(_ root: StoreDirectory) {
+    private func finishPendingChange(_ root: StoreDirectory, _ reader: JournalReader?) {
         let journal = Journal(root: root)
-        guard let reader = try? journal.reader(records: nil), let changes = try? reader.lastChanges(), !changes.isEmpty,
+        guard let reader, let changes = try? reader.lastChanges(), !changes.isEmpty,
             let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName)
         else { return }
         // Without reading records: whether a change may be waiting, by one name each.

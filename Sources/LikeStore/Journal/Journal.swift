@@ -18,7 +18,12 @@ struct Journal {
     /// version cannot know) nor written, nor taken for damage. One read of its first bytes.
     func refuseNewerFormat() throws {
         guard let file = try root.openForReading(Self.fileName) else { return }
-        let bytes = try file.read(0..<min(file.sizeWhenOpened, 160))
+        try Self.refuseNewerFormat(of: file)
+    }
+
+    /// As ``refuseNewerFormat()``, of a journal open already (a reader's source).
+    static func refuseNewerFormat(of file: any JournalBytes) throws {
+        let bytes = try file.read(0..<160)
         guard let end = bytes.firstIndex(of: 0x0A) else { return }
         let fields = bytes[..<end].split(separator: 0x20, omittingEmptySubsequences: false)
         guard fields.count == 7, fields[0].elementsEqual([UInt8(ascii: "J")]),
