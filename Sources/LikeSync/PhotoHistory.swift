@@ -26,7 +26,7 @@ package struct PhotoState: Sendable, Hashable {
         chosen.filter { name in
             albums.contains(name)
                 && StampedPart.isChosenCover(
-                    album: stamps[StampedPart.album(name)]?.description, cover: stamps[StampedPart.cover(name)]?.description)
+                    album: stamps[StampedPart.album(name)]?.milliseconds, cover: stamps[StampedPart.cover(name)]?.milliseconds)
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 }

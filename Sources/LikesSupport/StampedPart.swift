@@ -37,14 +37,14 @@ package enum StampedPart {
         name(ofPart: part, prefix: "cover:")
     }
 
-    /// Whether a choice of cover stamped `cover` still holds for a photo whose membership of the
-    /// album was last decided at `album`: a photo taken out of the album and put back after the
-    /// choice is no longer its cover, wherever those changes were made. Compared by their
-    /// milliseconds, the clock every device's stamps share (a rename stamps both at once).
-    package static func isChosenCover(album: String?, cover: String?) -> Bool {
+    /// Whether a choice of cover made at `cover` (a stamp's milliseconds) still holds for a photo
+    /// whose membership of the album was last decided at `album`: a photo taken out of the album
+    /// and put back after the choice is no longer its cover, wherever those changes were made.
+    /// Compared by milliseconds, the clock every device's stamps share (a rename stamps both at
+    /// once).
+    package static func isChosenCover(album: Int64?, cover: Int64?) -> Bool {
         guard let cover else { return false }
-        guard let album else { return true }
-        return milliseconds(of: cover) >= milliseconds(of: album)
+        return cover >= (album ?? cover)
     }
 
     /// The milliseconds a stamp (`MILLIS` or `MILLIS.COUNTER.DEVICE`) starts with; 0 when none.

@@ -105,16 +105,21 @@ public final class LikedPhotos {
         var page = query
         page.after = next
         page.limit = pageSize
+        guard let listing = await listed(page) else { return }
+        var seen = Set(records.map(\.id))
+        records += listing.records.filter { seen.insert($0.id).inserted }
+        self.next = listing.next
+    }
+
+    /// The listing `query` gives, or `nil` with ``error`` set to why not.
+    private func listed(_ query: LikeQuery) async -> LikeListing? {
         do {
-            let listing = try await repository.list(page)
-            var seen = Set(records.map(\.id))
-            records += listing.records.filter { seen.insert($0.id).inserted }
-            self.next = listing.next
+            let listing = try await repository.list(query)
             error = nil
-        } catch let failure as LikeRepositoryError {
-            error = failure
+            return listing
         } catch {
-            self.error = .io(action: "list", path: repository.directory.path, code: 0)
+            self.error = error as? LikeRepositoryError ?? .io(action: "list", path: repository.directory.path, code: 0)
+            return nil
         }
     }
 
@@ -143,19 +148,10 @@ public final class LikedPhotos {
             changedMeanwhile = false
             var first = query
             first.limit = count
-            do {
-                let listing = try await repository.list(first)
-                records = listing.records
-                next = listing.next
-                isLoaded = true
-                error = nil
-            } catch let failure as LikeRepositoryError {
-                error = failure
-                return
-            } catch {
-                self.error = .io(action: "list", path: repository.directory.path, code: 0)
-                return
-            }
+            guard let listing = await listed(first) else { return }
+            records = listing.records
+            next = listing.next
+            isLoaded = true
             // Changes came in meanwhile: read again, with room for a like among them.
             count = max(records.count + 1, pageSize)
         } while changedMeanwhile

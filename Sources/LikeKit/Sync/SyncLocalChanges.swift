@@ -5,6 +5,7 @@
 
 import LikeStore
 import LikeSync
+import LikesSupport
 
 #if canImport(Darwin)
     import Foundation
@@ -119,11 +120,13 @@ extension LikeRepository {
         guard !new.isEmpty else { return [] }
         let startsPeriod = new[RecordStamps.liked] != nil
         var likes = Set(new.keys.compactMap(RecordStamps.likeTime(ofPart:)))
-        if let liked = new[RecordStamps.liked] { likes.insert(Self.milliseconds(liked)) }
-        if let image = new[RecordField.image.rawValue] { likes.insert(Self.milliseconds(image)) }
+        if let liked = new[RecordStamps.liked] { likes.insert(StampedPart.milliseconds(of: liked)) }
+        if let image = new[RecordField.image.rawValue] { likes.insert(StampedPart.milliseconds(of: image)) }
         // By time, the parts last given then (a like's own part aside).
         var given: [Int64: Set<String>] = [:]
-        for (part, stamp) in new where RecordStamps.likeTime(ofPart: part) == nil { given[Self.milliseconds(stamp), default: []].insert(part) }
+        for (part, stamp) in new where RecordStamps.likeTime(ofPart: part) == nil {
+            given[StampedPart.milliseconds(of: stamp), default: []].insert(part)
+        }
         for time in likes { given[time, default: []].insert(RecordField.image.rawValue) }
         var mainImage: ImageReference?
         if !likes.isEmpty {
@@ -138,7 +141,7 @@ extension LikeRepository {
         photos.userImages[record.id] = record.userImage == nil ? nil : (userImage?.sha256 ?? photos.userImages[record.id])
         let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
         let (id, likedAt, note, albums, covers) = (record.id, record.likedAt, record.note, Set(record.albums), Set(record.covers))
-        let start = startsPeriod ? Self.milliseconds(new[RecordStamps.liked] ?? "") : nil
+        let start = startsPeriod ? StampedPart.milliseconds(of: new[RecordStamps.liked] ?? "") : nil
         let hasMembershipParts = stamps.keys.contains { RecordStamps.albumName(ofPart: $0) != nil }
         return given.sorted(by: { $0.key < $1.key }).enumerated().map { index, group in
             let (time, parts) = group
@@ -204,9 +207,4 @@ extension LikeRepository {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
-
-    /// A stamp's milliseconds, local (`MILLIS`) or merged (`MILLIS.COUNTER.DEVICE`).
-    static func milliseconds(_ stamp: String) -> Int64 {
-        Int64(stamp.prefix { $0 != "." }) ?? 0
-    }
 }

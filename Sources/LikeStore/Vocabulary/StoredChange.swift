@@ -1,6 +1,8 @@
 // Owns the storage layer's account of one change: what a write session made or an observer read
 // from the journal, with the record as stored. The façade turns it into a public LikeChange.
 
+import LikesSupport
+
 /// A change to the store as the storage layer knows it.
 package struct StoredChange: Sendable {
     /// What kind of change it was.
@@ -34,11 +36,9 @@ package struct StoredChange: Sendable {
         if kind == .unliked { return unlikeStamp.flatMap(RecordStamps.device(of:)) }
         guard let stamps = record?.stamps, kind == .liked || kind == .updated else { return nil }
         let parts = kind == .liked ? [RecordStamps.liked] : fields.map(\.rawValue)
-        let newest = parts.compactMap { stamps[$0] }.max { Self.milliseconds($0) < Self.milliseconds($1) }
+        let newest = parts.compactMap { stamps[$0] }.max { StampedPart.milliseconds(of: $0) < StampedPart.milliseconds(of: $1) }
         return newest.flatMap(RecordStamps.device(of:))
     }
-
-    private static func milliseconds(_ stamp: String) -> Int64 { Int64(stamp.prefix { $0 != "." }) ?? 0 }
 
     /// What the change touched: everything a like set; what an update's record says it changed
     /// (all of it, when that is not known); nothing for the rest.
