@@ -151,10 +151,7 @@ extension LikeRepository {
             let whole = everything && isStart
             func gives(_ field: RecordField, _ has: Bool) -> Bool { parts.contains(field.rawValue) && (!whole || has) }
             let memberships = Self.memberships(given: parts, albums: albums, whole: whole, hasMembershipParts: hasMembershipParts)
-            var choices: [String: Bool] = [:]
-            for part in parts {
-                if let name = RecordStamps.coverName(ofPart: part), !whole || covers.contains(name) { choices[name] = covers.contains(name) }
-            }
+            let choices = Self.coverChoices(given: parts, covers: covers, whole: whole)
             return (
                 time, count + index,
                 { stamp in
@@ -166,6 +163,16 @@ extension LikeRepository {
                 }
             )
         }
+    }
+
+    /// The choices of cover a change giving `parts` decides: each album whose cover part it gives
+    /// (chosen when the photo is its cover); a whole photo's like, only the covers it is.
+    private static func coverChoices(given parts: Set<String>, covers: Set<String>, whole: Bool) -> [String: Bool] {
+        var choices: [String: Bool] = [:]
+        for part in parts {
+            if let name = RecordStamps.coverName(ofPart: part), !whole || covers.contains(name) { choices[name] = covers.contains(name) }
+        }
+        return choices
     }
 
     /// The memberships a change giving `parts` decides: each album whose part it gives (in it
