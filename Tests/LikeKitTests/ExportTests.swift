@@ -322,3 +322,38 @@ extension ExportTests {
         #expect(sheet.contains(#"href="https://example.org/p?x=1""#))
     }
 }
+
+extension ExportTests {
+    /// An export reads the collection a batch at a time and writes its index files a photo at a
+    /// time: across batches, every photo once in the listing's order, `offset` and `limit`
+    /// counted over the whole, and the index files the same bytes as the whole index encodes to.
+    @Test func anExportOfManyBatchesIsTheListingAndItsIndexIsWhole() throws {
+        let repository = folder.repository(durability: .relaxed)
+        let count = 1_234
+        for number in 0..<count {
+            try repository.like(
+                PhotoID(valid: "p\(number)"), image: Samples.jpeg(seed: number), note: number % 7 == 0 ? "note \(number)" : nil,
+                albums: number % 3 == 0 ? [try AlbumName("Thirds")] : [])
+        }
+        let query = LikeQuery(order: .oldestFirst, limit: 1_100, offset: 3)
+        let report = try repository.export(to: destination, query: query)
+        let listed = try repository.list(query).records.map(\.id)
+        #expect(listed.count == 1_100)
+        #expect(report.photos.map(\.id) == listed)
+        let indexData = try Data(contentsOf: destination.appendingPathComponent("index.json"))
+        let index = try JSONDecoder().decode(ExportIndex.self, from: indexData)
+        #expect(index.photos.map(\.id) == listed)
+        #expect(index.count == 1_100 && index.bytes == report.byteCount)
+        // The streamed files, against the whole index encoded and the sheet composed at once.
+        #expect(try index.encoded() == indexData)
+        let sheet = try String(contentsOf: destination.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(ContactSheet(index: index).html == sheet)
+        #expect(sheet.components(separatedBy: "<figure ").count == 1_101)
+        // Nothing of the parts is left, and an album's export also crosses batches.
+        #expect(try files(destination).filter { $0.hasPrefix(".") }.isEmpty)
+        let album = folder.url.appendingPathComponent("thirds", isDirectory: true)
+        let thirds = try repository.export(to: album, query: LikeQuery(album: try AlbumName("Thirds")))
+        #expect(thirds.photos.count == (count + 2) / 3)
+        #expect(thirds.photos.map(\.id) == (try repository.list(LikeQuery(album: try AlbumName("Thirds")))).records.map(\.id))
+    }
+}

@@ -32,11 +32,18 @@ package struct ContactSheet {
     package var bytes: [UInt8] { Array(html.utf8) }
 
     var html: String {
-        let title = index.album.map { "Favorites: \($0)" } ?? "Favorites"
-        var summary = "\(index.count) photo\(index.count == 1 ? "" : "s") · \(ByteCount.formatted(index.bytes))"
-        if let since = index.since { summary += " · liked since \(Self.shortDate(since))" }
-        summary += " · exported \(Self.shortDate(index.exportedAt))"
-        var page = """
+        var page = Self.head(album: index.album, since: index.since, exportedAt: index.exportedAt, count: index.count, bytes: index.bytes)
+        for (number, photo) in index.photos.enumerated() { page += Self.figure(photo, number: number + 1) }
+        return page + Self.tail(empty: index.photos.isEmpty)
+    }
+
+    /// The page up to its photos: the title and the summary of what it shows.
+    static func head(album: String?, since: String?, exportedAt: String, count: Int, bytes: Int) -> String {
+        let title = album.map { "Favorites: \($0)" } ?? "Favorites"
+        var summary = "\(count) photo\(count == 1 ? "" : "s") · \(ByteCount.formatted(bytes))"
+        if let since { summary += " · liked since \(Self.shortDate(since))" }
+        summary += " · exported \(Self.shortDate(exportedAt))"
+        return """
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -56,13 +63,15 @@ package struct ContactSheet {
             <main class="sheet">
 
             """
-        for (number, photo) in index.photos.enumerated() { page += figure(photo, number: number + 1) }
-        if index.photos.isEmpty { page += "<p class=\"empty\">No photo matched.</p>\n" }
-        page += "</main>\n</body>\n</html>\n"
-        return page
     }
 
-    private func figure(_ photo: ExportIndex.Photo, number: Int) -> String {
+    /// The page after its photos; `empty` says so when none matched.
+    static func tail(empty: Bool) -> String {
+        (empty ? "<p class=\"empty\">No photo matched.</p>\n" : "") + "</main>\n</body>\n</html>\n"
+    }
+
+    /// The figure of the `number`th photo (from 1).
+    static func figure(_ photo: ExportIndex.Photo, number: Int) -> String {
         let metadata = photo.photo
         let description = metadata?.description.flatMap { $0.isEmpty ? nil : $0 }
         var text = """

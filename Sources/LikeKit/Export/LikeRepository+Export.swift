@@ -38,28 +38,66 @@ extension LikeRepository {
     ///   `io` (the folder is then as it was).
     @discardableResult
     public func export(to directory: URL, query: LikeQuery = LikeQuery()) throws -> ExportReport {
-        let page = try select(query)
-        if page.items.isEmpty, let album = query.album, try !albums().contains(where: { $0.name == album }) {
-            throw LikeRepositoryError.noSuchAlbum(album)
-        }
         let target = directory.standardizedFileURL
         let name = target.lastPathComponent
         guard !name.isEmpty, name != "/", name != ".", name != ".." else {
             throw LikeRepositoryError.invalidArgument("Export into a folder of its own, not \(target.path).")
         }
-        let outcome = try translating {
-            try store.export(page.items.map(\.record), to: target.path, isEarlierExport: Self.isExport) { exported in
-                let index = ExportIndex(photos: exported.map(ExportIndex.Photo.init), query: query, format: Self.exportFormat)
-                return [("index.json", try index.encoded()), ("index.html", Data(ContactSheet(index: index).html.utf8))]
-            }
+        var batches = try ExportBatches(query: query)
+        var first = try batches.next(self)
+        if first?.isEmpty ?? true, let album = query.album, try !albums().contains(where: { $0.name == album }) {
+            throw LikeRepositoryError.noSuchAlbum(album)
         }
-        let photos = outcome.photos.map { ExportIndex.Photo($0).report }
+        var index = ExportIndexStream(query: query)
+        var photos: [ExportReport.Photo] = []
+        let damage = try translating {
+            try store.export(
+                batches: {
+                    defer { first = nil }
+                    return try first ?? batches.next(self)
+                }, to: target.path, isEarlierExport: Self.isExport,
+                written: { photo, writer in photos.append(try index.add(photo, writer)) },
+                finish: { writer in try index.finish(writer) })
+        }
         return ExportReport(
-            directory: target, photos: photos, byteCount: photos.reduce(0) { $0 + $1.byteCount }, damage: page.damage + outcome.damage)
+            directory: target, photos: photos, byteCount: photos.reduce(0) { $0 + $1.byteCount }, damage: batches.damage + damage)
     }
 
     /// Whether `data`, a folder's `index.json`, is that of an export of this version.
     private static func isExport(_ data: Data) -> Bool {
         (try? JSONDecoder().decode(ExportIndex.Header.self, from: data))?.format == exportFormat
+    }
+}
+
+/// The records an export asks for, a batch at a time, each batch starting where the last ended:
+/// the query's `offset` skips photos once, and its `limit` counts them all.
+private struct ExportBatches {
+    /// The most records an export holds at once.
+    static let size = 500
+
+    private var query: LikeQuery
+    private var left: Int?
+    private var done = false
+    /// The damage the listing passed over.
+    private(set) var damage: [String] = []
+
+    init(query: LikeQuery) throws {
+        self.query = query
+        left = query.limit
+    }
+
+    /// The next batch; `nil` after the last.
+    mutating func next(_ repository: LikeRepository) throws -> [StoredRecord]? {
+        guard !done, left.map({ $0 > 0 }) ?? true else { return nil }
+        query.limit = min(Self.size, left ?? Self.size)
+        let page = try repository.select(query)
+        damage += page.damage
+        left = left.map { $0 - page.items.count }
+        done = !page.more
+        if let last = page.items.last {
+            query.after = LikeCursor(last.record.listingKey)
+            query.offset = 0
+        }
+        return page.items.map(\.record)
     }
 }

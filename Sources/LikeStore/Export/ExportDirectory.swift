@@ -51,6 +51,18 @@ struct ExportDirectory {
         try directory.createFile(name, data: data, durable: durable, mode: 0o666)
     }
 
+    /// Appends `bytes` to `name`, created for the owner alone if missing; not flushed.
+    func append(_ name: String, bytes: [UInt8]) throws {
+        try directory.append(name, bytes: bytes, durable: false)
+    }
+
+    /// Writes a new file anyone may read: `head`, the bytes of the file `part`, then `tail`;
+    /// flushed when `durable`. `part` is removed after.
+    func join(_ name: String, head: [UInt8], part: String, tail: [UInt8], durable: Bool) throws {
+        try directory.createFile(name, head: head, part: part, tail: tail, durable: durable, mode: 0o666)
+        if try directory.entry(part) != nil { try directory.remove(part) }
+    }
+
     func rename(_ from: String, to: String) throws { try directory.rename(from, to: to) }
 
     /// Swaps two entries in one step where the system can; false where it cannot.

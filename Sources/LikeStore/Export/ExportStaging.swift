@@ -87,25 +87,20 @@ struct ExportStaging {
 
 /// Readable, unique file names for exported photos: the id with anything but letters, digits,
 /// `-` and `_` turned into `_`, unique also where letter case is ignored.
+///
+/// A photo's files share a stem and differ by suffix; a stem holds no `.`, so two photos' files
+/// can share a name only where their stems do, and only the stems taken are kept.
 struct ExportFileNames {
-    private var taken: Set<String> = ["index.json", "index.html"]
-    private var stems: [String: String] = [:]
+    static let imageSuffix = ".jpg"
+    static let userImageSuffix = ".photographer.jpg"
+    static let thumbnailSuffix = ".thumbnail.jpg"
 
-    /// The file name of a photo's JPEG, or of its photographer's picture.
-    mutating func claim(for id: String, user: Bool) -> String {
-        let stem = stems[id] ?? newStem(for: id)
-        stems[id] = stem
-        return stem + (user ? ".photographer.jpg" : ".jpg")
-    }
+    /// The stems given, lower-cased.
+    private var taken: Set<String> = []
 
-    /// The file name of a photo's thumbnail.
-    mutating func claimThumbnail(for id: String) -> String {
-        let stem = stems[id] ?? newStem(for: id)
-        stems[id] = stem
-        return stem + ".thumbnail.jpg"
-    }
-
-    private mutating func newStem(for id: String) -> String {
+    /// A new stem for the files of the photo `id`: `STEM.jpg`, `STEM.photographer.jpg` and
+    /// `STEM.thumbnail.jpg` (never `index.json` or `index.html`).
+    mutating func stem(for id: String) -> String {
         var base = ""
         for character in id.canonicallyComposed {
             let keep = character.isLetter || character.isNumber || character == "-" || character == "_"
@@ -118,13 +113,11 @@ struct ExportFileNames {
         if base.isEmpty { base = "photo" }
         var stem = base
         var number = 1
-        // All of the photo's possible names must be free, so that no stem's picture is another's photo.
-        let suffixes = [".jpg", ".photographer.jpg", ".thumbnail.jpg"]
-        while suffixes.contains(where: { taken.contains((stem + $0).lowercased()) }) {
+        while taken.contains(stem.lowercased()) {
             number += 1
             stem = "\(base)-\(number)"
         }
-        for suffix in suffixes { taken.insert((stem + suffix).lowercased()) }
+        taken.insert(stem.lowercased())
         return stem
     }
 }

@@ -20,25 +20,44 @@ package struct ExportedPhoto: Sendable {
     package var thumbnail: (name: String, bytes: Int, sha256: String)?
 }
 
-/// What an export wrote, and the damage that left photos out.
-package struct ExportOutcome: Sendable {
-    package var photos: [ExportedPhoto]
-    package var damage: [String]
+/// The files of an export being written, for the index files composed beside its photos: pieces
+/// kept aside while the photos are written, then joined into a file with a head and a tail once
+/// the whole is known (a count, a size), so that no file is held in memory whole.
+package struct ExportWriter {
+    fileprivate let folder: ExportDirectory
+    fileprivate let flushEach: Bool
+
+    /// Appends `bytes` to the part file `name`, kept aside (never flushed: it is removed once
+    /// joined).
+    package func append(_ bytes: [UInt8], toPart name: String) throws {
+        try folder.append(Self.partName(name), bytes: bytes)
+    }
+
+    /// Writes the file `name`: `head`, then what was appended to its part (which is removed),
+    /// then `tail`.
+    package func finish(_ name: String, head: [UInt8], tail: [UInt8]) throws {
+        try folder.join(name, head: head, part: Self.partName(name), tail: tail, durable: flushEach)
+    }
+
+    private static func partName(_ name: String) -> String { "." + name + ".part" }
 }
 
 extension Store {
-    /// Exports `records` into the folder `target`, which must be missing, empty or an earlier
-    /// export (whose `index.json` `isEarlierExport` recognises), and whose parent must exist.
+    /// Exports the records `next` gives, a batch a call until it gives `nil`, into the folder
+    /// `target`, which must be missing, empty or an earlier export (whose `index.json`
+    /// `isEarlierExport` recognises), and whose parent must exist. Returns the sentences of the
+    /// damage that left photos out.
     ///
     /// The folder is built beside it under a hidden name and put in place when whole: until then
-    /// `target` is as it was. `indexFiles` composes the files written after the photos (the
-    /// index and contact sheet), from what was written.
+    /// `target` is as it was. `written` is told each photo as its files are written, and
+    /// `finish` writes the index files last; both through the ``ExportWriter`` they are given.
+    /// One batch of records and one photo's images are held at a time.
     ///
     /// - Throws: ``StoreError/destinationUnusable(path:reason:)``; `io`.
     package func export(
-        _ records: [StoredRecord], to target: String, isEarlierExport: (Data) -> Bool,
-        indexFiles: ([ExportedPhoto]) throws -> [(name: String, data: Data)]
-    ) throws -> ExportOutcome {
+        batches next: () throws -> [StoredRecord]?, to target: String, isEarlierExport: (Data) -> Bool,
+        written: (ExportedPhoto, ExportWriter) throws -> Void, finish: (ExportWriter) throws -> Void
+    ) throws -> [String] {
         if target == path || target.hasPrefix(path + "/") {
             throw StoreError.destinationUnusable(path: target, reason: "it is inside the store")
         }
@@ -54,12 +73,18 @@ extension Store {
         do {
             // Flushed file by file only where one file-system flush cannot do it at the end.
             let flushEach = durable && folder.directory.flushStrategy != .wholeFileSystem
-            let outcome = try writePhotos(records, into: folder.directory, flushEach: flushEach)
-            for file in try indexFiles(outcome.photos) { try folder.directory.createFile(file.name, data: file.data, durable: flushEach) }
+            let writer = ExportWriter(folder: folder.directory, flushEach: flushEach)
+            var photos = PhotoWriting(opened: try open(), folder: folder.directory, flushEach: flushEach)
+            while let batch = try next() {
+                for record in batch {
+                    if let photo = try writePhoto(record, &photos) { try written(photo, writer) }
+                }
+            }
+            try finish(writer)
             if flushEach { try folder.directory.sync() }
             if durable, folder.directory.flushStrategy == .wholeFileSystem { try folder.directory.syncFileSystem() }
             try staging.publish(folder, replacing: replacing, durable: durable)
-            return outcome
+            return photos.damage
         } catch {
             try? staging.remove(folder.name)
             throw error
@@ -106,49 +131,55 @@ extension Store {
         return .images(found)
     }
 
-    /// Copies each photo's images and thumbnail into `folder`.
-    private func writePhotos(_ stored: [StoredRecord], into folder: ExportDirectory, flushEach: Bool) throws -> ExportOutcome {
-        let opened = try open()
+    /// What writing an export's photos carries from one to the next.
+    private struct PhotoWriting {
+        let opened: OpenStore?
+        let folder: ExportDirectory
+        let flushEach: Bool
         var names = ExportFileNames()
-        var outcome = ExportOutcome(photos: [], damage: [])
-        for original in stored {
-            var record = original
-            var found = try read(record, images: opened?.images)
-            if case .gone = found, let records = opened?.records {
-                // Unliked since it was listed: left out. Updated: its new images, once.
-                guard let again = try? records.read(key: record.key) else { continue }
-                if again.generation != record.generation {
-                    record = again
-                    found = try read(record, images: opened?.images)
-                }
+        var damage: [String] = []
+    }
+
+    /// Copies a photo's images and thumbnail into the export; `nil` when it was left out
+    /// (unliked since it was listed, or damaged: then said in `damage`).
+    private func writePhoto(_ original: StoredRecord, _ writing: inout PhotoWriting) throws -> ExportedPhoto? {
+        var record = original
+        let opened = writing.opened
+        var found = try read(record, images: opened?.images)
+        if case .gone = found, let records = opened?.records {
+            // Unliked since it was listed: left out. Updated: its new images, once.
+            guard let again = try? records.read(key: record.key) else { return nil }
+            if again.generation != record.generation {
+                record = again
+                found = try read(record, images: opened?.images)
             }
-            let images: [(data: Data, info: StoredRecord.Image, user: Bool)]
-            switch found {
-            case .images(let read): images = read
-            case .gone:
-                outcome.damage.append(
-                    "An image of photo \(MessageText.quoted(record.id)) is missing from the store, so the photo was left out. Repairing the store sets the photo aside."
-                )
-                continue
-            case .damaged(let sentence):
-                outcome.damage.append(sentence)
-                continue
-            }
-            let copies = images.map { (name: names.claim(for: record.id, user: $0.user), data: $0.data) }
-            for copy in copies { try folder.createFile(copy.name, data: copy.data, durable: flushEach) }
-            var photo = ExportedPhoto(
-                record: record, files: copies.map { copy in (copy.name, copy.data.withUnsafeBytes { SHA256.hexDigest(of: $0) }) })
-            if let opened, let stored = try? thumbnailBytes(of: record, opened) {
-                // Without the store's tag, which names the store's own image generation: the
-                // codec's JPEG alone, the same bytes whichever store exports the photo.
-                let thumbnail = Data(ThumbnailFiles.untagged([UInt8](stored)))
-                let name = names.claimThumbnail(for: record.id)
-                try folder.createFile(name, data: thumbnail, durable: flushEach)
-                photo.thumbnail = (name, thumbnail.count, thumbnail.withUnsafeBytes { SHA256.hexDigest(of: $0) })
-            }
-            outcome.photos.append(photo)
         }
-        return outcome
+        let images: [(data: Data, info: StoredRecord.Image, user: Bool)]
+        switch found {
+        case .images(let read): images = read
+        case .gone:
+            writing.damage.append(
+                "An image of photo \(MessageText.quoted(record.id)) is missing from the store, so the photo was left out. Repairing the store sets the photo aside."
+            )
+            return nil
+        case .damaged(let sentence):
+            writing.damage.append(sentence)
+            return nil
+        }
+        let stem = writing.names.stem(for: record.id)
+        let copies = images.map { (name: stem + ($0.user ? ExportFileNames.userImageSuffix : ExportFileNames.imageSuffix), data: $0.data) }
+        for copy in copies { try writing.folder.createFile(copy.name, data: copy.data, durable: writing.flushEach) }
+        var photo = ExportedPhoto(
+            record: record, files: copies.map { copy in (copy.name, copy.data.withUnsafeBytes { SHA256.hexDigest(of: $0) }) })
+        if let opened, let stored = try? thumbnailBytes(of: record, opened) {
+            // Without the store's tag, which names the store's own image generation: the
+            // codec's JPEG alone, the same bytes whichever store exports the photo.
+            let thumbnail = Data(ThumbnailFiles.untagged([UInt8](stored)))
+            let name = stem + ExportFileNames.thumbnailSuffix
+            try writing.folder.createFile(name, data: thumbnail, durable: writing.flushEach)
+            photo.thumbnail = (name, thumbnail.count, thumbnail.withUnsafeBytes { SHA256.hexDigest(of: $0) })
+        }
+        return photo
     }
 
     /// The bytes of a photo's thumbnail, made now if it is missing or damaged; `nil` when its

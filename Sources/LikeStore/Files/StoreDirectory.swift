@@ -223,6 +223,30 @@ final class StoreDirectory: Sendable {
         succeeded = true
     }
 
+    /// Creates `name` (which must not exist) with `head`, the bytes of the file `part` (read a
+    /// megabyte at a time; missing reads as empty) and `tail`, flushed when `durable`.
+    func createFile(_ name: String, head: [UInt8], part: String, tail: [UInt8], durable: Bool, mode: mode_t) throws {
+        let source = try openForReading(part)
+        try createFile(name, durable: durable, mode: mode) { fd, tearing in
+            func write(_ bytes: UnsafeRawBufferPointer) throws {
+                if tearing { throw FaultInjector.InjectedCrash() }
+                let written = DurableFile.writeAll(fd, bytes)
+                if written != 0 { throw fail("write", name, written) }
+            }
+            try head.withUnsafeBytes(write)
+            if let source {
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+                defer { buffer.deallocate() }
+                var offset = 0
+                while case let count = try source.read(into: buffer, at: offset), count > 0 {
+                    try write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+                    offset += count
+                }
+            }
+            try tail.withUnsafeBytes(write)
+        }
+    }
+
     func createFile(_ name: String, data: Data, durable: Bool, mode: mode_t = 0o600) throws {
         _ = try data.withUnsafeBytes { try createFile(name, bytes: $0, durable: durable, mode: mode) }
     }
