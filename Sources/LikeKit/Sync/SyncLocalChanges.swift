@@ -80,7 +80,21 @@ extension LikeRepository {
         var drafts: [Draft] = []
         var found = LocalChanges()
         let everything = position == nil && shards.photos.published.isEmpty
-        // This store's unlikes not published yet: of a photo liked again since, before that like.
+        drafts += unlikeDrafts(unlikeTimes, present: present, engine, shards)
+        for record in records {
+            drafts += try changeDrafts(for: record, &shards.photos, &found.images, after: drafts.count, everything: everything)
+        }
+        let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
+        found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
+        found.photosChanged = shards.photos != before
+        return found
+    }
+
+    /// This store's unlikes not published yet, as changes to make (of a photo liked again since,
+    /// before that like); each noted as published, and a photo the store no longer holds
+    /// forgotten. `present`: the photos the store holds.
+    func unlikeDrafts(_ unlikeTimes: [String: Int64], present: Set<String>, _ engine: DeviceSyncState, _ shards: PhotoShards) -> [Draft] {
+        var drafts: [Draft] = []
         for (id, time) in unlikeTimes.sorted(by: { $0.key < $1.key }) where time > (shards.photos.unlikePublished(id) ?? -1) {
             if shards.photos.unlikePublished(id) == nil, let last = engine.histories[id]?.lastUnlike, last.device == engine.device,
                 last.milliseconds >= time
@@ -91,13 +105,7 @@ extension LikeRepository {
             shards.photos.noteUnlikePublished(id, at: time)
             if !present.contains(id) { shards.photos.forget(id) }
         }
-        for record in records {
-            drafts += try changeDrafts(for: record, &shards.photos, &found.images, after: drafts.count, everything: everything)
-        }
-        let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
-        found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
-        found.photosChanged = shards.photos != before
-        return found
+        return drafts
     }
 
     /// The changes of one record since the last sync: a part is this store's change when its
@@ -106,7 +114,7 @@ extension LikeRepository {
     /// then (the period's start, a like of the liked photo, or its image given), giving the
     /// image, else an edit; each with the parts last given then. A first sync publishes each
     /// photo as one like giving all it has.
-    private func changeDrafts(
+    func changeDrafts(
         for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: (id: String, user: Bool)], after count: Int,
         everything: Bool
     ) throws -> [Draft] {

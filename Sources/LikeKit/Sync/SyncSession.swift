@@ -20,6 +20,11 @@ import LikesSupport
 /// folder's drive gone a moment, the store busy) is reported and the session goes on; a store
 /// found to be a copy of another device's ends it.
 ///
+/// On Apple platforms each sync writes into the folder as a coordinated write (`NSFileCoordinator`),
+/// which an iCloud Drive folder asks of its writers; on iOS, watchOS and visionOS it runs as an
+/// expiring activity, so that a sync under way when the app leaves the foreground gets the time the
+/// system allows, and none begins once the system grants no more.
+///
 /// ```swift
 /// let session = repository.startSyncing(with: iCloudFolder)
 /// Task {
@@ -66,7 +71,7 @@ public final class SyncSession: Sendable {
     public var isStopped: Bool { loop.isStopped }
 
     /// The session's loop and what it shares with the session's methods.
-    private final class Loop: Sendable {
+    fileprivate final class Loop: Sendable {
         private struct State {
             var stopped = false
             var now = true
@@ -122,7 +127,10 @@ public final class SyncSession: Sendable {
                 let due = Date().timeIntervalSince(lastSync) >= (waiting ? 2 : 5)
                 if now || due || look.mark != seen?.mark || look.folder != seen?.folder {
                     do {
-                        let report = try repository.sync(with: folder)
+                        guard let report = try Self.syncOnce(repository, folder) else {
+                            _ = wake.wait(timeout: .now() + interval)
+                            continue
+                        }
                         waiting = !report.pending.isEmpty
                         reports.yield(report)
                         handler?(.success(report))
@@ -143,6 +151,61 @@ public final class SyncSession: Sendable {
             }
         }
     }
+}
+
+extension SyncSession.Loop {
+    #if canImport(Darwin) && !os(macOS)
+        /// One sync, held as an expiring activity (`ProcessInfo.performExpiringActivity`, as
+        /// Apple documents it): an app sent to the background while a sync runs gets the time the
+        /// system allows to end it. `nil` when the system grants none (the app is being
+        /// suspended): no sync begins then, and the next look after the app comes back tries
+        /// again. A sync the system ends part way is finished by the next, as after a power cut.
+        static func syncOnce(_ repository: LikeRepository, _ folder: URL) throws -> SyncReport? {
+            // 0: not begun; 1: begun; 2: not to begin, as no time was granted.
+            let phase = Locked(0)
+            let begin: @Sendable (Int) -> Bool = { next in phase.withLock { if $0 == 0 { $0 = next; return true } else { return false } } }
+            let outcome = Locked<Result<SyncReport, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            ProcessInfo.processInfo.performExpiringActivity(withReason: "Syncing favorites") { expired in
+                if expired {
+                    // The time is up: a sync under way goes on while the system lets it.
+                    if begin(2) { done.signal() }
+                    return
+                }
+                guard begin(1) else { return }
+                outcome.withLock { $0 = Result { try coordinated(repository, folder) } }
+                done.signal()
+            }
+            done.wait()
+            return try outcome.withLock { $0 }?.get()
+        }
+    #elseif canImport(Darwin)
+        /// One sync (a Mac app is not suspended while it works).
+        static func syncOnce(_ repository: LikeRepository, _ folder: URL) throws -> SyncReport? {
+            try coordinated(repository, folder)
+        }
+    #else
+        /// One sync: elsewhere no system suspends the process, and nothing coordinates a folder's
+        /// writers.
+        static func syncOnce(_ repository: LikeRepository, _ folder: URL) throws -> SyncReport? {
+            try repository.sync(with: folder)
+        }
+    #endif
+
+    #if canImport(Darwin)
+        /// The sync as a coordinated write into the folder (`NSFileCoordinator`, option
+        /// `forMerging`, as Apple documents it), so that iCloud Drive's daemon, a file provider or
+        /// the Files app do not move or upload a file of the folder while the sync writes it.
+        private static func coordinated(_ repository: LikeRepository, _ folder: URL) throws -> SyncReport {
+            var failure: NSError?
+            var outcome: Result<SyncReport, any Error>?
+            NSFileCoordinator(filePresenter: nil).coordinate(writingItemAt: folder, options: .forMerging, error: &failure) { url in
+                outcome = Result { try repository.sync(with: url) }
+            }
+            if let outcome { return try outcome.get() }
+            throw LikeRepositoryError.io(action: "coordinate writing into", path: folder.path, code: Int32(truncatingIfNeeded: failure?.code ?? 0))
+        }
+    #endif
 }
 
 extension LikeRepository {
