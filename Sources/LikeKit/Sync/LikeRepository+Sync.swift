@@ -220,8 +220,9 @@ extension LikeRepository {
 
     /// An image of this store's to publish, read when it is written: `nil` when the store no
     /// longer has those bytes (changed or unliked since).
-    func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?) throws -> [UInt8]? {
-        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user), SyncFolder.digest(bytes) == sha256 else { return nil }
+    func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?, reader: StoreReader? = nil) throws -> [UInt8]? {
+        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user, reader: reader), SyncFolder.digest(bytes) == sha256
+        else { return nil }
         return bytes
     }
 

@@ -34,7 +34,7 @@ extension LikeRepository {
     func publishEverything(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards) throws -> Int {
         let (places, newestTime) = try recordPlaces()
         let unlikes = try translating { try store.unlikeTimes() }
-        guard !places.isEmpty || !unlikes.isEmpty else { return 0 }
+        guard !places.isEmpty || !unlikes.isEmpty, let reader = try translating({ try store.reader() }) else { return 0 }
         let sequence = saved.engine.nextSequence
         saved.engine.nextSequence += 1
         let after = max(newestTime, unlikes.values.max() ?? 0, Timestamp.milliseconds(Date())) + 1
@@ -52,12 +52,12 @@ extension LikeRepository {
         for group in 0..<groups {
             let keys = places.filter { $0.shard % groups == group }.map(\.key)
             let unliked = unlikes.filter { PhotoShards.shard(of: $0.key) % groups == group }
-            let records = try keys.compactMap { key in try translating { try store.record(forKey: key) } }
+            let records = try keys.compactMap { key in try translating { try reader.record(forKey: key) } }
             try shards.load(records.map(\.id) + unliked.keys)
             var images: [String: (id: String, user: Bool)] = [:]
             var drafts = unlikeDrafts(unliked, present: Set(records.map(\.id)), saved.engine, shards)
             for record in records {
-                drafts += try changeDrafts(for: record, &shards.photos, &images, after: drafts.count, everything: true)
+                drafts += try changeDrafts(for: record, &shards.photos, &images, after: drafts.count, everything: true, reader: reader)
             }
             let changes = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { draft in
                 let counter = counters[draft.time, default: 0]
@@ -66,7 +66,7 @@ extension LikeRepository {
                 saved.engine.recordOwn(change)
                 return change
             }
-            try folderTranslating { try writer.add(changes) { sha256 in try self.publishedBytes(sha256, images[sha256]) } }
+            try folderTranslating { try writer.add(changes) { sha256 in try self.publishedBytes(sha256, images[sha256], reader: reader) } }
             shards.photos.histories.merge(saved.engine.histories) { _, new in new }
             saved.engine.histories = [:]
             try shards.save()

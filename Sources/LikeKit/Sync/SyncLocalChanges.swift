@@ -116,7 +116,7 @@ extension LikeRepository {
     /// photo as one like giving all it has.
     func changeDrafts(
         for record: StoredRecord, _ photos: inout SavedPhotos, _ images: inout [String: (id: String, user: Bool)], after count: Int,
-        everything: Bool
+        everything: Bool, reader: StoreReader? = nil
     ) throws -> [Draft] {
         let stamps = record.stamps?.values ?? Dictionary(uniqueKeysWithValues: PhotoState.parts.map { ($0, String(record.likedAt)) })
         let before = everything ? nil : photos.published[record.id]
@@ -138,13 +138,13 @@ extension LikeRepository {
         for time in likes { given[time, default: []].insert(RecordField.image.rawValue) }
         var mainImage: ImageReference?
         if !likes.isEmpty {
-            let reference = try publishedImage(of: record.id, user: false, &images)
+            let reference = try publishedImage(of: record.id, user: false, &images, reader: reader)
             photos.images[record.id] = reference.sha256
             mainImage = reference
         }
         var userImage: ImageReference?
         if new[RecordField.userImage.rawValue] != nil || everything, record.userImage != nil {
-            userImage = try publishedImage(of: record.id, user: true, &images)
+            userImage = try publishedImage(of: record.id, user: true, &images, reader: reader)
         }
         photos.userImages[record.id] = record.userImage == nil ? nil : (userImage?.sha256 ?? photos.userImages[record.id])
         let photo = try record.photo.map { String(decoding: try Self.compactEncoder.encode($0), as: UTF8.self) }
@@ -200,15 +200,22 @@ extension LikeRepository {
 
     /// One of the photo's images as a change names it, and where it is, to be read again when
     /// it is written into the folder (a first sync of a large store holds one image at a time).
-    private func publishedImage(of id: String, user: Bool, _ images: inout [String: (id: String, user: Bool)]) throws -> ImageReference {
-        let bytes = try imageBytes(of: id, user: user)
+    private func publishedImage(
+        of id: String, user: Bool, _ images: inout [String: (id: String, user: Bool)], reader: StoreReader?
+    ) throws -> ImageReference {
+        let bytes = try imageBytes(of: id, user: user, reader: reader)
         let reference = ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count)
         images[reference.sha256] = (id, user)
         return reference
     }
 
-    func imageBytes(of id: String, user: Bool) throws -> [UInt8] {
-        switch try translating({ try store.file(user ? .userImage : .image, of: id) })?.read {
+    /// The bytes of one of a liked photo's images, read through `reader` when there is one (the
+    /// store opened once for many reads).
+    func imageBytes(of id: String, user: Bool, reader: StoreReader? = nil) throws -> [UInt8] {
+        let read =
+            try reader.map { reader in try translating { try reader.image(ofPhoto: id, user: user) } }
+            ?? translating({ try store.file(user ? .userImage : .image, of: id) })?.read
+        switch read {
         case .whole(let data)?: return Array(data)
         case .damaged(let reason)?:
             throw LikeRepositoryError.damagedImage(file: id, reason: reason)
