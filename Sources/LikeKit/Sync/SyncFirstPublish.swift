@@ -17,28 +17,31 @@ extension LikeRepository {
     /// About how many photos a first sync holds at a time.
     static let firstSyncBatch = 4_000
 
+    /// Where a first sync's counters start within a millisecond: above any a sync that finishes
+    /// one killed part way gives (counting from 0, as the clock kept stands where it stood), so
+    /// that no two changes of the device share a stamp, and both stamp by the time each change was
+    /// made (a later stamp could win over another device's change made in between).
+    static let firstSyncCounters = 1 << 20
+
     /// Publishes every photo the store holds, and this store's unlikes its journal keeps, as the
     /// changes of a new device (the same changes ``localChanges(_:_:since:alsoUnliked:)`` finds
     /// for one), and returns how many. The store is read twice: once for the records' keys, and
     /// once a group of shards at a time.
     ///
     /// Each change is stamped by the time its parts were given, as a new device's clock stamps
-    /// changes made in that order. What a sync keeps is written in the order a round writes it:
-    /// the change file's number first, with a clock after every stamp to be made (so that a sync
-    /// which dies part way stamps what it publishes again after them); then each group's
+    /// changes made in that order (see ``firstSyncCounters``). What a sync keeps is written in the
+    /// order a round writes it: the change file's number first, with the clock as it stood; then each group's
     /// histories and what is published of its photos, as the group's changes go into the file;
     /// the images' uses, kept aside meanwhile (a sync that finds them pending counts them again);
     /// the file put in place last. One that dies before the end publishes the photos not noted
     /// as published, and the next upkeep finds the numbered file missing and publishes the rest
     /// from the histories as a snapshot.
     func publishEverything(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards) throws -> Int {
-        let (places, newestTime) = try recordPlaces()
+        let places = try recordPlaces()
         let unlikes = try translating { try store.unlikeTimes() }
         guard !places.isEmpty || !unlikes.isEmpty, let reader = try translating({ try store.reader() }) else { return 0 }
         let sequence = saved.engine.nextSequence
         saved.engine.nextSequence += 1
-        let after = max(newestTime, unlikes.values.max() ?? 0, Timestamp.milliseconds(Date())) + 1
-        saved.engine.clock = HybridClock(device: saved.engine.device, last: (after, 0))
         saved.usesPending = true
         try saveSync(saved)
         shards.deferUses()
@@ -60,7 +63,7 @@ extension LikeRepository {
                 drafts += try changeDrafts(for: record, &shards.photos, &images, after: drafts.count, everything: true, reader: reader)
             }
             let changes = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }.map { draft in
-                let counter = counters[draft.time, default: 0]
+                let counter = counters[draft.time, default: Self.firstSyncCounters]
                 counters[draft.time] = counter + 1
                 let change = draft.make(Stamp(milliseconds: draft.time, counter: counter, device: saved.engine.device))
                 saved.engine.recordOwn(change)
@@ -80,21 +83,14 @@ extension LikeRepository {
         return writer.count
     }
 
-    /// The key and bookkeeping shard of every record, read a page at a time, and the newest time
-    /// a part of one was given.
-    private func recordPlaces() throws -> (places: [(key: String, shard: Int)], newest: Int64) {
+    /// The key and bookkeeping shard of every record, read a page at a time.
+    private func recordPlaces() throws -> [(key: String, shard: Int)] {
         var query = StoreQuery(newestFirst: true, limit: 1_000, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
         var places: [(key: String, shard: Int)] = []
-        var newest: Int64 = 0
         while true {
             let page = try translating { try store.page(query) }
-            for item in page.items {
-                let record = item.record
-                places.append((record.key, PhotoShards.shard(of: record.id)))
-                newest = max(newest, record.likedAt)
-                for stamp in (record.stamps?.values ?? [:]).values { newest = max(newest, StampedPart.milliseconds(of: stamp)) }
-            }
-            guard page.more, let last = page.items.last else { return (places, newest) }
+            places += page.items.map { ($0.record.key, PhotoShards.shard(of: $0.record.id)) }
+            guard page.more, let last = page.items.last else { return places }
             query.after = last.record.listingKey
         }
     }
