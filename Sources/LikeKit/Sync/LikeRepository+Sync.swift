@@ -70,12 +70,18 @@ extension LikeRepository {
         let positionAt = Timestamp.milliseconds(Date())
         let position = try translating { try store.journalEnd() }
         let unstamped = saved.engine
-        let (found, publishedFirst) = try findChanges(&saved, folder, shards, isNew: isNew, position: position)
+        var found = LocalChanges()
+        if position == nil || position != saved.position {
+            found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, alsoUnliked: saved.unlikesFound ?? [:])
+            saved.unlikesFound = nil
+        } else if let unliked = saved.unlikesFound {
+            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: unliked)
+            saved.unlikesFound = nil
+        }
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
             return quiet
         }
         var round = try runRound(&saved, folder, shards, found, unstamped: unstamped)
-        round.published += publishedFirst
         try shards.load(unfinished)
         for id in unfinished where round.touched[id] == nil {
             if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
@@ -108,26 +114,6 @@ extension LikeRepository {
         var shown = round
         shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
         return report(saved.engine, shown)
-    }
-
-    /// What the store changed since its last sync, to publish in the round; a new device's
-    /// photos are published first, in a change file of their own (with how many changes).
-    private func findChanges(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, isNew: Bool, position: JournalPosition?)
-        throws -> (LocalChanges, published: Int)
-    {
-        var found = LocalChanges()
-        if isNew {
-            let published = try publishEverything(&saved, folder, shards)
-            found.photosChanged = true
-            return (found, published)
-        } else if position == nil || position != saved.position {
-            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: saved.unlikesFound ?? [:])
-            saved.unlikesFound = nil
-        } else if let unliked = saved.unlikesFound {
-            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: unliked)
-            saved.unlikesFound = nil
-        }
-        return (found, 0)
     }
 
     /// The report of a sync with nothing new on either side, which writes nothing (and, with the
@@ -220,9 +206,8 @@ extension LikeRepository {
 
     /// An image of this store's to publish, read when it is written: `nil` when the store no
     /// longer has those bytes (changed or unliked since).
-    func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?, reader: StoreReader? = nil) throws -> [UInt8]? {
-        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user, reader: reader), SyncFolder.digest(bytes) == sha256
-        else { return nil }
+    private func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?) throws -> [UInt8]? {
+        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user), SyncFolder.digest(bytes) == sha256 else { return nil }
         return bytes
     }
 
@@ -265,19 +250,11 @@ extension LikeRepository {
     /// What the store keeps, and whether it was made now (a store's first sync, or a new device).
     private func loadSync(newDevice: Bool, _ shards: PhotoShards) throws -> (SavedSync, isNew: Bool) {
         if !newDevice, let data = try translating({ try store.syncFile(Store.syncStateName) }) {
-            var saved: SavedSync
             do {
-                saved = try JSONDecoder().decode(SavedSync.self, from: data)
+                return (try JSONDecoder().decode(SavedSync.self, from: data), false)
             } catch {
                 throw LikeRepositoryError.damagedSyncState(file: store.displayPath + "/sync/state.json", reason: "cannot be read (\(error))")
             }
-            if saved.usesPending == true {
-                // A first sync died before it wrote the images' uses: counted again from every photo.
-                try translating { try shards.countUsesAgain() }
-                saved.usesPending = nil
-                try saveSync(saved)
-            }
-            return (saved, false)
         }
         // A new device publishes every photo the store holds, as its own.
         try shards.clear()

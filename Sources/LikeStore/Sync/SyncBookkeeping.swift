@@ -28,9 +28,6 @@ package struct SavedSync: Codable {
     /// Unlikes this store made while a sync ran, found before that sync wrote the journal anew
     /// (which keeps no unlike): by photo id, the time; published by the next sync.
     package var unlikesFound: [String: Int64]?
-    /// Set while a first sync writes the photos' side without the images' uses (see
-    /// ``PhotoShards/deferUses()``): a sync that finds it set counts them again from every photo.
-    package var usesPending: Bool?
 
     package init(engine: DeviceSyncState, position: JournalPosition?, applying: [String]? = nil, unlikesFound: [String: Int64]? = nil) {
         self.engine = engine
@@ -123,8 +120,6 @@ package final class PhotoShards {
     private var uses: [Int: [String: Int]] = [:]
     /// The shards of uses changed since they were read.
     private var usesChanged = Set<Int>()
-    /// The changes to the uses that ``save()`` keeps aside instead of writing, while deferred.
-    private var deferred: DeferredUses?
 
     package init(store: Store, displayPath: String) {
         self.store = store
@@ -200,11 +195,6 @@ package final class PhotoShards {
             for sha256 in Self.images(of: before) { counted[sha256, default: 0] -= 1 }
             for sha256 in Self.images(of: part) { counted[sha256, default: 0] += 1 }
         }
-        if var deferred {
-            for (sha256, change) in counted where change != 0 { deferred.add(sha256, change) }
-            self.deferred = deferred
-            counted = [:]
-        }
         for (sha256, change) in counted where change != 0 {
             let shard = Self.usesShard(of: sha256)
             try loadUses(shard)
@@ -243,51 +233,6 @@ package final class PhotoShards {
         } catch {
             throw StoreError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
         }
-    }
-
-    /// From now, ``save()`` writes the photos' shards without the images' uses, and keeps their
-    /// changes aside (32 bytes an image) until ``writeDeferredUses()``: a first sync saves its
-    /// photos a group at a time, and writing every use shard with each group would rewrite them
-    /// all many times.
-    package func deferUses() {
-        deferred = DeferredUses()
-    }
-
-    /// Writes the uses kept aside since ``deferUses()`` into their shards, and writes them at
-    /// once again from then on.
-    package func writeDeferredUses() throws {
-        guard let kept = deferred else { return }
-        deferred = nil
-        for (sha256, change) in kept.changes.map({ ($0.key.hex, $0.value) }) + kept.others.map({ ($0.key, $0.value) }) {
-            let shard = Self.usesShard(of: sha256)
-            try loadUses(shard)
-            let count = (uses[shard]?[sha256] ?? 0) + change
-            uses[shard]?[sha256] = count > 0 ? count : nil
-            usesChanged.insert(shard)
-        }
-        try store.setSyncFiles(try usesChanged.sorted().map { (Self.usesName($0), try JSONEncoder().encode(uses[$0] ?? [:])) })
-        usesChanged = []
-    }
-
-    /// Counts every image's uses again from every photo (all shards loaded): after a first sync
-    /// that died before it wrote them.
-    package func countUsesAgain() throws {
-        try loadAll()
-        var counted: [String: Int] = [:]
-        for sha256 in Self.images(of: photos) { counted[sha256, default: 0] += 1 }
-        uses = Dictionary(uniqueKeysWithValues: (0..<256).map { ($0, [String: Int]()) })
-        for (sha256, count) in counted { uses[Self.usesShard(of: sha256)]?[sha256] = count }
-        try store.setSyncFiles(try (0..<256).map { (Self.usesName($0), try JSONEncoder().encode(uses[$0] ?? [:])) })
-        usesChanged = []
-    }
-
-    /// Lets go of every shard read, once saved: a first sync holds a batch of photos at a time.
-    package func unload() {
-        precondition(usesChanged.isEmpty, "unloaded before it was saved")
-        photos = SavedPhotos()
-        read = [:]
-        everyImage = nil
-        uses = [:]
     }
 
     /// Empties every shard: a new device keeps nothing of the old one's.
@@ -340,46 +285,5 @@ extension Store {
             if let damage = check(name, as: [String: Int].self) { return damage }
         }
         return nil
-    }
-}
-
-/// Changes to images' uses kept aside, by SHA-256 as its 32 bytes.
-private struct DeferredUses {
-    struct Digest: Hashable {
-        var words: (UInt64, UInt64, UInt64, UInt64)
-
-        init?(_ hex: String) {
-            let bytes = Array(hex.utf8)
-            guard bytes.count == 64 else { return nil }
-            func word(_ index: Int) -> UInt64? { UInt64(String(decoding: bytes[(index * 16)..<(index * 16 + 16)], as: UTF8.self), radix: 16) }
-            guard let a = word(0), let b = word(1), let c = word(2), let d = word(3) else { return nil }
-            words = (a, b, c, d)
-        }
-
-        var hex: String {
-            [words.0, words.1, words.2, words.3].map { word in
-                let digits = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }.joined()
-        }
-
-        static func == (left: Digest, right: Digest) -> Bool { left.words == right.words }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(words.0)
-            hasher.combine(words.1)
-        }
-    }
-
-    var changes: [Digest: Int] = [:]
-    /// Names that are no SHA-256 in lower-case hex (none the store makes), kept as they are.
-    var others: [String: Int] = [:]
-
-    mutating func add(_ sha256: String, _ change: Int) {
-        if let digest = Digest(sha256), digest.hex == sha256 {
-            changes[digest, default: 0] += change
-        } else {
-            others[sha256, default: 0] += change
-        }
     }
 }
