@@ -1,7 +1,7 @@
 // LikedPhotos and LikeStatus as a SwiftUI view uses them, observed with withObservationTracking
 // while a second repository on the same store (another process's view of it) makes changes:
 // each change is announced, in the query's order and filters, within a second on a quiet machine
-// (the bound here is 2 s: the suite's load makes a debug build's listing cost more).
+// (the bound here is 5 s: the CI suite's load makes a debug build's listing cost more).
 
 import Foundation
 import Observation
@@ -12,10 +12,12 @@ import Testing
 @testable import LikeStore
 
 /// Whether reading `read` under observation tracking is followed by a change within `seconds`
-/// of `act`: what a SwiftUI view relies on to draw again.
+/// of `act`: what a SwiftUI view relies on to draw again. On a quiet machine a change is
+/// announced in well under a second; the CI suite runs this beside the browser and replay tests,
+/// under which 2 s once did not suffice, hence 5.
 @available(macOS 14, iOS 17, watchOS 10, *)
 @MainActor
-func announcesChange(within seconds: Double = 2, of read: @escaping @MainActor () -> Void, when act: () async throws -> Void) async throws -> Bool {
+func announcesChange(within seconds: Double = 5, of read: @escaping @MainActor () -> Void, when act: () async throws -> Void) async throws -> Bool {
     let (signal, continuation) = AsyncStream<Void>.makeStream()
     withObservationTracking(read) {
         continuation.yield()
