@@ -146,8 +146,13 @@ struct ExportIndex: Codable {
     }
 
     func encoded() throws -> Data {
+        try Self.encoder().encode(self)
+    }
+
+    /// The encoder of `index.json`, and of each photo's entry in it.
+    static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        return encoder
     }
 }

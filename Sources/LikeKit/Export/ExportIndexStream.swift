@@ -22,11 +22,7 @@ struct ExportIndexStream {
     private var bytes = 0
     private var json: [UInt8] = []
     private var html: [UInt8] = []
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    private let encoder = ExportIndex.encoder()
 
     init(query: LikeQuery) {
         self.query = query
