@@ -36,7 +36,7 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io`.
     @discardableResult
     public func repair(dryRun: Bool = false) throws -> RepairReport {
-        let syncDamage = store.syncBookkeepingDamage()
+        let syncDamage = try translating { try store.syncBookkeepingDamage() }
         let repaired = try translating { try store.repair(dryRun: dryRun, syncDamage: syncDamage) { observers.changed() } }
         var report = RepairReport(
             dryRun: repaired.dryRun, rebuilt: repaired.rebuilt.map(PhotoID.init(stored:)),

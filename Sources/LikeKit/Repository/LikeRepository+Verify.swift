@@ -22,7 +22,7 @@ extension LikeRepository {
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
     public func verify() throws -> VerificationReport {
         let found = try translating { try store.verify() }
-        let sync = store.syncBookkeepingDamage().map {
+        let sync = try translating { try store.syncBookkeepingDamage() }.map {
             ["the sync bookkeeping is damaged: \($0) (repair sets it aside; the next sync makes this store a new device)"]
         }
         return VerificationReport(problems: found.problems + (sync ?? []), orphans: found.orphans)

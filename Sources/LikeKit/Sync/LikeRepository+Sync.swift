@@ -249,12 +249,11 @@ extension LikeRepository {
 
     /// What the store keeps, and whether it was made now (a store's first sync, or a new device).
     private func loadSync(newDevice: Bool, _ shards: PhotoShards) throws -> (SavedSync, isNew: Bool) {
-        if !newDevice, let data = try translating({ try store.syncFile(Store.syncStateName) }) {
-            do {
-                return (try JSONDecoder().decode(SavedSync.self, from: data), false)
-            } catch {
-                throw LikeRepositoryError.damagedSyncState(file: store.displayPath + "/sync/state.json", reason: "cannot be read (\(error))")
-            }
+        if let data = try translating({ try store.syncFile(Store.syncStateName) }) {
+            // A state a later version wrote is refused even for a new device, whose start would
+            // empty the shards that version keeps.
+            let saved = try translating { try Store.decodeSyncState(data, file: store.displayPath + "/sync/state.json") }
+            if !newDevice { return (saved, false) }
         }
         // A new device publishes every photo the store holds, as its own.
         try shards.clear()
@@ -266,6 +265,7 @@ extension LikeRepository {
     func saveSync(_ saved: SavedSync) throws {
         var kept = saved
         kept.engine.histories = [:]
+        kept.format = SyncFormat.current
         try translating { try store.setSyncFile(try JSONEncoder().encode(kept), for: Store.syncStateName) }
     }
 

@@ -4,7 +4,8 @@
 // last sync and the SHA-256 of its images then; and, in 256 shards `uses-XX` by the SHA-256's
 // first two digits, how many photos have each image, so that an image two photos share is never
 // let go of with one of them. A sync reads and writes only the shards of the photos and images it
-// touches: one like at 100,000 photos costs a shard or two, not the whole collection.
+// touches: one like at 100,000 photos costs a shard or two, not the whole collection. Every file
+// names its version in a `format` field (SyncFormat): a later one is refused, never read as damage.
 
 import LikeSync
 import LikesSupport
@@ -15,9 +16,51 @@ import LikesSupport
     import FoundationEssentials
 #endif
 
+/// The version of the files in sync/, named in each by a `format` field. A file without one was
+/// written before there was a version (1) and is read as it is; a file of a later version is
+/// refused as ``StoreError/newerFormat(file:format:)`` before anything of it is used, so that an
+/// older likes neither takes it for damage nor writes over it.
+///
+/// `state` is read first by every sync, and shards only as photos need them: so a version that
+/// changes any file's format writes `state` naming its version before any file of the new format,
+/// and an older likes stops at `state` before it has done anything.
+package enum SyncFormat {
+    /// The version this build writes, and the latest it reads.
+    package static let current = 2
+    /// The field that names it (in the uses' shards, a key beside the images' digests).
+    package static let key = "format"
+
+    /// Only the version of a file whose body this build could not read.
+    private struct Probe: Decodable {
+        let format: Int?
+    }
+
+    /// Decodes a file of sync/ (`name`, shown as `file`), whose version `version` gives once read:
+    /// a later version than ``current`` is ``StoreError/newerFormat(file:format:)``, whether or not
+    /// its body has this build's shape; any other file that does not read is damage.
+    package static func decode<Value: Decodable>(
+        _ data: Data, as type: Value.Type, file: String, kind: String, version: (Value) -> Int?
+    ) throws -> Value {
+        let value: Value
+        do {
+            value = try JSONDecoder().decode(type, from: data)
+        } catch {
+            if let format = (try? JSONDecoder().decode(Probe.self, from: data))?.format, format > current {
+                throw StoreError.newerFormat(file: file, format: "\(kind) format \(format)")
+            }
+            throw StoreError.damagedSyncState(file: file, reason: "cannot be read (\(error))")
+        }
+        if let format = version(value), format > current { throw StoreError.newerFormat(file: file, format: "\(kind) format \(format)") }
+        return value
+    }
+}
+
 /// What a store keeps between syncs besides the photos' side: its device's state, and the
 /// store's change mark as the last sync left it.
 package struct SavedSync: Codable {
+    /// The version of the file it was read from (``SyncFormat``), `nil` for one written before
+    /// versions; set to the current one when written.
+    package var format: Int?
     package var engine: DeviceSyncState
     /// Where the journal ended when the last sync looked for the store's changes: the lines
     /// after it name the photos to look at; unchanged, there is nothing to publish.
@@ -40,12 +83,20 @@ package struct SavedSync: Codable {
 /// The photos' side of what a store keeps, for some photos or all: each photo's history, the
 /// stamps its record had after the last sync, and the SHA-256 of its images then.
 package struct SavedPhotos: Codable, Equatable {
+    /// The version of the shard it was read from (``SyncFormat``), `nil` for one written before
+    /// versions; not part of what it holds (``==``), and set to the current one when written.
+    package var format: Int?
     package var histories: [String: PhotoHistory] = [:]
     package var published: [String: [String: String]] = [:]
     package var images: [String: String] = [:]
     package var userImages: [String: String] = [:]
 
     package init() {}
+
+    /// Whether both hold the same photos, whichever version they were read from.
+    package static func == (lhs: SavedPhotos, rhs: SavedPhotos) -> Bool {
+        lhs.histories == rhs.histories && lhs.published == rhs.published && lhs.images == rhs.images && lhs.userImages == rhs.userImages
+    }
 
     /// Its photos split by shard (``PhotoShards/shard(of:)``), in one pass.
     package func byShard() -> [Int: SavedPhotos] {
@@ -173,11 +224,7 @@ package final class PhotoShards {
 
     private func decode(_ name: String) throws -> SavedPhotos? {
         guard let data = try store.syncFile(name) else { return nil }
-        do {
-            return try JSONDecoder().decode(SavedPhotos.self, from: data)
-        } catch {
-            throw StoreError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
-        }
+        return try SyncFormat.decode(data, as: SavedPhotos.self, file: displayPath + "/sync/" + name + ".json", kind: "sync shard") { $0.format }
     }
 
     /// Writes the shards whose photos changed since they were read, and the uses of the images
@@ -191,7 +238,9 @@ package final class PhotoShards {
             let part = parts[shard] ?? SavedPhotos()
             parts[shard] = part
             guard let before = read[shard], part != before else { continue }
-            files.append((Self.name(shard), try JSONEncoder().encode(part)))
+            var written = part
+            written.format = SyncFormat.current
+            files.append((Self.name(shard), try JSONEncoder().encode(written)))
             for sha256 in Self.images(of: before) { counted[sha256, default: 0] -= 1 }
             for sha256 in Self.images(of: part) { counted[sha256, default: 0] += 1 }
         }
@@ -202,7 +251,10 @@ package final class PhotoShards {
             uses[shard]?[sha256] = count > 0 ? count : nil
             usesChanged.insert(shard)
         }
-        for shard in usesChanged.sorted() { files.append((Self.usesName(shard), try JSONEncoder().encode(uses[shard] ?? [:]))) }
+        for shard in usesChanged.sorted() {
+            let written = (uses[shard] ?? [:]).merging([SyncFormat.key: SyncFormat.current]) { _, version in version }
+            files.append((Self.usesName(shard), try JSONEncoder().encode(written)))
+        }
         if read[-1] != nil { files.append((Self.oneFileName, nil)) }
         try store.setSyncFiles(files)
         read = parts
@@ -228,11 +280,14 @@ package final class PhotoShards {
             uses[shard] = [:]
             return
         }
-        do {
-            uses[shard] = try JSONDecoder().decode([String: Int].self, from: data)
-        } catch {
-            throw StoreError.damagedSyncState(file: displayPath + "/sync/" + name + ".json", reason: "cannot be read (\(error))")
-        }
+        var counts = try Self.decodeUses(data, file: displayPath + "/sync/" + name + ".json")
+        counts[SyncFormat.key] = nil
+        uses[shard] = counts
+    }
+
+    /// A shard of the images' uses, its version checked (the `format` key still in it).
+    package static func decodeUses(_ data: Data, file: String) throws -> [String: Int] {
+        try SyncFormat.decode(data, as: [String: Int].self, file: file, kind: "sync uses") { $0[SyncFormat.key] }
     }
 
     /// Empties every shard: a new device keeps nothing of the old one's.
@@ -267,23 +322,34 @@ extension Store {
 
     /// What is wrong with what the store keeps between syncs, file by file (one shard in memory
     /// at a time); `nil` when every file reads, or there is none.
-    package func syncBookkeepingDamage() -> String? {
-        func check<Value: Decodable>(_ name: String, as type: Value.Type) -> String? {
+    ///
+    /// - Throws: ``StoreError/newerFormat(file:format:)`` for a file a later version wrote, which
+    ///   is not damage: nothing may set it aside.
+    package func syncBookkeepingDamage() throws -> String? {
+        func check(_ name: String, _ decode: (Data, String) throws -> Void) throws -> String? {
             do {
                 guard let data = try syncFile(name) else { return nil }
-                _ = try JSONDecoder().decode(type, from: data)
+                try decode(data, displayPath + "/sync/" + name + ".json")
                 return nil
+            } catch StoreError.newerFormat(let file, let format) {
+                throw StoreError.newerFormat(file: file, format: format)
             } catch {
                 return "sync/\(name).json cannot be read"
             }
         }
-        if let damage = check(Store.syncStateName, as: SavedSync.self) { return damage }
+        if let damage = try check(Store.syncStateName, { _ = try Self.decodeSyncState($0, file: $1) }) { return damage }
         for name in [PhotoShards.oneFileName] + (0..<PhotoShards.count).map(PhotoShards.name) {
-            if let damage = check(name, as: SavedPhotos.self) { return damage }
+            let damage = try check(name) { _ = try SyncFormat.decode($0, as: SavedPhotos.self, file: $1, kind: "sync shard") { $0.format } }
+            if let damage { return damage }
         }
         for name in (0..<PhotoShards.count).map(PhotoShards.usesName) {
-            if let damage = check(name, as: [String: Int].self) { return damage }
+            if let damage = try check(name, { _ = try PhotoShards.decodeUses($0, file: $1) }) { return damage }
         }
         return nil
+    }
+
+    /// The device's state as `sync/state.json` holds it, its version checked.
+    package static func decodeSyncState(_ data: Data, file: String) throws -> SavedSync {
+        try SyncFormat.decode(data, as: SavedSync.self, file: file, kind: "sync state") { $0.format }
     }
 }
