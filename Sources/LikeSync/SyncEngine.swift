@@ -96,6 +96,22 @@ package struct DeviceSyncState: Sendable {
         return made
     }
 
+    /// Takes in a change this device made, stamped already (a first sync's, each stamped by the
+    /// time its parts were given, as ``make(_:now:)`` stamps them in order on a new device): into
+    /// its photo's history, with the clock after it.
+    package mutating func recordOwn(_ change: SyncChange) {
+        clock.merge(change.stamp)
+        ownLast = max(ownLast ?? change.stamp, change.stamp)
+        record(change)
+    }
+
+    /// Takes note that this device's change file `sequence`, whose newest change is `newest`,
+    /// is in the folder: merged already, as written.
+    package mutating func notePublished(_ sequence: Int, newest: Stamp?) {
+        merged.insert(device, sequence, newest: newest)
+        if let newest { lastChange[device] = max(lastChange[device] ?? 0, newest.milliseconds) }
+    }
+
     /// Whether `left` is later than `right` by milliseconds and counter.
     static func later(_ left: Stamp, _ right: Stamp) -> Bool {
         (left.milliseconds, left.counter) > (right.milliseconds, right.counter)
@@ -282,9 +298,8 @@ extension DeviceSyncState {
             nextSequence += 1
             try hooks.reserve(self)
             try folder.publish(device: device, name: name, sequence: sequence, changes: local, image: hooks.image)
-            merged.insert(device, sequence, newest: local.map(\.stamp).max())
+            notePublished(sequence, newest: local.map(\.stamp).max())
             round.published = local.count
-            lastChange[device] = max(lastChange[device] ?? 0, local.map(\.stamp.milliseconds).max() ?? 0)
         }
         deviceNames.merge(scan.devices) { _, new in new }
         round.devices = deviceNames

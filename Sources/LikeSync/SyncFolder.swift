@@ -127,6 +127,7 @@ package struct SyncFolder: Sendable {
     ) throws {
         let directory = deviceDirectory(device)
         _ = try announce(device: device, name: name)
+        try ChangeFileWriter.removeLeftovers(in: directory)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
         var sizes: [String: Int] = [:]
@@ -143,16 +144,10 @@ package struct SyncFolder: Sendable {
             let flush = try FolderFiles.flushing(imagesDirectory)
             var wrote = false
             for sha256 in needed.sorted() {
-                let name = sha256 + ".jpg"
                 // Read again only for a change's few images; a snapshot names every image the
                 // device has published, and takes one of the right size for whole.
-                if let size = FolderFiles.size(imagesDirectory + "/" + name), size == sizes[sha256] {
-                    if snapshotThrough != nil { continue }
-                    if let there = try FolderFiles.contents(imagesDirectory + "/" + name), Self.digest(there) == sha256 { continue }
-                }
-                guard let bytes = try image(sha256) else { continue }
-                try FolderFiles.writeOneOfMany(bytes, to: name, in: imagesDirectory, flush: flush)
-                wrote = true
+                let reference = ImageReference(sha256: sha256, bytes: sizes[sha256] ?? 0)
+                wrote = try writeImage(reference, in: imagesDirectory, flush: flush, trustingSize: snapshotThrough != nil, image: image) || wrote
             }
             if wrote { try FolderFiles.flushBatch(imagesDirectory, flush: flush) }
         }
@@ -166,19 +161,49 @@ package struct SyncFolder: Sendable {
     /// header says so, with the stamp it reaches; its lines may include other devices' unlikes
     /// (the last unlike of each photo it knows, kept for ever).
     static func encode(device: String, sequence: Int, changes: [SyncChange], snapshotThrough: Stamp? = nil) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes = header(device: device, sequence: sequence, count: changes.count, snapshotThrough: snapshotThrough)
+        for change in changes { bytes += try line(change) }
+        bytes += trailer(digest(bytes))
+        return bytes
+    }
+
+    /// A change file's first line.
+    static func header(device: String, sequence: Int, count: Int, snapshotThrough: Stamp? = nil) -> [UInt8] {
         var header: [(String, JSONValue)] = [
-            ("format", .int(format)), ("device", .string(device)), ("sequence", .int(sequence)), ("count", .int(changes.count)),
+            ("format", .int(format)), ("device", .string(device)), ("sequence", .int(sequence)), ("count", .int(count)),
         ]
         if let snapshotThrough { header += [("snapshot", .bool(true)), ("through", .string(snapshotThrough.description))] }
-        var bytes = Array((JSONValue.object(header).rendered(pretty: false) + "\n").utf8)
-        for change in changes {
-            bytes += try encoder.encode(change)
-            bytes.append(0x0A)
+        return Array((JSONValue.object(header).rendered(pretty: false) + "\n").utf8)
+    }
+
+    /// A change's line in a change file.
+    static func line(_ change: SyncChange) throws -> [UInt8] {
+        try Array(lineEncoder.encode(change)) + [0x0A]
+    }
+
+    private static let lineEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A change file's last line: the SHA-256 of every byte before it.
+    static func trailer(_ sha256: String) -> [UInt8] { Array("{\"sha256\":\"\(sha256)\"}\n".utf8) }
+
+    /// Writes an image into `imagesDirectory` unless it is there whole already (or, when
+    /// `trustingSize`, of the right size); returns whether it wrote it. `image` gives its bytes
+    /// (`nil`: the device no longer has them, and it is not written).
+    func writeImage(
+        _ reference: ImageReference, in imagesDirectory: String, flush: FolderFlush, trustingSize: Bool, image: (String) throws -> [UInt8]?
+    ) throws -> Bool {
+        let name = reference.sha256 + ".jpg"
+        if let size = FolderFiles.size(imagesDirectory + "/" + name), size == reference.bytes {
+            if trustingSize { return false }
+            if let there = try FolderFiles.contents(imagesDirectory + "/" + name), Self.digest(there) == reference.sha256 { return false }
         }
-        bytes += Array("{\"sha256\":\"\(digest(bytes))\"}\n".utf8)
-        return bytes
+        guard let bytes = try image(reference.sha256) else { return false }
+        try FolderFiles.writeOneOfMany(bytes, to: name, in: imagesDirectory, flush: flush)
+        return true
     }
 
     static func json(_ bytes: [UInt8]) -> JSONValue? {

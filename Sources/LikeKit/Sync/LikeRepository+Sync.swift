@@ -70,18 +70,12 @@ extension LikeRepository {
         let positionAt = Timestamp.milliseconds(Date())
         let position = try translating { try store.journalEnd() }
         let unstamped = saved.engine
-        var found = LocalChanges()
-        if position == nil || position != saved.position {
-            found = try localChanges(&saved.engine, shards, since: isNew ? nil : saved.position, alsoUnliked: saved.unlikesFound ?? [:])
-            saved.unlikesFound = nil
-        } else if let unliked = saved.unlikesFound {
-            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: unliked)
-            saved.unlikesFound = nil
-        }
+        let (found, publishedFirst) = try findChanges(&saved, folder, shards, isNew: isNew, position: position)
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
             return quiet
         }
         var round = try runRound(&saved, folder, shards, found, unstamped: unstamped)
+        round.published += publishedFirst
         try shards.load(unfinished)
         for id in unfinished where round.touched[id] == nil {
             if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
@@ -114,6 +108,26 @@ extension LikeRepository {
         var shown = round
         shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
         return report(saved.engine, shown)
+    }
+
+    /// What the store changed since its last sync, to publish in the round; a new device's
+    /// photos are published first, in a change file of their own (with how many changes).
+    private func findChanges(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, isNew: Bool, position: JournalPosition?)
+        throws -> (LocalChanges, published: Int)
+    {
+        var found = LocalChanges()
+        if isNew {
+            let published = try publishEverything(&saved, folder, shards)
+            found.photosChanged = true
+            return (found, published)
+        } else if position == nil || position != saved.position {
+            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: saved.unlikesFound ?? [:])
+            saved.unlikesFound = nil
+        } else if let unliked = saved.unlikesFound {
+            found = try localChanges(&saved.engine, shards, since: saved.position, alsoUnliked: unliked)
+            saved.unlikesFound = nil
+        }
+        return (found, 0)
     }
 
     /// The report of a sync with nothing new on either side, which writes nothing (and, with the
@@ -206,8 +220,9 @@ extension LikeRepository {
 
     /// An image of this store's to publish, read when it is written: `nil` when the store no
     /// longer has those bytes (changed or unliked since).
-    private func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?) throws -> [UInt8]? {
-        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user), SyncFolder.digest(bytes) == sha256 else { return nil }
+    func publishedBytes(_ sha256: String, _ place: (id: String, user: Bool)?, reader: StoreReader? = nil) throws -> [UInt8]? {
+        guard let place, let bytes = try? imageBytes(of: place.id, user: place.user, reader: reader), SyncFolder.digest(bytes) == sha256
+        else { return nil }
         return bytes
     }
 
@@ -253,11 +268,18 @@ extension LikeRepository {
             // A state a later version wrote is refused even for a new device, whose start would
             // empty the shards that version keeps.
             let saved = try translating { try Store.decodeSyncState(data, file: store.displayPath + "/sync/state.json") }
+            if !newDevice, saved.firstPublication != nil {
+                // A first publication cut short: begun again, the device and its clock kept (it
+                // merged nothing yet), what it wrote of the photos' side let go of.
+                try shards.clear()
+                return (saved, true)
+            }
             if !newDevice { return (saved, false) }
         }
         // A new device publishes every photo the store holds, as its own.
         try shards.clear()
-        let saved = SavedSync(engine: DeviceSyncState(device: DeviceID.make(), name: Self.hostName()), position: nil)
+        var saved = SavedSync(engine: DeviceSyncState(device: DeviceID.make(), name: Self.hostName()), position: nil)
+        saved.firstPublication = 0
         try saveSync(saved)
         return (saved, true)
     }

@@ -44,11 +44,18 @@ package final class FaultInjector: Sendable {
     /// Makes observers start as if `pipe(2)` had failed (no descriptors left).
     let withoutPipe: Bool
 
-    package init(_ plan: Plan = .none, withoutExchange: Bool = false, flushStrategy: FlushMethod? = nil, withoutPipe: Bool = false) {
+    /// Makes a new device's first sync publish about this many photos a group, so that tests
+    /// take the path of a large store with a few photos.
+    package let firstSyncBatch: Int?
+
+    package init(
+        _ plan: Plan = .none, withoutExchange: Bool = false, flushStrategy: FlushMethod? = nil, withoutPipe: Bool = false, firstSyncBatch: Int? = nil
+    ) {
         state = Locked(State(plan: plan))
         self.withoutExchange = withoutExchange
         self.flushStrategy = flushStrategy
         self.withoutPipe = withoutPipe
+        self.firstSyncBatch = firstSyncBatch
     }
 
     /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.

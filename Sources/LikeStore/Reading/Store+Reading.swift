@@ -231,7 +231,7 @@ extension Store {
 
     /// The bytes of one of a record's images as liked, checked against the record: a link, a
     /// folder or changed bytes are damage, never followed or served.
-    private static func imageBytes(of record: StoredRecord, user: Bool, _ opened: OpenStore) throws -> ImageRead {
+    static func imageBytes(of record: StoredRecord, user: Bool, _ opened: OpenStore) throws -> ImageRead {
         guard let info = user ? record.userImage : record.image else { return .damaged("is missing") }
         let name = StoreLayout.imageFileName(record.key, info.generation, user: user)
         switch try opened.images?.read(name, as: info) ?? .damaged("is missing") {
@@ -290,5 +290,30 @@ extension StoredRecord {
     /// The pixel size of the record's thumbnail.
     package var thumbnailSize: (width: Int, height: Int) {
         ThumbnailFiles.pixelSize(width: image.width, height: image.height)
+    }
+}
+
+/// The store opened once for many reads: a first sync reads every record and image through one,
+/// instead of opening the store for each.
+package struct StoreReader {
+    fileprivate let opened: OpenStore
+
+    /// The record stored under a storage key, or `nil`.
+    package func record(forKey key: String) throws -> StoredRecord? {
+        try opened.records?.read(key: key)
+    }
+
+    /// The photo's image (or user image) as liked, checked against its record; `nil` when the
+    /// photo is not liked or has no such image.
+    package func image(ofPhoto id: String, user: Bool) throws -> ImageRead? {
+        guard let record = try record(forKey: StorageKey.make(for: id)), record.id == id, !user || record.userImage != nil else { return nil }
+        return try Store.imageBytes(of: record, user: user, opened)
+    }
+}
+
+extension Store {
+    /// The store opened once for many reads; `nil` when there is no store.
+    package func reader() throws -> StoreReader? {
+        try open().map { StoreReader(opened: $0) }
     }
 }

@@ -71,6 +71,11 @@ package struct SavedSync: Codable {
     /// Unlikes this store made while a sync ran, found before that sync wrote the journal anew
     /// (which keeps no unlike): by photo id, the time; published by the next sync.
     package var unlikesFound: [String: Int64]?
+    /// The number of the change file a new device's first publication of every photo was given
+    /// (0 before it took one), set before it begins and cleared once it ends: a sync that finds it
+    /// set publishes every photo again from the start (see `publishEverything` in LikeKit),
+    /// nothing having been merged in between.
+    package var firstPublication: Int?
 
     package init(engine: DeviceSyncState, position: JournalPosition?, applying: [String]? = nil, unlikesFound: [String: Int64]? = nil) {
         self.engine = engine
@@ -171,6 +176,8 @@ package final class PhotoShards {
     private var uses: [Int: [String: Int]] = [:]
     /// The shards of uses changed since they were read.
     private var usesChanged = Set<Int>()
+    /// The changes to the uses that ``save()`` keeps aside instead of writing, while deferred.
+    private var deferred: DeferredUses?
 
     package init(store: Store, displayPath: String) {
         self.store = store
@@ -244,6 +251,11 @@ package final class PhotoShards {
             for sha256 in Self.images(of: before) { counted[sha256, default: 0] -= 1 }
             for sha256 in Self.images(of: part) { counted[sha256, default: 0] += 1 }
         }
+        if var deferred {
+            for (sha256, change) in counted where change != 0 { deferred.add(sha256, change) }
+            self.deferred = deferred
+            counted = [:]
+        }
         for (sha256, change) in counted where change != 0 {
             let shard = Self.usesShard(of: sha256)
             try loadUses(shard)
@@ -251,10 +263,7 @@ package final class PhotoShards {
             uses[shard]?[sha256] = count > 0 ? count : nil
             usesChanged.insert(shard)
         }
-        for shard in usesChanged.sorted() {
-            let written = (uses[shard] ?? [:]).merging([SyncFormat.key: SyncFormat.current]) { _, version in version }
-            files.append((Self.usesName(shard), try JSONEncoder().encode(written)))
-        }
+        for shard in usesChanged.sorted() { files.append((Self.usesName(shard), try usesFile(shard))) }
         if read[-1] != nil { files.append((Self.oneFileName, nil)) }
         try store.setSyncFiles(files)
         read = parts
@@ -285,9 +294,47 @@ package final class PhotoShards {
         uses[shard] = counts
     }
 
+    /// The file of a shard of the images' uses, as loaded and changed, naming its version.
+    private func usesFile(_ shard: Int) throws -> Data {
+        try JSONEncoder().encode((uses[shard] ?? [:]).merging([SyncFormat.key: SyncFormat.current]) { _, version in version })
+    }
+
     /// A shard of the images' uses, its version checked (the `format` key still in it).
     package static func decodeUses(_ data: Data, file: String) throws -> [String: Int] {
         try SyncFormat.decode(data, as: [String: Int].self, file: file, kind: "sync uses") { $0[SyncFormat.key] }
+    }
+
+    /// From now, ``save()`` writes the photos' shards without the images' uses, and keeps their
+    /// changes aside (32 bytes an image) until ``writeDeferredUses()``: a first sync saves its
+    /// photos a group at a time, and writing every use shard with each group would rewrite them
+    /// all many times.
+    package func deferUses() {
+        deferred = DeferredUses()
+    }
+
+    /// Writes the uses kept aside since ``deferUses()`` into their shards, and writes them at
+    /// once again from then on.
+    package func writeDeferredUses() throws {
+        guard let kept = deferred else { return }
+        deferred = nil
+        for (sha256, change) in kept.changes.map({ ($0.key.hex, $0.value) }) + kept.others.map({ ($0.key, $0.value) }) {
+            let shard = Self.usesShard(of: sha256)
+            try loadUses(shard)
+            let count = (uses[shard]?[sha256] ?? 0) + change
+            uses[shard]?[sha256] = count > 0 ? count : nil
+            usesChanged.insert(shard)
+        }
+        try store.setSyncFiles(try usesChanged.sorted().map { (Self.usesName($0), try usesFile($0)) })
+        usesChanged = []
+    }
+
+    /// Lets go of every shard read, once saved: a first sync holds a batch of photos at a time.
+    package func unload() {
+        precondition(usesChanged.isEmpty, "unloaded before it was saved")
+        photos = SavedPhotos()
+        read = [:]
+        everyImage = nil
+        uses = [:]
     }
 
     /// Empties every shard: a new device keeps nothing of the old one's.
@@ -351,5 +398,46 @@ extension Store {
     /// The device's state as `sync/state.json` holds it, its version checked.
     package static func decodeSyncState(_ data: Data, file: String) throws -> SavedSync {
         try SyncFormat.decode(data, as: SavedSync.self, file: file, kind: "sync state") { $0.format }
+    }
+}
+
+/// Changes to images' uses kept aside, by SHA-256 as its 32 bytes.
+private struct DeferredUses {
+    struct Digest: Hashable {
+        var words: (UInt64, UInt64, UInt64, UInt64)
+
+        init?(_ hex: String) {
+            let bytes = Array(hex.utf8)
+            guard bytes.count == 64 else { return nil }
+            func word(_ index: Int) -> UInt64? { UInt64(String(decoding: bytes[(index * 16)..<(index * 16 + 16)], as: UTF8.self), radix: 16) }
+            guard let a = word(0), let b = word(1), let c = word(2), let d = word(3) else { return nil }
+            words = (a, b, c, d)
+        }
+
+        var hex: String {
+            [words.0, words.1, words.2, words.3].map { word in
+                let digits = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - digits.count) + digits
+            }.joined()
+        }
+
+        static func == (left: Digest, right: Digest) -> Bool { left.words == right.words }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+        }
+    }
+
+    var changes: [Digest: Int] = [:]
+    /// Names that are no SHA-256 in lower-case hex (none the store makes), kept as they are.
+    var others: [String: Int] = [:]
+
+    mutating func add(_ sha256: String, _ change: Int) {
+        if let digest = Digest(sha256), digest.hex == sha256 {
+            changes[digest, default: 0] += change
+        } else {
+            others[sha256, default: 0] += change
+        }
     }
 }
