@@ -5,7 +5,8 @@
 RELEASE_DIR holds the release `likes` and `likes-bench`; WORK a few GB free. On a store of
 `--small` photos (10,000) built by likes-bench: the first sync against `likes export` of the same
 store, per photo. On a store of `--big` photos (100,000): the first sync against `likes export`,
-and a second device's first sync from that folder (every photo merged); a quiet sync against
+each into a fresh ext4 file system (see FreshFilesystem; needs root), medians of alternating
+pairs, and a second device's first sync from that folder (every photo merged); a quiet sync against
 `likes list --limit 20 --json`, alternated 15 times, medians; one like, one note and one unlike,
 each then synced: time, peak memory and what it wrote into the folder. Then churn: two devices
 (the small store and a copy synced from the folder), 20 rounds of 100 unlikes and 100 new likes
@@ -34,12 +35,47 @@ def run(command, check=True):
     return elapsed, peak, result.stdout
 
 
-def settle():
-    """Flushes, then waits out ext4's memory of inodes deleted in the last 30 s, which it scans on
-    every file created meanwhile (`recently_deleted`): a run timed right after removing the last
-    run's 100,000 files would measure that scan."""
-    subprocess.run(["sync"])
-    time.sleep(35)
+class FreshFilesystem:
+    """A new ext4 file system (a loop file of 4 GB under WORK, mounted at WORK/fresh) for one
+    timed run that writes 100,000 files: on a file system where earlier runs deleted as many,
+    ext4 scans the recently deleted inodes on every file created (`recently_deleted`, up to half
+    of such a run in `perf`, and more for whichever run came first after a removal), so the
+    first sync and `export` are each timed on one that never held a file. Needs root."""
+
+    def __init__(self, work):
+        self.image = os.path.join(work, "fresh.img")
+        self.mount = os.path.join(work, "fresh")
+
+    def __enter__(self):
+        os.makedirs(self.mount, exist_ok=True)
+        subprocess.run(["umount", self.mount], stderr=subprocess.DEVNULL)
+        with open(self.image, "wb") as handle:
+            handle.truncate(4 << 30)
+        subprocess.run(["mkfs.ext4", "-q", "-F", self.image], check=True)
+        subprocess.run(["mount", "-o", "loop", self.image, self.mount], check=True)
+        subprocess.run(["sync"])
+        return self.mount
+
+    def __exit__(self, *_):
+        subprocess.run(["umount", self.mount], check=True)
+        os.remove(self.image)
+
+
+def first_sync_against_export(likes, store, work, pairs):
+    """The store's first sync into an empty folder against `likes export` of it, each on a fresh
+    file system, alternating, the store's pages warm: medians of `pairs` pairs and the peaks."""
+    with FreshFilesystem(work) as mount:
+        run([likes, "--store", store, "export", os.path.join(mount, "warm")])
+    synced, exported = [], []
+    for _ in range(pairs):
+        shutil.rmtree(os.path.join(store, "sync"), ignore_errors=True)
+        with FreshFilesystem(work) as mount:
+            os.makedirs(os.path.join(mount, "folder"))
+            synced.append(run([likes, "--store", store, "sync", os.path.join(mount, "folder")])[:2])
+        with FreshFilesystem(work) as mount:
+            exported.append(run([likes, "--store", store, "export", os.path.join(mount, "export")])[:2])
+    return (statistics.median(t for t, _ in synced), max(p for _, p in synced), statistics.median(t for t, _ in exported),
+            max(p for _, p in exported))
 
 
 def size_of(path):
@@ -91,10 +127,10 @@ def main():
     shutil.rmtree(small, ignore_errors=True)
     os.makedirs(os.path.join(small, "folder"))
     run([bench, "build", os.path.join(small, "store"), str(arguments.small), "2048"])
-    settle()
-    synced, synced_peak, _ = run([likes, "--store", os.path.join(small, "store"), "sync", os.path.join(small, "folder")])
-    subprocess.run(["sync"])
-    exported, exported_peak, _ = run([likes, "--store", os.path.join(small, "store"), "export", os.path.join(small, "export")])
+    synced, synced_peak, exported, exported_peak = first_sync_against_export(likes, os.path.join(small, "store"), work, 3)
+    # The folder the churn below starts from.
+    shutil.rmtree(os.path.join(small, "store", "sync"), ignore_errors=True)
+    run([likes, "--store", os.path.join(small, "store"), "sync", os.path.join(small, "folder")])
     report(
         f"first sync of {arguments.small:,} photos",
         f"{synced:.1f} s ({synced / arguments.small * 1000:.2f} ms a photo, {synced_peak:.0f} MB peak) against export's {exported:.1f} s "
@@ -110,25 +146,18 @@ def main():
         run([bench, "build", store, str(arguments.big), "2048"])
         open(os.path.join(big, "built"), "w").close()
     shutil.rmtree(folder, ignore_errors=True)
+    first, first_peak, export_time, export_peak = first_sync_against_export(likes, store, work, 2)
+    # The folder the runs below use, on WORK's own file system.
     shutil.rmtree(os.path.join(store, "sync"), ignore_errors=True)
     os.makedirs(folder)
-    exported = os.path.join(big, "export")
-    shutil.rmtree(exported, ignore_errors=True)
-    settle()
-    first, first_peak, _ = run([likes, "--store", store, "sync", folder])
-    subprocess.run(["sync"])
-    export_time, export_peak, _ = run([likes, "--store", store, "export", exported])
+    run([likes, "--store", store, "sync", folder])
     report(
         f"first sync of {arguments.big:,} photos",
         f"{first:.1f} s, {first_peak:.0f} MB peak, against export's {export_time:.1f} s, {export_peak:.0f} MB peak: {first / export_time:.2f}x",
         seconds=first, peakMB=first_peak, exportSeconds=export_time, exportPeakMB=export_peak, ratio=first / export_time)
     # A second device's first sync, which merges every photo from the folder.
-    joining = os.path.join(big, "joining")
-    shutil.rmtree(joining, ignore_errors=True)
-    shutil.rmtree(exported, ignore_errors=True)
-    settle()
-    merged, merged_peak, _ = run([likes, "--store", joining, "sync", folder])
-    shutil.rmtree(joining, ignore_errors=True)
+    with FreshFilesystem(work) as mount:
+        merged, merged_peak, _ = run([likes, "--store", os.path.join(mount, "joining"), "sync", folder])
     report(
         f"a new device's first sync from a folder of {arguments.big:,} photos", f"{merged:.1f} s, {merged_peak:.0f} MB peak",
         seconds=merged, peakMB=merged_peak)
