@@ -170,6 +170,62 @@ func eventually(within seconds: Double = 2, _ condition: @MainActor () -> Bool) 
     }
 }
 
+/// The two observable types beside a `likes` process of its own changing the same store, as an
+/// app sees its share extension or the command line: every change reaches them through the store.
+@MainActor @Suite struct AnotherProcessTests {
+    let folder = TemporaryFolder()
+
+    /// The `likes` executable built beside this test bundle.
+    static let likes: URL = {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [
+            beside.appendingPathComponent("likes"), beside.deletingLastPathComponent().appendingPathComponent("likes"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("likes"),
+            SamplePhotos.directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/debug/likes"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    /// Runs `likes` on the folder's store, in a process of its own, and waits for it.
+    func likes(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = Self.likes
+        process.arguments = ["--store", folder.store.path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @available(macOS 14, iOS 17, watchOS 10, *)
+    @Test func aLiveQueryAndTheHeartsFollowAnotherProcess() async throws {
+        let photo = SamplePhotos.directory.appendingPathComponent("rocket.jpg").path
+        for name in ["p1", "p2", "p3"] {
+            #expect(try likes(["like", name, "--image", photo]) == 0)
+            try await Task.sleep(for: .milliseconds(3))
+        }
+        let app = folder.repository()
+        let photos = LikedPhotos(app, query: LikeQuery(limit: 10))
+        await photos.load()
+        let ids = { photos.records.map(\.id.rawValue) }
+        #expect(ids() == ["p3", "p2", "p1"])
+        let status = LikeStatus(app)
+        let (p2, p4) = (try PhotoID("p2"), try PhotoID("p4"))
+        await status.track([p2, p4])
+        #expect(status.isLiked(p2) && !status.isLiked(p4))
+
+        var statuses: [Int32] = []
+        #expect(try await announcesChange(of: { _ = photos.records }) { statuses.append(try likes(["like", "p4", "--image", photo])) })
+        #expect(await eventually { ids() == ["p4", "p3", "p2", "p1"] && status.isLiked(p4) }, "\(ids())")
+        #expect(try await announcesChange(of: { _ = photos.records }) { statuses.append(try likes(["unlike", "p2"])) })
+        #expect(await eventually { ids() == ["p4", "p3", "p1"] && !status.isLiked(p2) }, "\(ids())")
+        #expect(try await announcesChange(of: { _ = photos.records }) { statuses.append(try likes(["note", "p1", "from the command line"])) })
+        #expect(await eventually { photos.records.last?.note == "from the command line" })
+        #expect(statuses == [0, 0, 0])
+    }
+}
+
 /// A store for previews and tests: its own folder, filled with photos made here, gone with it.
 @Suite struct TemporaryStoreTests {
     @Test func aTemporaryStoreIsItsOwnFilledWithSamplesAndGoesWithTheRepository() throws {
