@@ -51,9 +51,13 @@ package final class ChangeFileWriter {
         guard lines >= 0 else { throw FolderError(action: "create", path: directory + "/" + linesName, code: errno) }
     }
 
-    /// Removes the lines a first sync that died left in a device's directory (only that device
-    /// writes there, one sync at a time).
-    static func removeLeftovers(in directory: String) throws {
+    /// Removes the lines a first sync that died left in `device`'s directory of the folder (only
+    /// that device writes there, one sync at a time).
+    package static func removeLeftovers(in folder: SyncFolder, device: String) throws {
+        try removeLeftovers(in: folder.deviceDirectory(device))
+    }
+
+    private static func removeLeftovers(in directory: String) throws {
         for leftover in try FolderFiles.names(in: directory) ?? [] where leftover.hasPrefix(".likes-") && leftover.hasSuffix(".lines") {
             unlink(directory + "/" + leftover)
         }

@@ -127,7 +127,6 @@ package struct SyncFolder: Sendable {
     ) throws {
         let directory = deviceDirectory(device)
         _ = try announce(device: device, name: name)
-        try ChangeFileWriter.removeLeftovers(in: directory)
         let imagesDirectory = directory + "/images"
         var needed = Set<String>()
         var sizes: [String: Int] = [:]

@@ -37,6 +37,8 @@ extension LikeRepository {
         let unlikes = try translating { try store.unlikeTimes() }
         guard !places.isEmpty || !unlikes.isEmpty, let reader = try translating({ try store.reader() }) else {
             if saved.firstPublication != nil {
+                // One cut short left its lines, which a writer would have removed.
+                try folderTranslating { try ChangeFileWriter.removeLeftovers(in: folder, device: saved.engine.device) }
                 saved.firstPublication = nil
                 try saveSync(saved)
             }

@@ -231,7 +231,7 @@ package final class PhotoShards {
 
     private func decode(_ name: String) throws -> SavedPhotos? {
         guard let data = try store.syncFile(name) else { return nil }
-        return try SyncFormat.decode(data, as: SavedPhotos.self, file: displayPath + "/sync/" + name + ".json", kind: "sync shard") { $0.format }
+        return try Self.decodeShard(data, file: displayPath + "/sync/" + name + ".json")
     }
 
     /// Writes the shards whose photos changed since they were read, and the uses of the images
@@ -256,13 +256,7 @@ package final class PhotoShards {
             self.deferred = deferred
             counted = [:]
         }
-        for (sha256, change) in counted where change != 0 {
-            let shard = Self.usesShard(of: sha256)
-            try loadUses(shard)
-            let count = (uses[shard]?[sha256] ?? 0) + change
-            uses[shard]?[sha256] = count > 0 ? count : nil
-            usesChanged.insert(shard)
-        }
+        for (sha256, change) in counted where change != 0 { try countUse(of: sha256, change) }
         for shard in usesChanged.sorted() { files.append((Self.usesName(shard), try usesFile(shard))) }
         if read[-1] != nil { files.append((Self.oneFileName, nil)) }
         try store.setSyncFiles(files)
@@ -294,9 +288,24 @@ package final class PhotoShards {
         uses[shard] = counts
     }
 
+    /// Adds `change` to how many photos have the image (by SHA-256), its shard loaded and marked
+    /// to be written.
+    private func countUse(of sha256: String, _ change: Int) throws {
+        let shard = Self.usesShard(of: sha256)
+        try loadUses(shard)
+        let count = (uses[shard]?[sha256] ?? 0) + change
+        uses[shard]?[sha256] = count > 0 ? count : nil
+        usesChanged.insert(shard)
+    }
+
     /// The file of a shard of the images' uses, as loaded and changed, naming its version.
     private func usesFile(_ shard: Int) throws -> Data {
         try JSONEncoder().encode((uses[shard] ?? [:]).merging([SyncFormat.key: SyncFormat.current]) { _, version in version })
+    }
+
+    /// A shard of the photos' side, its version checked.
+    package static func decodeShard(_ data: Data, file: String) throws -> SavedPhotos {
+        try SyncFormat.decode(data, as: SavedPhotos.self, file: file, kind: "sync shard") { $0.format }
     }
 
     /// A shard of the images' uses, its version checked (the `format` key still in it).
@@ -318,11 +327,7 @@ package final class PhotoShards {
         guard let kept = deferred else { return }
         deferred = nil
         for (sha256, change) in kept.changes.map({ ($0.key.hex, $0.value) }) + kept.others.map({ ($0.key, $0.value) }) {
-            let shard = Self.usesShard(of: sha256)
-            try loadUses(shard)
-            let count = (uses[shard]?[sha256] ?? 0) + change
-            uses[shard]?[sha256] = count > 0 ? count : nil
-            usesChanged.insert(shard)
+            try countUse(of: sha256, change)
         }
         try store.setSyncFiles(try usesChanged.sorted().map { (Self.usesName($0), try usesFile($0)) })
         usesChanged = []
@@ -386,8 +391,7 @@ extension Store {
         }
         if let damage = try check(Store.syncStateName, { _ = try Self.decodeSyncState($0, file: $1) }) { return damage }
         for name in [PhotoShards.oneFileName] + (0..<PhotoShards.count).map(PhotoShards.name) {
-            let damage = try check(name) { _ = try SyncFormat.decode($0, as: SavedPhotos.self, file: $1, kind: "sync shard") { $0.format } }
-            if let damage { return damage }
+            if let damage = try check(name, { _ = try PhotoShards.decodeShard($0, file: $1) }) { return damage }
         }
         for name in (0..<PhotoShards.count).map(PhotoShards.usesName) {
             if let damage = try check(name, { _ = try PhotoShards.decodeUses($0, file: $1) }) { return damage }
@@ -415,10 +419,9 @@ private struct DeferredUses {
         }
 
         var hex: String {
-            [words.0, words.1, words.2, words.3].map { word in
-                let digits = String(word, radix: 16)
-                return String(repeating: "0", count: 16 - digits.count) + digits
-            }.joined()
+            let bytes = [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).reversed().map { UInt8(truncatingIfNeeded: word >> ($0 * 8)) }
+            }
+            return Hex.string(bytes)
         }
 
         static func == (left: Digest, right: Digest) -> Bool { left.words == right.words }
