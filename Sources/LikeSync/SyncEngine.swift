@@ -90,9 +90,7 @@ package struct DeviceSyncState: Sendable {
         if let ownOfPhoto, made.stamp <= ownOfPhoto {
             made.stamp = Stamp(milliseconds: ownOfPhoto.milliseconds, counter: ownOfPhoto.counter + 1, device: device)
         }
-        clock.merge(made.stamp)
-        ownLast = max(ownLast ?? made.stamp, made.stamp)
-        record(made)
+        recordOwn(made)
         return made
     }
 
