@@ -7,6 +7,7 @@
 /// likes.lock                         flock between processes; never deleted
 /// likes.journal                      the index and change log (see JournalLine)
 /// likes.recent, likes.recent.1       the records of the latest changes, for observers (see RecentRecords)
+/// likes.newest                       where each like and each photo's newest line are (see NewestLines)
 /// records/KEY.json                   one record per liked photo: the truth
 /// records/KEY~GEN.tmp                a record being written; an orphan if left behind
 /// images/KEY~GEN.jpg                 the main image of generation GEN
@@ -28,7 +29,7 @@ enum StoreLayout {
     /// it alone.
     static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [
-        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, imageFactsFileName,
+        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, NewestLines.fileName, imageFactsFileName,
         accessTokenFileName,
     ]
 

@@ -113,16 +113,41 @@ enum CatalogScan {
     static func photos(
         in reader: JournalReader, checkingEveryField: Bool, lineCount: inout Int, _ body: (Photo) throws -> Bool
     ) throws -> End {
+        var changes = 0
+        return try photos(in: reader, checkingEveryField: checkingEveryField, newest: nil, lineCount: &lineCount, changesWalked: &changes, body)
+    }
+
+    /// As ``photos(in:checkingEveryField:_:)``, with the journal's ``NewestLines`` where there is a
+    /// file of them: the lines after what it covers are walked back as ever, then its likes,
+    /// newest first, each photo looked up in it (see ``NewestLines``) rather than every line
+    /// walked. `changesWalked` counts the `M` and `U` lines walked back (the caller writes the
+    /// file again when they are many). Ends `damaged` where the file and the journal disagree.
+    static func photos(
+        in reader: JournalReader, checkingEveryField: Bool, newest: NewestLines.Mapped?, lineCount: inout Int, changesWalked: inout Int,
+        _ body: (Photo) throws -> Bool
+    ) throws -> End {
         var table = KeyTable()
         defer { table.release() }
         var updates: [[UInt8]] = []  // `M` lines met before their photo's `L` line
         var previousAt = Int64.max
         var previousKey: [UInt8] = []
         var unordered = false
-        let end = try reader.backwardViews(checkingEveryField: checkingEveryField) { view in
+        /// Whether the `L` line `view` comes before the one met before it in the listing's order.
+        func inOrder(_ view: JournalLine.View) -> Bool {
+            guard view.at < previousAt || (view.at == previousAt && view.key.lexicographicallyPrecedes(previousKey)) else {
+                unordered = true
+                return false
+            }
+            previousAt = view.at
+            previousKey.removeAll(keepingCapacity: true)
+            previousKey.append(contentsOf: view.key)
+            return true
+        }
+        let end = try reader.backwardViews(checkingEveryField: checkingEveryField, floor: newest?.covered ?? 0) { view in
             lineCount += 1
             switch view.operation {
             case .unliked, .updated:
+                changesWalked += 1
                 let found = table.find(view.key)
                 guard found.mark == nil else { return true }
                 if view.operation == .unliked {
@@ -133,13 +158,7 @@ enum CatalogScan {
                 }
                 return true
             case .liked:
-                guard view.at < previousAt || (view.at == previousAt && view.key.lexicographicallyPrecedes(previousKey)) else {
-                    unordered = true
-                    return false
-                }
-                previousAt = view.at
-                previousKey.removeAll(keepingCapacity: true)
-                previousKey.append(contentsOf: view.key)
+                guard inOrder(view) else { return false }
                 // Nothing met yet (as in a journal rewritten whole): no key to hash, no place to take.
                 if table.isEmpty, !checkingEveryField { return try body(Photo(liked: view, newest: view)) }
                 let found = table.find(view.key)
@@ -168,7 +187,68 @@ enum CatalogScan {
         case .header: return .complete
         case .stopped: return .stopped
         case .damaged: return .damaged
+        case .floor:
+            guard let newest else { return .damaged }
+            let walked = try reader.source.withMappedBytes { journal in
+                try likes(of: newest, in: journal, table: &table, updates: updates, inOrder: inOrder, lineCount: &lineCount, body)
+            }
+            if unordered { return .unordered }
+            return walked ?? .damaged
         }
+    }
+
+    /// The likes `newest` covers, newest first, each photo's newest line found through it or, when
+    /// the walk after what it covers met the photo, through `table` (see ``photos(in:checkingEveryField:newest:lineCount:changesWalked:_:)``).
+    private static func likes(
+        of newest: NewestLines.Mapped, in journal: UnsafeBufferPointer<UInt8>, table: inout KeyTable, updates: [[UInt8]],
+        inOrder: (JournalLine.View) -> Bool, lineCount: inout Int, _ body: (Photo) throws -> Bool
+    ) throws -> End {
+        var index = newest.likeCount
+        while index > 0 {
+            index -= 1
+            let start = newest.like(index)
+            guard let view = NewestLines.line(at: start, in: journal, before: newest.covered), view.operation == .liked else { return .damaged }
+            lineCount += 1
+            guard inOrder(view) else { return .unordered }
+            let found = table.find(view.key)
+            switch found.mark {
+            case .unliked?, .listed?:
+                continue
+            case .updated(let index)?:
+                table.set(.listed, for: view.key, at: found.slot)
+                let going = try updates[index].withUnsafeBufferPointer { line in
+                    guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
+                    return try body(Photo(liked: view, newest: newest))
+                }
+                if !going { return .stopped }
+            case nil:
+                switch newest.lookUp(view.key, in: journal) {
+                case .inconsistent:
+                    return .damaged
+                case .none:
+                    // Liked once and never changed: no other line of it anywhere.
+                    if try !body(Photo(liked: view, newest: view)) { return .stopped }
+                case .newest(let offset) where offset == start:
+                    table.set(.listed, for: view.key, at: found.slot)
+                    if try !body(Photo(liked: view, newest: view)) { return .stopped }
+                case .newest(let offset):
+                    guard let line = NewestLines.line(at: offset, in: journal, before: newest.covered) else { return .damaged }
+                    switch line.operation {
+                    case .unliked:
+                        table.set(.unliked, for: view.key, at: found.slot)
+                    case .updated where offset > start:
+                        table.set(.listed, for: view.key, at: found.slot)
+                        if try !body(Photo(liked: view, newest: line)) { return .stopped }
+                    case .liked where offset > start:
+                        // A later like of the photo, walked already: this one is over.
+                        table.set(.listed, for: view.key, at: found.slot)
+                    default:
+                        return .damaged  // a newest line before the like, or of no change
+                    }
+                }
+            }
+        }
+        return .complete
     }
 }
 
@@ -295,7 +375,7 @@ struct KeyTable {
 
     /// Eight bytes at a time, each word multiplied in, then MurmurHash3's finalizer so that
     /// every bit of the key reaches the low bits that pick a slot; never 0.
-    private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         guard let base = key.baseAddress else { return 1 }
         var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(key.count)
         var index = 0

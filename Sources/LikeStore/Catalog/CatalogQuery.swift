@@ -285,8 +285,24 @@ extension OpenStore {
 
     /// Runs a catalog scan over the journal, under the shared lock the caller holds (`locked`:
     /// it got one); `damaged` where there is no journal or it is shorter than last noted.
+    ///
+    /// Under the lock, the scan goes through the journal's ``NewestLines`` where the file is
+    /// current, and writes it again when the scan walked many changes it does not cover (or
+    /// found it disagreeing with the journal): the next scan then costs the photos it walks.
     func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
         guard let reader = try catalogReader(mapped: locked) else { return .damaged }
-        return try CatalogScan.photos(in: reader, body)
+        // With a fault injector (tests of writes cut short), no file is written that the steps
+        // counted do not name.
+        guard locked, root.faults == nil, let inode = reader.source.identity else { return try CatalogScan.photos(in: reader, body) }
+        let newest = try reader.source.withMappedBytes { NewestLines.Mapped.open(in: root, journal: $0, inode: inode) } ?? nil
+        var (lines, changes) = (0, 0)
+        let end = try CatalogScan.photos(in: reader, checkingEveryField: false, newest: newest, lineCount: &lines, changesWalked: &changes, body)
+        let distrusted = newest != nil && end == .damaged
+        if changes >= NewestLines.refreshAfter || distrusted {
+            _ = try? reader.source.withMappedBytes {
+                NewestLines.write(in: root, reader: reader, journal: $0, inode: inode, previous: distrusted ? nil : newest)
+            }
+        }
+        return end
     }
 }

@@ -198,6 +198,8 @@ struct JournalReader {
         case stopped
         /// It met a malformed line, or the start of the file without a header.
         case damaged
+        /// It reached the floor it was given: every line from there on was read.
+        case floor
     }
 
     /// Walks the lines from the end back to the header, newest first, settled as ``forward(from:_:)``
@@ -220,11 +222,13 @@ struct JournalReader {
     /// the catalog is read (see ``CatalogScan``).
     ///
     /// `checkingEveryField` false: lines are parsed as a scan needs them (see
-    /// ``JournalLine/View/init(_:checkingEveryField:)``).
-    func backwardViews(checkingEveryField: Bool = true, _ body: (JournalLine.View) throws -> Bool) throws -> BackwardEnd {
+    /// ``JournalLine/View/init(_:checkingEveryField:)``). `floor`: the walk ends (`floor`) at the
+    /// line that ends there, unread, unless an `A` line after it may take it back (`damaged`).
+    func backwardViews(checkingEveryField: Bool = true, floor: Int = 0, _ body: (JournalLine.View) throws -> Bool) throws -> BackwardEnd {
         var takingBack: (key: [UInt8], generation: [UInt8])?  // an `A` line met, which may take back the line before it
         var isLastLine = true
         return try backwardLines { bytes, start in
+            if start < floor { return takingBack == nil ? .floor : .damaged }
             guard let view = JournalLine.View(bytes, checkingEveryField: checkingEveryField), (view.operation == .header) == (start == 0)
             else { return .damaged }
             let wasLastLine = isLastLine

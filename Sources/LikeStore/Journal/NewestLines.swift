@@ -1,0 +1,300 @@
+// Owns likes.newest: a derived file that says where each like is in the journal and, for the
+// photos changed since they were liked, where their newest line is, so that a listing's walk
+// costs the photos it walks and not the notes and album edits written since. Written whole by a
+// reader under the shared lock (OpenStore.scanCatalog) when its walk passed many changes the file
+// did not cover; read in place by CatalogScan. Never flushed, never trusted across a restart.
+
+import LikesSupport
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The places of a journal's likes and of its photos' newest lines, as of one length of it.
+///
+/// The file, little-endian, 64-bit numbers:
+///
+/// ```
+/// 0    "likes.newest 1\n" and a zero byte
+/// 16   the boot it was written in (the system's boot id, zero-padded to 48 bytes)
+/// 64   the journal's inode
+/// 72   a hash of the journal's header line (a journal written anew has a header of its own)
+/// 80   covered: the journal's length it describes, a line's end, every line before it settled
+/// 88   the number of likes, L
+/// 96   the number of slots, S (a power of two)
+/// 104  the number of photos in slots
+/// 112  zeros to 128
+/// 128  L offsets: the start of every settled `L` line before covered, in the journal's order
+/// ...  S slots of two numbers: a hash of a photo's key (0: an empty slot) and the start of
+///      that photo's newest settled line before covered
+/// ```
+///
+/// A photo has a slot once it has any line but its first `L` line: an `M` or `U` line, or a
+/// second like (which always follows a `U` line). A photo without one was liked once and never
+/// changed since: its `L` line is its newest. So a walk over the likes, newest first, looks each
+/// photo up once and reads its newest line with one jump, whatever was written between.
+///
+/// Nothing here is flushed, and nothing needs to be: the file is derived. It is trusted only
+/// while its boot, journal inode and header are the journal's, its covered length ends a line of
+/// the journal, and (checked by the walk) no `A` line after covered takes back the line before
+/// it. Within one boot, what a process wrote is what the next one reads, even after a kill; a
+/// power cut starts another boot, after which the file is written again. A file that turns out
+/// to disagree with the journal on the way (a slot naming a line of another photo, a like after
+/// its photo's newest line) ends the walk as damage: the reading then takes the sure path, and the
+/// file is written again from the journal alone.
+enum NewestLines {
+    static let fileName = "likes.newest"
+    /// Changes (`M` and `U` lines) a walk may pass after covered before the file is written again.
+    static let refreshAfter = 256
+    private static let magic = Array("likes.newest 1\n\0".utf8)
+    private static let headerSize = 128
+    private static let bootFieldSize = 48
+
+    /// The system's boot id; `nil` where it cannot be read (the file is then neither read nor
+    /// written: walks take the whole journal, as before the file existed).
+    static let bootID: [UInt8]? = {
+        #if canImport(Darwin)
+            // sysctl(3): kern.bootsessionuuid, a UUID string made anew at every boot.
+            var size = 0
+            guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 1, size <= bootFieldSize else { return nil }
+            var bytes = [UInt8](repeating: 0, count: size)
+            guard sysctlbyname("kern.bootsessionuuid", &bytes, &size, nil, 0) == 0 else { return nil }
+            let text = Array(bytes.prefix { $0 != 0 })
+        #else
+            // proc(5): a random UUID made anew at every boot.
+            let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: bootFieldSize)
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return nil }
+            let text = Array(bytes[..<count].prefix { $0 != 0x0A })
+        #endif
+        guard !text.isEmpty, text.count <= bootFieldSize else { return nil }
+        return text + [UInt8](repeating: 0, count: bootFieldSize - text.count)
+    }()
+
+    /// A hash of the journal's header line, which holds a generation of its own; `nil` when
+    /// `journal` has no complete first line.
+    static func headerHash(_ journal: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard let base = journal.baseAddress, let found = memchr(base, 0x0A, min(journal.count, 4096)) else { return nil }
+        let length = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        return KeyTable.hash(UnsafeBufferPointer(start: base, count: length))
+    }
+
+    /// The line that starts at `offset` of `journal`, before `limit`, parsed as a scan parses it.
+    static func line(at offset: Int, in journal: UnsafeBufferPointer<UInt8>, before limit: Int) -> JournalLine.View? {
+        guard offset >= 0, offset < limit, limit <= journal.count, let base = journal.baseAddress,
+            offset == 0 || base[offset - 1] == 0x0A,
+            let found = memchr(base + offset, 0x0A, limit - offset)
+        else { return nil }
+        let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        return JournalLine.View(UnsafeBufferPointer(start: base + offset, count: end - offset), checkingEveryField: false)
+    }
+
+    // MARK: Reading in place
+
+    /// The file mapped into memory, checked against the journal it was opened for.
+    final class Mapped {
+        private let address: UnsafeMutableRawPointer
+        private let size: Int
+        /// The journal's length the file describes.
+        let covered: Int
+        let likeCount: Int
+        private let slotCount: Int
+
+        private init(address: UnsafeMutableRawPointer, size: Int, covered: Int, likeCount: Int, slotCount: Int) {
+            (self.address, self.size, self.covered, self.likeCount, self.slotCount) = (address, size, covered, likeCount, slotCount)
+        }
+
+        deinit { munmap(address, size) }
+
+        private func number(at offset: Int) -> Int {
+            Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
+        }
+
+        /// The start of the `index`th like (0 the oldest).
+        func like(_ index: Int) -> Int { number(at: NewestLines.headerSize + 8 * index) }
+
+        private var slotsStart: Int { NewestLines.headerSize + 8 * likeCount }
+
+        /// Every slot's hash and offset, for writing the file again.
+        func forEachSlot(_ body: (UInt64, Int) -> Void) {
+            for slot in 0..<slotCount {
+                let hash = UInt64(truncatingIfNeeded: number(at: slotsStart + 16 * slot))
+                if hash != 0 { body(hash, number(at: slotsStart + 16 * slot + 8)) }
+            }
+        }
+
+        enum Lookup {
+            /// The photo has no slot: its only line is its like.
+            case none
+            /// The start of its newest line.
+            case newest(Int)
+            /// A slot names a line that cannot be one of this photo's: the file cannot be trusted.
+            case inconsistent
+        }
+
+        /// Where the photo with `key` has its newest line, read from the slots and checked
+        /// against the line named.
+        func lookUp(_ key: UnsafeBufferPointer<UInt8>, in journal: UnsafeBufferPointer<UInt8>) -> Lookup {
+            let hash = KeyTable.hash(key)
+            let mask = slotCount - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            for _ in 0..<slotCount {
+                let stored = UInt64(truncatingIfNeeded: number(at: slotsStart + 16 * slot))
+                if stored == 0 { return .none }
+                if stored == hash {
+                    // Two keys of one 64-bit hash are left to chance (about 2⁻⁶⁴ a pair): a slot
+                    // of this hash naming another photo's line is a file not to be believed.
+                    let offset = number(at: slotsStart + 16 * slot + 8)
+                    guard let line = NewestLines.line(at: offset, in: journal, before: covered), line.key.elementsEqual(key) else {
+                        return .inconsistent
+                    }
+                    return .newest(offset)
+                }
+                slot = (slot + 1) & mask
+            }
+            return .inconsistent
+        }
+
+        /// The file in `root`, if it describes `journal` (mapped whole) as the file `inode` now.
+        static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
+            guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
+                let file = try? root.openForReading(NewestLines.fileName), file.sizeWhenOpened >= NewestLines.headerSize,
+                let address = mmap(nil, file.sizeWhenOpened, PROT_READ, MAP_PRIVATE, file.descriptor, 0), address != MAP_FAILED
+            else { return nil }
+            let size = file.sizeWhenOpened
+            func number(_ offset: Int) -> Int {
+                Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
+            }
+            let bytes = UnsafeRawBufferPointer(start: address, count: size)
+            let (covered, likes, slots) = (number(80), number(88), number(96))
+            guard bytes[..<16].elementsEqual(NewestLines.magic), bytes[16..<64].elementsEqual(boot),
+                UInt64(truncatingIfNeeded: number(64)) == inode, UInt64(truncatingIfNeeded: number(72)) == header,
+                covered > 0, covered <= journal.count, journal[covered - 1] == 0x0A,
+                likes >= 0, likes < size / 8, slots >= 8, slots < size / 16, slots & (slots - 1) == 0,
+                size == NewestLines.headerSize + 8 * likes + 16 * slots
+            else {
+                munmap(address, size)
+                return nil
+            }
+            _ = madvise(address, size, MADV_RANDOM)
+            return Mapped(address: address, size: size, covered: covered, likeCount: likes, slotCount: slots)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes the file for the journal `reader` reads (mapped whole as `journal`, file `inode`)
+    /// as of its settled end: from `previous` and the lines after what it covered, or from the
+    /// whole journal. Under the store's shared lock (no writer changes the journal meanwhile); a
+    /// failure (a full disk, a read-only store, a malformed line) leaves things as they were.
+    static func write(
+        in root: StoreDirectory, reader: JournalReader, journal: UnsafeBufferPointer<UInt8>, inode: UInt64, previous: Mapped?
+    ) {
+        guard let boot = bootID, let header = headerHash(journal) else { return }
+        var likes: [UInt64] = []
+        var table = SlotTable(capacity: 1024)
+        if let previous {
+            likes.reserveCapacity(previous.likeCount + 1024)
+            for index in 0..<previous.likeCount { likes.append(UInt64(previous.like(index))) }
+            previous.forEachSlot { hash, offset in table.insertNew(hash: hash, offset: offset) }
+        }
+        var malformed = false
+        guard
+            let end = try? reader.forward(
+                from: previous?.covered ?? 0,
+                { item in
+                    guard item.end <= journal.count, let line = NewestLines.line(at: item.start, in: journal, before: item.end) else {
+                        malformed = item.line == nil || item.end > journal.count
+                        return !malformed
+                    }
+                    switch line.operation {
+                    case .liked:
+                        likes.append(UInt64(item.start))
+                        table.update(line.key, to: item.start, in: journal, adding: false)
+                    case .updated, .unliked:
+                        table.update(line.key, to: item.start, in: journal, adding: true)
+                    case .header, .aborted, .purged:
+                        break
+                    }
+                    return true
+                }), !malformed, end.end > 0
+        else { return }
+        var bytes = magic + boot
+        for value in [inode, header, UInt64(end.end), UInt64(likes.count), UInt64(table.capacity), UInt64(table.count)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        }
+        bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
+        bytes.reserveCapacity(headerSize + 8 * likes.count + 16 * table.capacity)
+        for like in likes { withUnsafeBytes(of: like.littleEndian) { bytes += $0 } }
+        table.appendSlots(to: &bytes)
+        let temporary = fileName + "." + String(getpid()) + ".tmp"
+        try? root.remove(temporary)
+        do {
+            _ = try bytes.withUnsafeBytes { try root.createFile(temporary, bytes: $0, durable: false) }
+            try root.rename(temporary, to: fileName)
+        } catch {
+            try? root.remove(temporary)
+        }
+    }
+
+    /// The slots being written: open addressing over hashes and offsets, half full at most.
+    private struct SlotTable {
+        private(set) var hashes: [UInt64]
+        private(set) var offsets: [UInt64]
+        private(set) var count = 0
+        var capacity: Int { hashes.count }
+
+        init(capacity: Int) {
+            hashes = [UInt64](repeating: 0, count: capacity)
+            offsets = [UInt64](repeating: 0, count: capacity)
+        }
+
+        /// Puts a photo known not to be in the table yet.
+        mutating func insertNew(hash: UInt64, offset: Int) {
+            if 2 * (count + 1) > capacity { grow() }
+            var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
+            while hashes[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+            (hashes[slot], offsets[slot]) = (hash, UInt64(offset))
+            count += 1
+        }
+
+        /// Moves the photo with `key` to its line at `offset`; adds it when it has no slot and
+        /// `adding`.
+        mutating func update(_ key: UnsafeBufferPointer<UInt8>, to offset: Int, in journal: UnsafeBufferPointer<UInt8>, adding: Bool) {
+            let hash = KeyTable.hash(key)
+            var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
+            while hashes[slot] != 0 {
+                if hashes[slot] == hash, let line = NewestLines.line(at: Int(offsets[slot]), in: journal, before: journal.count),
+                    line.key.elementsEqual(key)
+                {
+                    offsets[slot] = UInt64(offset)
+                    return
+                }
+                slot = (slot + 1) & (capacity - 1)
+            }
+            if adding { insertNew(hash: hash, offset: offset) }
+        }
+
+        private mutating func grow() {
+            let (oldHashes, oldOffsets) = (hashes, offsets)
+            hashes = [UInt64](repeating: 0, count: 2 * oldHashes.count)
+            offsets = [UInt64](repeating: 0, count: 2 * oldHashes.count)
+            count = 0
+            for index in oldHashes.indices where oldHashes[index] != 0 { insertNew(hash: oldHashes[index], offset: Int(oldOffsets[index])) }
+        }
+
+        func appendSlots(to bytes: inout [UInt8]) {
+            for slot in 0..<capacity {
+                withUnsafeBytes(of: hashes[slot].littleEndian) { bytes += $0 }
+                withUnsafeBytes(of: offsets[slot].littleEndian) { bytes += $0 }
+            }
+        }
+    }
+}
