@@ -1,24 +1,35 @@
 #!/usr/bin/env python3
-"""Queries on a store built the way people build one, beside sqlite3 on an indexed table of the
-same records (issue 37), at several collection sizes, and a chart of cost against size.
+"""Queries on stores built the way people build them, beside sqlite3 on an indexed table of the
+same records (issues 37 and 54), at several collection sizes, and charts of cost against size and
+against the changes made since the last like.
 
-A store of N photos is built through the `likes` binary only: ten `likes import` runs of N/10
-JPEGs with an Unsplash photo object beside each (a description from a vocabulary, a colour, a
-photographer), N/20 `likes note` commands, N/10 album memberships in 20 albums by `likes album
-add` of ten ids at a time, an export of one album, N/100 unlikes (that album's photos among
-them), and the export restored. The one-pass store of the same size (`likes-bench build`) is
-measured beside it. The peer is the `sqlite3` command on a table of the same records (the
-store's own `list --json`) with an index on `likedAt` and the colour's family as a column
-(Benchmarks/sqlite_peer.py), and a membership table for the albums.
+For each size N, three stores, each built through the `likes` binary as a user builds one:
+  (a) "in use": ten `likes import` runs of N/10 JPEGs with an Unsplash photo object beside each (a
+      description from a vocabulary, a colour, a photographer), then N/20 `likes note` commands and
+      N/10 album memberships in 20 albums by `likes album add` of ten ids at a time, and nothing
+      after: every note and album edit lies after the last like;
+  (b) "in use, 50,000 more": (a) and then 50,000 more notes and album additions (three to one, on
+      photos chosen at random), made by `likes-bench changes` in one process for speed (the journal
+      lines are the ones `likes note` and `likes album add` write);
+  (c) "restored": (a), then an export of one album, N/100 unlikes (that album's photos among them)
+      and the export restored, which writes the journal anew, sorted: the store issue 37 measured.
+The peer is the `sqlite3` command on a table of each store's records (its own `list --json`) with
+an index on `likedAt` and the colour's family as a column (Benchmarks/sqlite_peer.py), and a
+membership table for the albums. `--one-pass` measures the one-pass store of each size too
+(`likes-bench build`).
 
-Usage: userstore.py RELEASE_DIR WORKDIR [SIZE ...]     (sizes default to 1000 10000 100000)
+Usage: userstore.py RELEASE_DIR WORKDIR [--one-pass] [SIZE ...]   (sizes default to 1000 10000 100000)
        userstore.py RELEASE_DIR WORKDIR --million [SIZE ...]
+       userstore.py RELEASE_DIR WORKDIR --changes [SIZE]
        userstore.py RELEASE_DIR WORKDIR --cold-io [SIZE]
 The second form measures flat cost up to a million photos on one-pass stores (a store of a
 million built the user's way would take hours): the newest page, a search for a word every photo
 has and for one none has, and one durable like (an image and its record) against sqlite3
 inserting the record and the image (`readfile`) in one transaction; sizes default to 1000 10000
-100000 1000000; it writes million.json and million-chart.txt.
+100000 1000000; it writes million.json and million-chart.txt. The third measures the newest page,
+a colour page and a search page on the one-pass store of SIZE (default 10000) after 0, 1,000,
+10,000 and 100,000 changes since its last like (`likes-bench changes`), each beside sqlite3 on the
+same records; it writes changes.json and changes-chart.txt.
 Needs Pillow (python3-pil) for the one small JPEG the photos are made from; root for the cold
 rows (the page cache emptied before each run) and for the warm rows' two states of `likes` in
 the page cache (see `measure`); without root, one warm row each, in whatever state it is.
@@ -39,9 +50,13 @@ from PIL import Image
 
 MILLION = "--million" in sys.argv
 COLD_IO = "--cold-io" in sys.argv
-ARGUMENTS = [argument for argument in sys.argv[1:] if argument not in ("--million", "--cold-io")]
+CHANGES = "--changes" in sys.argv
+ONE_PASS = "--one-pass" in sys.argv
+ARGUMENTS = [argument for argument in sys.argv[1:] if argument not in ("--million", "--cold-io", "--changes", "--one-pass")]
 RELEASE, WORK = ARGUMENTS[0], ARGUMENTS[1]
-SIZES = [int(size) for size in ARGUMENTS[2:]] or ([1000, 10000, 100000, 1000000] if MILLION else [100000] if COLD_IO else [1000, 10000, 100000])
+SIZES = [int(size) for size in ARGUMENTS[2:]] or (
+    [1000, 10000, 100000, 1000000] if MILLION else [100000] if COLD_IO else [10000] if CHANGES else [1000, 10000, 100000])
+MORE_CHANGES = 50000
 LIKES = os.path.abspath(os.path.join(RELEASE, "likes"))
 BENCH = os.path.abspath(os.path.join(RELEASE, "likes-bench"))
 SQLITE = shutil.which("sqlite3")
@@ -101,7 +116,7 @@ def likes(store, *arguments, check=True):
 
 
 def build_user_store(folder, size):
-    """The store of `size` photos built as a user builds one; returns the seconds of each step."""
+    """Store (a) of `size` photos, built as a user builds one; returns the seconds of each step."""
     rng = random.Random(size)
     store, steps = os.path.join(folder, "store"), {}
     start = time.perf_counter()
@@ -128,6 +143,32 @@ def build_user_store(folder, size):
     for offset in range(0, len(members), 10):
         likes(store, "album", "add", f"Album {offset // 10 % 20}", *members[offset:offset + 10])
     steps["albums"] = time.perf_counter() - start
+    return steps
+
+
+def copy_store(source, folder):
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    shutil.copytree(os.path.join(source, "store"), os.path.join(folder, "store"), symlinks=True)
+    # A derived file of the store it was copied from (another inode): never believed, written again.
+    for name in ("likes.newest",):
+        path = os.path.join(folder, "store", name)
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def more_changes(folder, count, seed):
+    """Store (b): `count` notes and album additions after the last like."""
+    start = time.perf_counter()
+    subprocess.run([BENCH, "changes", os.path.join(folder, "store"), str(count), str(seed)], stdout=subprocess.DEVNULL, check=True, env=ENV)
+    return {"changes": time.perf_counter() - start}
+
+
+def restored(folder, size):
+    """Store (c): an album exported, N/100 unlikes (that album's photos among them), the export restored."""
+    rng = random.Random(size + 1)
+    store = os.path.join(folder, "store")
+    ids = [f"u{number:07d}" for number in range(size)]
     start = time.perf_counter()
     backup = os.path.join(folder, "backup")
     shutil.rmtree(backup, ignore_errors=True)
@@ -138,8 +179,7 @@ def build_user_store(folder, size):
         likes(store, "unlike", identifier, check=False)
     likes(store, "import", backup)
     shutil.rmtree(backup)
-    steps["unlikes and restore"] = time.perf_counter() - start
-    return steps
+    return {"unlikes and restore": time.perf_counter() - start}
 
 
 def peer_database(folder, store):
@@ -430,8 +470,47 @@ def cold_io(size, repeat=5):
         json.dump(results, handle, indent=2)
 
 
+def since_last_like(size, steps=(0, 1000, 10000, 100000)):
+    """The --changes form: the one-pass store of `size`, then more and more changes after its last
+    like; at each step the newest page, a colour page and a search page beside sqlite3."""
+    source = one_pass_store(size)
+    folder = os.path.join(WORK, f"changes-{size}")
+    copy_store(source, folder)
+    store = os.path.join(folder, "store")
+    shutil.copyfile(os.path.join(source, "likes.db"), os.path.join(folder, "likes.db"))
+    results, made = {}, 0
+    for step in steps:
+        if step > made:
+            subprocess.run([BENCH, "changes", store, str(step - made), str(step)], stdout=subprocess.DEVNULL, check=True, env=ENV)
+            made = step
+            peer_database(folder, store)
+        rows = {}
+        for name, arguments, query in (
+            ("newest page", ["list", "--limit", "20", "--json"], page_of("")),
+            ("colour family (blue)", ["list", "--color", "blue", "--limit", "20", "--json"], page_of("WHERE family = 'blue'")),
+            ("search, a word every photo has (benchmark)", ["list", "--search", "benchmark", "--limit", "20", "--json"],
+             page_of("WHERE record LIKE '%benchmark%'")),
+        ):
+            warm = warm_pair([LIKES, "--store", store, *arguments], [SQLITE, os.path.join(folder, "likes.db"), query])
+            rows[name] = {"likesMs": warm[0] * 1000, "sqliteMs": warm[1] * 1000, "ratio": warm[0] / warm[1]}
+            print(f"  {size:,} photos, {step:,} changes since the last like: {name}: {warm[0] * 1000:.2f} vs {warm[1] * 1000:.2f} ms, "
+                  f"{warm[0] / warm[1]:.2f}x", flush=True)
+        results[str(step)] = rows
+    with open(os.path.join(WORK, "changes.json"), "w") as handle:
+        json.dump(results, handle, indent=2)
+    global SIZES
+    SIZES = list(steps)
+    picture = chart({"user": results}, top=50)
+    with open(os.path.join(WORK, "changes-chart.txt"), "w") as handle:
+        handle.write(picture + "\n")
+    print(picture)
+
+
 if MILLION:
     flat_cost()
+    sys.exit(0)
+if CHANGES:
+    since_last_like(SIZES[0])
     sys.exit(0)
 if COLD_IO:
     if not CAN_DROP:
@@ -439,26 +518,37 @@ if COLD_IO:
     cold_io(SIZES[0])
     sys.exit(0)
 
-results = {"user": {}, "onePass": {}, "build": {}}
+STORES = (("a", "in use"), ("b", f"in use, {MORE_CHANGES:,} more"), ("c", "restored"))
+results = {"user": {}, "inUseMore": {}, "restored": {}, "onePass": {}, "build": {}}
 for size in SIZES:
-    folder = os.path.join(WORK, f"user-{size}")
-    if not os.path.exists(os.path.join(folder, "likes.db")):
-        shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        steps = build_user_store(folder, size)
-        count = peer_database(folder, os.path.join(folder, "store"))
-        results["build"][str(size)] = dict(steps, photos=count)
-        print(f"built the user's store of {size:,} ({count:,} photos): " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.items()), flush=True)
-    results["user"][str(size)] = measure("user-built", os.path.join(folder, "store"), folder, size)
-    one_pass = one_pass_store(size)
-    results["onePass"][str(size)] = measure("one-pass", os.path.join(one_pass, "store"), one_pass, size)
+    folders = {key: os.path.join(WORK, f"user-{size}-{key}") for key, _ in STORES}
+    if not os.path.exists(os.path.join(folders["a"], "likes.db")):
+        shutil.rmtree(folders["a"], ignore_errors=True)
+        os.makedirs(folders["a"])
+        steps = build_user_store(folders["a"], size)
+        steps["photos"] = peer_database(folders["a"], os.path.join(folders["a"], "store"))
+        results["build"][f"{size}-a"] = steps
+        print(f"built store (a) of {size:,}: " + ", ".join(f"{k} {v:.1f}" for k, v in steps.items()), flush=True)
+    for key, make in (("b", lambda folder: more_changes(folder, MORE_CHANGES, size)), ("c", lambda folder: restored(folder, size))):
+        if not os.path.exists(os.path.join(folders[key], "likes.db")):
+            copy_store(folders["a"], folders[key])
+            steps = make(folders[key])
+            steps["photos"] = peer_database(folders[key], os.path.join(folders[key], "store"))
+            results["build"][f"{size}-{key}"] = steps
+            print(f"built store ({key}) of {size:,}: " + ", ".join(f"{k} {v:.1f}" for k, v in steps.items()), flush=True)
+    for (key, label), part in zip(STORES, ("user", "inUseMore", "restored")):
+        results[part][str(size)] = measure(f"({key}) {label}", os.path.join(folders[key], "store"), folders[key], size)
+    if ONE_PASS:
+        one_pass = one_pass_store(size)
+        results["onePass"][str(size)] = measure("one-pass", os.path.join(one_pass, "store"), one_pass, size)
+    folder = folders["a"]
     verify = [LIKES, "--store", os.path.join(folder, "store"), "verify"]
     purge = [LIKES, "--store", os.path.join(folder, "store"), "purge", "--dry-run"]
     find = ["/bin/sh", "-c", f"find '{os.path.join(folder, 'store')}' -type f | wc -l"]
     purge_times = warm_pair(purge, find, 5)
     results["user"][str(size)]["verify"] = {"seconds": spawn(verify), "peakMB": peak_mb(verify)}
     results["user"][str(size)]["purge --dry-run"] = {"likesMs": purge_times[0] * 1000, "findMs": purge_times[1] * 1000, "ratio": purge_times[0] / purge_times[1]}
-    print(f"  user-built {size:,}: verify {results['user'][str(size)]['verify']}, purge --dry-run vs find: {purge_times[0] * 1000:.0f} vs {purge_times[1] * 1000:.0f} ms", flush=True)
+    print(f"  (a) {size:,}: verify {results['user'][str(size)]['verify']}, purge --dry-run vs find: {purge_times[0] * 1000:.0f} vs {purge_times[1] * 1000:.0f} ms", flush=True)
 
 with open(os.path.join(WORK, "userstore.json"), "w") as handle:
     json.dump(results, handle, indent=2)

@@ -4,6 +4,9 @@
 //   likes-bench like-vs-floor DIR COUNT BYTES   durable likes against the raw durable write
 //   likes-bench build STORE COUNT BYTES [RECORDS.jsonl]   a store of COUNT likes (relaxed)
 //   likes-bench like-unlike STORE COUNT          durable like + unlike pairs on an existing store
+//   likes-bench changes STORE COUNT [SEED]        COUNT notes and album additions (three to one) on the
+//                                                store's photos, chosen at random, relaxed: the lines a
+//                                                person writes after importing, without a process each
 //   likes-bench responsiveness STORE             a ticker task while eight awaiting likes wait on a
 //                                                lock another process holds for 1.5 s
 //   likes-bench cancellation STORE               how soon cancelling an awaiting like ends its wait
@@ -254,6 +257,29 @@ func benchBuild(_ arguments: [String]) throws {
     try printJSON(["count": count, "seconds": now() - start])
 }
 
+/// `likes-bench changes …` (see the comment at the top).
+func benchChanges(_ arguments: [String]) throws {
+    let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
+    let count = try number(3)
+    var state = UInt64(arguments.count > 4 ? try number(4) : 1)
+    func random(_ bound: Int) -> Int {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Int((state >> 33) % UInt64(bound))
+    }
+    let ids = try repository.list(LikeQuery()).records.map(\.id)
+    guard !ids.isEmpty else { return }
+    let start = now()
+    for index in 0..<count {
+        let id = ids[random(ids.count)]
+        if index % 4 == 3 {
+            _ = try repository.addPhotos([id], toAlbum: try AlbumName("Album \(random(20))"))
+        } else {
+            _ = try repository.setNote("Note \(index): morning light sunset", for: id)
+        }
+    }
+    try printJSON(["count": count, "seconds": now() - start])
+}
+
 /// `likes-bench like-unlike …` (see the comment at the top).
 func benchLikeUnlike(_ arguments: [String]) throws {
     let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]))
@@ -314,6 +340,7 @@ func run(_ arguments: [String]) throws {
     case "like-vs-floor": try benchLikeVsFloor(arguments)
     case "build": try benchBuild(arguments)
     case "like-unlike": try benchLikeUnlike(arguments)
+    case "changes": try benchChanges(arguments)
     case "responsiveness": try benchResponsiveness(arguments)
     case "cancellation": try benchCancellation(arguments)
     case "observers": try benchObservers(arguments)

@@ -117,7 +117,7 @@ extension QueryReferenceTests {
                     let likes = number(bytes, at: 88)
                     let slotsStart = 128 + 8 * likes
                     let firstLike = number(bytes, at: 128)
-                    for slot in stride(from: slotsStart, to: bytes.count, by: 16) where number(bytes, at: slot) != 0 {
+                    for slot in stride(from: slotsStart, to: bytes.count, by: 24) where number(bytes, at: slot) != 0 {
                         setNumber(&bytes, at: slot + 8, firstLike)
                     }
                 }

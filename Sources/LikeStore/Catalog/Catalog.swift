@@ -199,52 +199,61 @@ enum CatalogScan {
 
     /// The likes `newest` covers, newest first, each photo's newest line found through it or, when
     /// the walk after what it covers met the photo, through `table` (see ``photos(in:checkingEveryField:newest:lineCount:changesWalked:_:)``).
+    /// The journal's pages walked are let go of as the walk goes on (see ``JournalReader``), so that
+    /// a walk through every like does not hold the whole journal.
     private static func likes(
         of newest: NewestLines.Mapped, in journal: UnsafeBufferPointer<UInt8>, table: inout KeyTable, updates: [[UInt8]],
         inOrder: (JournalLine.View) -> Bool, lineCount: inout Int, _ body: (Photo) throws -> Bool
     ) throws -> End {
         var index = newest.likeCount
+        var keptFrom = newest.covered  // the walk's pages from here to covered are still held
         while index > 0 {
             index -= 1
             let start = newest.like(index)
             guard let view = NewestLines.line(at: start, in: journal, before: newest.covered), view.operation == .liked else { return .damaged }
             lineCount += 1
             guard inOrder(view) else { return .unordered }
-            let found = table.find(view.key)
-            switch found.mark {
-            case .unliked?, .listed?:
-                continue
-            case .updated(let index)?:
-                table.set(.listed, for: view.key, at: found.slot)
-                let going = try updates[index].withUnsafeBufferPointer { line in
-                    guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
-                    return try body(Photo(liked: view, newest: newest))
-                }
-                if !going { return .stopped }
-            case nil:
-                switch newest.lookUp(view.key, in: journal) {
-                case .inconsistent:
-                    return .damaged
-                case .none:
-                    // Liked once and never changed: no other line of it anywhere.
-                    if try !body(Photo(liked: view, newest: view)) { return .stopped }
-                case .newest(let offset) where offset == start:
+            if keptFrom - start > 8 << 20 {
+                JournalReader.letGo(journal, start..<keptFrom)
+                keptFrom = start
+            }
+            // What the walk after covered met of the photo is newer than anything the file says.
+            if !table.isEmpty {
+                let found = table.find(view.key)
+                switch found.mark {
+                case .unliked?, .listed?:
+                    continue
+                case .updated(let index)?:
                     table.set(.listed, for: view.key, at: found.slot)
-                    if try !body(Photo(liked: view, newest: view)) { return .stopped }
-                case .newest(let offset):
-                    guard let line = NewestLines.line(at: offset, in: journal, before: newest.covered) else { return .damaged }
-                    switch line.operation {
-                    case .unliked:
-                        table.set(.unliked, for: view.key, at: found.slot)
-                    case .updated where offset > start:
-                        table.set(.listed, for: view.key, at: found.slot)
-                        if try !body(Photo(liked: view, newest: line)) { return .stopped }
-                    case .liked where offset > start:
-                        // A later like of the photo, walked already: this one is over.
-                        table.set(.listed, for: view.key, at: found.slot)
-                    default:
-                        return .damaged  // a newest line before the like, or of no change
+                    let going = try updates[index].withUnsafeBufferPointer { line in
+                        guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
+                        return try body(Photo(liked: view, newest: newest))
                     }
+                    if !going { return .stopped }
+                    continue
+                case nil:
+                    break
+                }
+            }
+            switch newest.lookUp(view.key, like: start, in: journal) {
+            case .inconsistent:
+                return .damaged
+            case .earlierLike:
+                continue
+            case .none:
+                // Liked once and never changed: no other line of it anywhere.
+                if try !body(Photo(liked: view, newest: view)) { return .stopped }
+            case .newest(let offset) where offset == start:
+                if try !body(Photo(liked: view, newest: view)) { return .stopped }
+            case .newest(let offset):
+                guard let line = NewestLines.line(at: offset, in: journal, before: newest.covered) else { return .damaged }
+                switch line.operation {
+                case .unliked:
+                    continue
+                case .updated:
+                    if try !body(Photo(liked: view, newest: line)) { return .stopped }
+                default:
+                    return .damaged  // another like where this one is the photo's current like
                 }
             }
         }

@@ -416,7 +416,7 @@ struct JournalReader {
 
     /// Lets the whole pages of `range` of a mapped file go from the process's memory; touched
     /// again, they are read again (from the page cache).
-    private static func letGo(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+    static func letGo(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         guard let base = bytes.baseAddress, !range.isEmpty else { return }
         let page = Int(getpagesize())
         let first = (Int(bitPattern: base) + range.lowerBound + page - 1) / page * page

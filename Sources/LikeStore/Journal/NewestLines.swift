@@ -29,14 +29,16 @@ import LikesSupport
 /// 104  the number of photos in slots
 /// 112  zeros to 128
 /// 128  L offsets: the start of every settled `L` line before covered, in the journal's order
-/// ...  S slots of two numbers: a hash of a photo's key (0: an empty slot) and the start of
-///      that photo's newest settled line before covered
+/// ...  S slots of three numbers: a hash of a photo's key (0: an empty slot), the start of that
+///      photo's newest settled line before covered, and the start of its current like where it
+///      was liked more than once (0 while its only `L` line is its like)
 /// ```
 ///
 /// A photo has a slot once it has any line but its first `L` line: an `M` or `U` line, or a
-/// second like (which always follows a `U` line). A photo without one was liked once and never
-/// changed since: its `L` line is its newest. So a walk over the likes, newest first, looks each
-/// photo up once and reads its newest line with one jump, whatever was written between.
+/// second like (which always follows a `U` line, so the photo has a slot by then). A photo
+/// without one was liked once and never changed since: its `L` line is its newest. So a walk over
+/// the likes, newest first, looks each photo up once, passes over its earlier likes by the slot's
+/// like, and reads its newest line with one jump, whatever was written between.
 ///
 /// Nothing here is flushed, and nothing needs to be: the file is derived. It is trusted only
 /// while its boot, journal inode and header are the journal's, its covered length ends a line of
@@ -52,6 +54,7 @@ enum NewestLines {
     static let refreshAfter = 256
     private static let magic = Array("likes.newest 1\n\0".utf8)
     private static let headerSize = 128
+    private static let slotSize = 24
     private static let bootFieldSize = 48
 
     /// The system's boot id; `nil` where it cannot be read (the file is then neither read nor
@@ -122,39 +125,44 @@ enum NewestLines {
 
         private var slotsStart: Int { NewestLines.headerSize + 8 * likeCount }
 
-        /// Every slot's hash and offset, for writing the file again.
-        func forEachSlot(_ body: (UInt64, Int) -> Void) {
+        /// Every slot's hash, newest line and like, for writing the file again.
+        func forEachSlot(_ body: (UInt64, Int, Int) -> Void) {
             for slot in 0..<slotCount {
-                let hash = UInt64(truncatingIfNeeded: number(at: slotsStart + 16 * slot))
-                if hash != 0 { body(hash, number(at: slotsStart + 16 * slot + 8)) }
+                let start = slotsStart + NewestLines.slotSize * slot
+                let hash = UInt64(truncatingIfNeeded: number(at: start))
+                if hash != 0 { body(hash, number(at: start + 8), number(at: start + 16)) }
             }
         }
 
         enum Lookup {
             /// The photo has no slot: its only line is its like.
             case none
-            /// The start of its newest line.
+            /// The like is an earlier one of the photo, which was liked again since.
+            case earlierLike
+            /// The start of the photo's newest line.
             case newest(Int)
             /// A slot names a line that cannot be one of this photo's: the file cannot be trusted.
             case inconsistent
         }
 
-        /// Where the photo with `key` has its newest line, read from the slots and checked
-        /// against the line named.
-        func lookUp(_ key: UnsafeBufferPointer<UInt8>, in journal: UnsafeBufferPointer<UInt8>) -> Lookup {
+        /// Where the photo with `key`, liked by the `L` line at `like`, has its newest line: read
+        /// from the slots and checked against the line named.
+        func lookUp(_ key: UnsafeBufferPointer<UInt8>, like: Int, in journal: UnsafeBufferPointer<UInt8>) -> Lookup {
             let hash = KeyTable.hash(key)
             let mask = slotCount - 1
             var slot = Int(truncatingIfNeeded: hash) & mask
             for _ in 0..<slotCount {
-                let stored = UInt64(truncatingIfNeeded: number(at: slotsStart + 16 * slot))
+                let start = slotsStart + NewestLines.slotSize * slot
+                let stored = UInt64(truncatingIfNeeded: number(at: start))
                 if stored == 0 { return .none }
                 if stored == hash {
+                    let current = number(at: start + 16)
+                    if current != 0, current != like { return current > like ? .earlierLike : .inconsistent }
                     // Two keys of one 64-bit hash are left to chance (about 2⁻⁶⁴ a pair): a slot
                     // of this hash naming another photo's line is a file not to be believed.
-                    let offset = number(at: slotsStart + 16 * slot + 8)
-                    guard let line = NewestLines.line(at: offset, in: journal, before: covered), line.key.elementsEqual(key) else {
-                        return .inconsistent
-                    }
+                    let offset = number(at: start + 8)
+                    guard offset >= like, let line = NewestLines.line(at: offset, in: journal, before: covered), line.key.elementsEqual(key)
+                    else { return .inconsistent }
                     return .newest(offset)
                 }
                 slot = (slot + 1) & mask
@@ -177,8 +185,8 @@ enum NewestLines {
             guard bytes[..<16].elementsEqual(NewestLines.magic), bytes[16..<64].elementsEqual(boot),
                 UInt64(truncatingIfNeeded: number(64)) == inode, UInt64(truncatingIfNeeded: number(72)) == header,
                 covered > 0, covered <= journal.count, journal[covered - 1] == 0x0A,
-                likes >= 0, likes < size / 8, slots >= 8, slots < size / 16, slots & (slots - 1) == 0,
-                size == NewestLines.headerSize + 8 * likes + 16 * slots
+                likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
+                size == NewestLines.headerSize + 8 * likes + NewestLines.slotSize * slots
             else {
                 munmap(address, size)
                 return nil
@@ -198,28 +206,35 @@ enum NewestLines {
         in root: StoreDirectory, reader: JournalReader, journal: UnsafeBufferPointer<UInt8>, inode: UInt64, previous: Mapped?
     ) {
         guard let boot = bootID, let header = headerHash(journal) else { return }
+        // Where no file can be made (a store on a read-only file system), the reading is not
+        // done at all: every walk would otherwise pay for it again.
+        let temporary = fileName + "." + String(getpid()) + ".tmp"
+        try? root.remove(temporary)
+        guard (try? root.createFile(temporary, bytes: UnsafeRawBufferPointer(start: nil, count: 0), durable: false)) != nil else { return }
+        defer { try? root.remove(temporary) }
         var likes: [UInt64] = []
         var table = SlotTable(capacity: 1024)
         if let previous {
             likes.reserveCapacity(previous.likeCount + 1024)
             for index in 0..<previous.likeCount { likes.append(UInt64(previous.like(index))) }
-            previous.forEachSlot { hash, offset in table.insertNew(hash: hash, offset: offset) }
+            previous.forEachSlot { hash, newest, like in table.insertNew(hash: hash, newest: newest, like: like) }
         }
         var malformed = false
         guard
             let end = try? reader.forward(
                 from: previous?.covered ?? 0,
                 { item in
-                    guard item.end <= journal.count, let line = NewestLines.line(at: item.start, in: journal, before: item.end) else {
-                        malformed = item.line == nil || item.end > journal.count
-                        return !malformed
+                    guard item.line != nil, item.end <= journal.count, let line = NewestLines.line(at: item.start, in: journal, before: item.end)
+                    else {
+                        malformed = true
+                        return false
                     }
                     switch line.operation {
                     case .liked:
                         likes.append(UInt64(item.start))
-                        table.update(line.key, to: item.start, in: journal, adding: false)
+                        table.update(line.key, to: item.start, in: journal, liked: true)
                     case .updated, .unliked:
-                        table.update(line.key, to: item.start, in: journal, adding: true)
+                        table.update(line.key, to: item.start, in: journal, liked: false)
                     case .header, .aborted, .purged:
                         break
                     }
@@ -231,69 +246,75 @@ enum NewestLines {
             withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
         }
         bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
-        bytes.reserveCapacity(headerSize + 8 * likes.count + 16 * table.capacity)
+        bytes.reserveCapacity(headerSize + 8 * likes.count + slotSize * table.capacity)
         for like in likes { withUnsafeBytes(of: like.littleEndian) { bytes += $0 } }
         table.appendSlots(to: &bytes)
-        let temporary = fileName + "." + String(getpid()) + ".tmp"
+        // A failure leaves the file before in place, which the next walk goes on from.
         try? root.remove(temporary)
-        do {
-            _ = try bytes.withUnsafeBytes { try root.createFile(temporary, bytes: $0, durable: false) }
-            try root.rename(temporary, to: fileName)
-        } catch {
-            try? root.remove(temporary)
+        if (try? bytes.withUnsafeBytes({ try root.createFile(temporary, bytes: $0, durable: false) })) != nil {
+            try? root.rename(temporary, to: fileName)
         }
     }
 
-    /// The slots being written: open addressing over hashes and offsets, half full at most.
+    /// The slots being written: open addressing over hashes, newest lines and likes, half full
+    /// at most.
     private struct SlotTable {
         private(set) var hashes: [UInt64]
-        private(set) var offsets: [UInt64]
+        private(set) var newest: [UInt64]
+        private(set) var likes: [UInt64]
         private(set) var count = 0
         var capacity: Int { hashes.count }
 
         init(capacity: Int) {
             hashes = [UInt64](repeating: 0, count: capacity)
-            offsets = [UInt64](repeating: 0, count: capacity)
+            newest = hashes
+            likes = hashes
         }
 
         /// Puts a photo known not to be in the table yet.
-        mutating func insertNew(hash: UInt64, offset: Int) {
+        mutating func insertNew(hash: UInt64, newest line: Int, like: Int) {
             if 2 * (count + 1) > capacity { grow() }
             var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
             while hashes[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
-            (hashes[slot], offsets[slot]) = (hash, UInt64(offset))
+            (hashes[slot], newest[slot], likes[slot]) = (hash, UInt64(line), UInt64(like))
             count += 1
         }
 
-        /// Moves the photo with `key` to its line at `offset`; adds it when it has no slot and
-        /// `adding`.
-        mutating func update(_ key: UnsafeBufferPointer<UInt8>, to offset: Int, in journal: UnsafeBufferPointer<UInt8>, adding: Bool) {
+        /// Moves the photo with `key` to its line at `offset`, a like (`liked`) or a change. A
+        /// photo without a slot gets one at a change (its only like stays its like, 0); a like
+        /// of a photo with a slot becomes its like. (A like of a photo without one is its first.)
+        mutating func update(_ key: UnsafeBufferPointer<UInt8>, to offset: Int, in journal: UnsafeBufferPointer<UInt8>, liked: Bool) {
             let hash = KeyTable.hash(key)
             var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
             while hashes[slot] != 0 {
-                if hashes[slot] == hash, let line = NewestLines.line(at: Int(offsets[slot]), in: journal, before: journal.count),
+                if hashes[slot] == hash, let line = NewestLines.line(at: Int(newest[slot]), in: journal, before: journal.count),
                     line.key.elementsEqual(key)
                 {
-                    offsets[slot] = UInt64(offset)
+                    newest[slot] = UInt64(offset)
+                    if liked { likes[slot] = UInt64(offset) }
                     return
                 }
                 slot = (slot + 1) & (capacity - 1)
             }
-            if adding { insertNew(hash: hash, offset: offset) }
+            if !liked { insertNew(hash: hash, newest: offset, like: 0) }
         }
 
         private mutating func grow() {
-            let (oldHashes, oldOffsets) = (hashes, offsets)
+            let (oldHashes, oldNewest, oldLikes) = (hashes, newest, likes)
             hashes = [UInt64](repeating: 0, count: 2 * oldHashes.count)
-            offsets = [UInt64](repeating: 0, count: 2 * oldHashes.count)
+            newest = hashes
+            likes = hashes
             count = 0
-            for index in oldHashes.indices where oldHashes[index] != 0 { insertNew(hash: oldHashes[index], offset: Int(oldOffsets[index])) }
+            for index in oldHashes.indices where oldHashes[index] != 0 {
+                insertNew(hash: oldHashes[index], newest: Int(oldNewest[index]), like: Int(oldLikes[index]))
+            }
         }
 
         func appendSlots(to bytes: inout [UInt8]) {
             for slot in 0..<capacity {
                 withUnsafeBytes(of: hashes[slot].littleEndian) { bytes += $0 }
-                withUnsafeBytes(of: offsets[slot].littleEndian) { bytes += $0 }
+                withUnsafeBytes(of: newest[slot].littleEndian) { bytes += $0 }
+                withUnsafeBytes(of: likes[slot].littleEndian) { bytes += $0 }
             }
         }
     }
