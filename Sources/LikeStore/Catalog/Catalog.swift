@@ -223,9 +223,9 @@ enum CatalogScan {
                 switch found.mark {
                 case .unliked?, .listed?:
                     continue
-                case .updated(let index)?:
+                case .updated(let kept)?:
                     table.set(.listed, for: view.key, at: found.slot)
-                    let going = try updates[index].withUnsafeBufferPointer { line in
+                    let going = try updates[kept].withUnsafeBufferPointer { line in
                         guard let newest = JournalLine.View(line, checkingEveryField: false) else { return true }
                         return try body(Photo(liked: view, newest: newest))
                     }
