@@ -129,20 +129,7 @@ enum CatalogScan {
         var table = KeyTable()
         defer { table.release() }
         var updates: [[UInt8]] = []  // `M` lines met before their photo's `L` line
-        var previousAt = Int64.max
-        var previousKey: [UInt8] = []
-        var unordered = false
-        /// Whether the `L` line `view` comes before the one met before it in the listing's order.
-        func inOrder(_ view: JournalLine.View) -> Bool {
-            guard view.at < previousAt || (view.at == previousAt && view.key.lexicographicallyPrecedes(previousKey)) else {
-                unordered = true
-                return false
-            }
-            previousAt = view.at
-            previousKey.removeAll(keepingCapacity: true)
-            previousKey.append(contentsOf: view.key)
-            return true
-        }
+        var order = ListingOrder()
         let end = try reader.backwardViews(checkingEveryField: checkingEveryField, floor: newest?.covered ?? 0) { view in
             lineCount += 1
             switch view.operation {
@@ -158,7 +145,7 @@ enum CatalogScan {
                 }
                 return true
             case .liked:
-                guard inOrder(view) else { return false }
+                guard order.admits(view) else { return false }
                 // Nothing met yet (as in a journal rewritten whole): no key to hash, no place to take.
                 if table.isEmpty, !checkingEveryField { return try body(Photo(liked: view, newest: view)) }
                 let found = table.find(view.key)
@@ -182,18 +169,36 @@ enum CatalogScan {
                 return true
             }
         }
-        if unordered { return .unordered }
+        if order.broken { return .unordered }
         switch end {
         case .header: return .complete
         case .stopped: return .stopped
         case .damaged: return .damaged
         case .floor:
             guard let newest else { return .damaged }
-            let walked = try reader.source.withMappedBytes { journal in
-                try likes(of: newest, in: journal, table: &table, updates: updates, inOrder: inOrder, lineCount: &lineCount, body)
+            return try reader.source.withMappedBytes { journal in
+                try likes(of: newest, in: journal, table: &table, updates: updates, order: &order, lineCount: &lineCount, body)
+            } ?? .damaged
+        }
+    }
+
+    /// The order a walk meets `L` lines in: each must come before the one met before it in the
+    /// listing's order (see ``CatalogScan``); `broken` once one did not.
+    struct ListingOrder {
+        private var previousAt = Int64.max
+        private var previousKey: [UInt8] = []
+        private(set) var broken = false
+
+        /// Whether the `L` line `view` comes before the one met before it, which it then becomes.
+        mutating func admits(_ view: JournalLine.View) -> Bool {
+            guard view.at < previousAt || (view.at == previousAt && view.key.lexicographicallyPrecedes(previousKey)) else {
+                broken = true
+                return false
             }
-            if unordered { return .unordered }
-            return walked ?? .damaged
+            previousAt = view.at
+            previousKey.removeAll(keepingCapacity: true)
+            previousKey.append(contentsOf: view.key)
+            return true
         }
     }
 
@@ -203,7 +208,7 @@ enum CatalogScan {
     /// a walk through every like does not hold the whole journal.
     private static func likes(
         of newest: NewestLines.Mapped, in journal: UnsafeBufferPointer<UInt8>, table: inout KeyTable, updates: [[UInt8]],
-        inOrder: (JournalLine.View) -> Bool, lineCount: inout Int, _ body: (Photo) throws -> Bool
+        order: inout ListingOrder, lineCount: inout Int, _ body: (Photo) throws -> Bool
     ) throws -> End {
         var index = newest.likeCount
         var keptFrom = newest.covered  // the walk's pages from here to covered are still held
@@ -212,7 +217,7 @@ enum CatalogScan {
             let start = newest.like(index)
             guard let view = NewestLines.line(at: start, in: journal, before: newest.covered), view.operation == .liked else { return .damaged }
             lineCount += 1
-            guard inOrder(view) else { return .unordered }
+            guard order.admits(view) else { return .unordered }
             if keptFrom - start > 8 << 20 {
                 JournalReader.letGo(journal, start..<keptFrom)
                 keptFrom = start

@@ -4,7 +4,6 @@
 // reader under the shared lock (OpenStore.scanCatalog) when its walk passed many changes the file
 // did not cover; read in place by CatalogScan. Never flushed, never trusted across a restart.
 
-
 #if canImport(Darwin)
     import Darwin
 #elseif canImport(Glibc)
