@@ -106,6 +106,8 @@ extension QueryReferenceTests {
             ("written in another boot", { $0[20] ^= 0x01 }),
             ("of another journal file", { setNumber(&$0, at: 64, number($0, at: 64) + 1) }),
             ("of another header", { $0[72] ^= 0xFF }),
+            // As after lines lost without a new boot and lines written again past covered.
+            ("whose line at covered is another", { $0[112] ^= 0xFF }),
             ("covering more than the journal has", { setNumber(&$0, at: 80, number($0, at: 80) + 1_000_000) }),
             ("covering part of a line", { setNumber(&$0, at: 80, number($0, at: 80) - 3) }),
             ("cut short", { $0.removeLast(9) }),

@@ -25,7 +25,8 @@
 /// 88   the number of likes, L
 /// 96   the number of slots, S (a power of two)
 /// 104  the number of photos in slots
-/// 112  zeros to 128
+/// 112  a hash of the journal's line that ends at covered
+/// 120  zeros to 128
 /// 128  L offsets: the start of every settled `L` line before covered, in the journal's order
 /// ...  S slots of three numbers: a hash of a photo's key (0: an empty slot), the start of that
 ///      photo's newest settled line before covered, and the start of its current like where it
@@ -40,9 +41,12 @@
 ///
 /// Nothing here is flushed, and nothing needs to be: the file is derived. It is trusted only
 /// while its boot, journal inode and header are the journal's, its covered length ends a line of
-/// the journal, and (checked by the walk) no `A` line after covered takes back the line before
-/// it. Within one boot, what a process wrote is what the next one reads, even after a kill; a
-/// power cut starts another boot, after which the file is written again. A file that turns out
+/// the journal that is the line it saw there, and (checked by the walk) no `A` line after covered
+/// takes back the line before it. Within one boot, what a process wrote is what the next one
+/// reads, even after a kill; a power cut starts another boot, after which the file is written
+/// again. (Where a journal lost unflushed lines without a new boot, as a disk pulled out and put
+/// back may leave it, or the power-cut tests' file system, which keeps each file whole or as last
+/// flushed, and lines were written again past covered, the line at covered is another.) A file that turns out
 /// to disagree with the journal on the way (a slot naming a line of another photo, a like after
 /// its photo's newest line) ends the walk as damage: the reading then takes the sure path, and the
 /// file is written again from the journal alone.
@@ -85,6 +89,15 @@ enum NewestLines {
         guard let base = journal.baseAddress, let found = memchr(base, 0x0A, min(journal.count, 4096)) else { return nil }
         let length = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         return KeyTable.hash(UnsafeBufferPointer(start: base, count: length))
+    }
+
+    /// A hash of the line of `journal` that ends (with its newline) at `end`; `nil` where no line
+    /// ends there.
+    static func lineHash(_ journal: UnsafeBufferPointer<UInt8>, endingAt end: Int) -> UInt64? {
+        guard end > 0, end <= journal.count, journal[end - 1] == 0x0A else { return nil }
+        var start = end - 1
+        while start > 0, journal[start - 1] != 0x0A { start -= 1 }
+        return KeyTable.hash(UnsafeBufferPointer(rebasing: journal[start..<(end - 1)]))
     }
 
     /// The line that starts at `offset` of `journal`, before `limit`, parsed as a scan parses it.
@@ -182,7 +195,7 @@ enum NewestLines {
             let (covered, likes, slots) = (number(80), number(88), number(96))
             guard bytes[..<16].elementsEqual(NewestLines.magic), bytes[16..<64].elementsEqual(boot),
                 UInt64(truncatingIfNeeded: number(64)) == inode, UInt64(truncatingIfNeeded: number(72)) == header,
-                covered > 0, covered <= journal.count, journal[covered - 1] == 0x0A,
+                covered > 0, covered <= journal.count, NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(112)),
                 likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
                 size == NewestLines.headerSize + 8 * likes + NewestLines.slotSize * slots
             else {
@@ -240,7 +253,8 @@ enum NewestLines {
                 }), !malformed, end.end > 0
         else { return }
         var bytes = magic + boot
-        for value in [inode, header, UInt64(end.end), UInt64(likes.count), UInt64(table.capacity), UInt64(table.count)] {
+        guard let coveredLine = lineHash(journal, endingAt: end.end) else { return }
+        for value in [inode, header, UInt64(end.end), UInt64(likes.count), UInt64(table.capacity), UInt64(table.count), coveredLine] {
             withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
         }
         bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
