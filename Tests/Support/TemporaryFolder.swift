@@ -79,3 +79,33 @@ public enum SamplePhotos {
         }
     }
 }
+
+/// Photos as phones and cameras leave them (`Tests/Fixtures/jpeg/camera`, made by
+/// `Tests/Tools/make_camera_photos.py` from a real photo): each of the eight Exif orientations,
+/// baseline and progressive, half with an sRGB profile, half with the camera's facts, and two
+/// photographers' pictures turned in their own ways.
+public enum CameraFixtures {
+    /// The folder of the fixtures.
+    public static let directory = SamplePhotos.directory
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/Fixtures/jpeg/camera", isDirectory: true)
+
+    /// The photos' file names without extension: `o1` … `o8`, then `o1-progressive` … `o8-progressive`.
+    public static let names = [false, true].flatMap { progressive in (1...8).map { "o\($0)" + (progressive ? "-progressive" : "") } }
+
+    /// The photographers' pictures: turned by orientation 6 and 3.
+    public static let userImages = ["user-o6", "user-o3"]
+
+    /// Two photos large enough to have renditions: 1200×800 as displayed, turned by orientation 6
+    /// (baseline) and 7 (progressive).
+    public static let large = ["o6-large", "o7-large-progressive"]
+
+    /// The bytes of the fixture `name` (without extension); a missing one stops the test run.
+    public static func data(_ name: String) -> Data {
+        do {
+            return try Data(contentsOf: directory.appendingPathComponent(name + ".jpg"))
+        } catch {
+            fatalError("the camera photo \(name).jpg cannot be read: \(error)")
+        }
+    }
+}

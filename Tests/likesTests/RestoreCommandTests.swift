@@ -9,10 +9,15 @@ import Testing
     let box = TemporaryFolder()
     var backup: String { box.path("backup") }
 
-    /// A store of the six sample photos and five more, with ids that are no file names, notes with line breaks and
-    /// tabs, several albums, photographer pictures and metadata; exported to `backup`.
+    /// How many photos ``backedUpStore()`` holds.
+    static let photos = 6 + 20 + 5
+
+    /// A store of the six sample photos, the twenty camera photos (every Exif orientation,
+    /// baseline and progressive, profiles and camera facts) and five more, with ids that are no
+    /// file names, notes with line breaks and tabs, several albums, photographer pictures (one
+    /// turned its own way) and metadata; exported to `backup`.
     func backedUpStore() throws {
-        #expect(try box.run(["import", Samples.photos.path]).status == 0)
+        #expect(try box.run(["import", Samples.photos.path, CameraFixtures.directory.path]).status == 0)
         let likes: [[String]] = [
             [
                 "like", "a/b", "--image", Samples.photo("coffee.jpg").path, "--user-image", Samples.photo("chelsea.jpg").path,
@@ -21,6 +26,10 @@ import Testing
             ["like", "with space", "--image", Samples.photo("retina.jpg").path, "--album", "Trips"],
             ["like", "--image", Samples.photo("astronaut.jpg").path, "--", "-dash"],
             ["like", "🌸", "--image", Samples.photo("rocket.jpg").path, "--user-image", Samples.photo("astronaut.jpg").path],
+            [
+                "like", "o6", "--image", CameraFixtures.directory.appendingPathComponent("o6.jpg").path, "--user-image",
+                CameraFixtures.directory.appendingPathComponent("user-o6.jpg").path, "--note", "turned", "--album", "Phone",
+            ],
             ["like", "ABC", "--image", Samples.photo("chelsea.jpg").path],
         ]
         for like in likes { #expect(try box.run(like).status == 0, "\(like)") }
@@ -57,7 +66,9 @@ import Testing
         let target = box.path("restored")
         let restore = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(restore.status == 0, "\(restore.stderr)")
-        #expect(restore.stdout.hasPrefix("Restored 11 of 11 photos from the export \(backup): 0 liked already, 0 refused.\n"), "\(restore.stdout)")
+        #expect(
+            restore.stdout.hasPrefix("Restored \(Self.photos) of \(Self.photos) photos from the export \(backup): 0 liked already, 0 refused.\n"),
+            "\(restore.stdout)")
         #expect(try comparable(target).sorted() == comparable(box.store.path).sorted())
         #expect(try list(target).map { $0["id"] as? String } == list(box.store.path).map { $0["id"] as? String })
         #expect(try TemporaryFolder.execute(["--store", target, "verify"]).status == 0)
@@ -72,12 +83,33 @@ import Testing
         let summary = try rerun.object()
         #expect((summary["liked"] as? [String])?.isEmpty == true)
         let skipped = try #require(summary["skipped"] as? [[String: String]])
-        #expect(skipped.count == 11)
+        #expect(skipped.count == Self.photos)
         #expect(skipped.contains { $0["file"] == backup + "/a_b.jpg" && $0["reason"] == "photo \"a/b\" is liked already" })
         // For people, one line says it: no line per photo liked already.
         let human = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(human.status == 0)
-        #expect(human.stdout == "Restored 0 of 11 photos from the export \(backup): 11 liked already, 0 refused.\n", "\(human.stdout)")
+        #expect(
+            human.stdout == "Restored 0 of \(Self.photos) photos from the export \(backup): \(Self.photos) liked already, 0 refused.\n",
+            "\(human.stdout)")
+    }
+
+    /// The same store, every photo unliked, then its backup restored: the collection as it was,
+    /// and a backup of that backup restored into a third store.
+    @Test func aStoreRestoresItsOwnBackupAndABackupOfTheBackup() throws {
+        try backedUpStore()
+        let expected = try comparable(box.store.path).sorted()
+        let ids = try list(box.store.path).compactMap { $0["id"] as? String }
+        for id in ids { #expect(try box.run(["unlike", "--", id]).status == 0, "\(id)") }
+        let restore = try box.run(["import", backup])
+        #expect(restore.status == 0, "\(restore.stdout)\(restore.stderr)")
+        #expect(try comparable(box.store.path).sorted() == expected)
+
+        let again = box.path("again")
+        #expect(try box.run(["export", again]).status == 0)
+        let third = box.path("third")
+        #expect(try TemporaryFolder.execute(["--store", third, "import", again]).status == 0)
+        #expect(try comparable(third).sorted() == expected)
+        #expect(try TemporaryFolder.execute(["--store", third, "verify"]).status == 0)
     }
 
     /// On a terminal (a pseudo-terminal of util-linux's script(1)) a restore draws the progress
@@ -88,10 +120,10 @@ import Testing
         let run = try TemporaryFolder.execute(
             ["-qec", command, "/dev/null"], executable: URL(fileURLWithPath: "/usr/bin/script"), environment: ["NO_COLOR": "1"])
         #expect(run.status == 0, "\(run.stdout)")
-        #expect(run.stdout.contains("\r" + String(repeating: "█", count: 30) + " 11/11  "), "\(run.stdout)")
+        #expect(run.stdout.contains("\r" + String(repeating: "█", count: 30) + " \(Self.photos)/\(Self.photos)  "), "\(run.stdout)")
         #expect(run.stdout.contains("done"), "\(run.stdout)")
         #expect(!run.stdout.contains("\u{1B}["), "\(run.stdout)")
-        #expect(run.stdout.contains("Restored 11 of 11 photos"), "\(run.stdout)")
+        #expect(run.stdout.contains("Restored \(Self.photos) of \(Self.photos) photos"), "\(run.stdout)")
     }
 
     @Test func albumsGivenAreAddedToThoseEachPhotoHad() throws {
@@ -103,7 +135,7 @@ import Testing
         let albums = try TemporaryFolder.execute(["--store", target, "albums", "--json"]).array()
         let counts = Dictionary(uniqueKeysWithValues: albums.map { ($0["name"] as? String ?? "", $0["count"] as? Int ?? 0) })
         // Every photo restored, not the one liked already.
-        #expect(counts == ["Restored": 10, "Trips": 2, "Cats & dogs": 1], "\(counts)")
+        #expect(counts == ["Restored": Self.photos - 1, "Trips": 2, "Cats & dogs": 1, "Phone": 1], "\(counts)")
     }
 
     @Test func aTamperedFileIsRefusedAndNamedAndTheRestRestored() throws {
@@ -115,10 +147,10 @@ import Testing
         let target = box.path("restored")
         let restore = try TemporaryFolder.execute(["--store", target, "import", backup])
         #expect(restore.status == 1)
-        #expect(restore.stdout.contains("Restored 10 of 11 photos"), "\(restore.stdout)")
+        #expect(restore.stdout.contains("Restored \(Self.photos - 1) of \(Self.photos) photos"), "\(restore.stdout)")
         #expect(restore.stdout.contains("  refused \(file): its SHA-256 differs from index.json (photo \"with space\")"), "\(restore.stdout)")
         #expect(restore.stderr == "likes: 1 photo of the export was refused; see the summary.\n", "\(restore.stderr)")
-        #expect(try list(target).count == 10)
+        #expect(try list(target).count == Self.photos - 1)
         #expect(try TemporaryFolder.execute(["--store", target, "verify"]).status == 0)
     }
 

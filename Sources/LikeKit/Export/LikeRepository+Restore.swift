@@ -332,11 +332,9 @@ struct PreparedRestore {
     }
 
     private init(checking entry: ExportIndex.Photo, likedAt: Int64, folder: String) throws {
-        let image = try Self.checkedImage(
-            entry.file, bytes: entry.bytes, sha256: entry.sha256, width: entry.width, height: entry.height, kind: .image, folder: folder)
+        let image = try Self.checkedImage(entry.file, bytes: entry.bytes, sha256: entry.sha256, pixels: entry.pixels, kind: .image, folder: folder)
         let userImage = try entry.userImage.map { user in
-            try Self.checkedImage(
-                user.file, bytes: user.bytes, sha256: user.sha256, width: user.width, height: user.height, kind: .userImage, folder: folder)
+            try Self.checkedImage(user.file, bytes: user.bytes, sha256: user.sha256, pixels: user.pixels, kind: .userImage, folder: folder)
         }
         thumbnail = try entry.thumbnail.map { try Self.checkedThumbnail($0, of: entry, folder: folder) }
         do {
@@ -366,9 +364,9 @@ struct PreparedRestore {
     }
 
     /// Checks one of the photo's JPEGs against the index: size, digest (where the index has one),
-    /// a JPEG of the given size in pixels.
+    /// a JPEG of the sizes in pixels and the orientation it gives.
     private static func checkedImage(
-        _ name: String, bytes size: Int, sha256: String?, width: Int, height: Int, kind: StoreError.ImageRole, folder: String
+        _ name: String, bytes size: Int, sha256: String?, pixels: ExportIndex.PixelSizes.Given, kind: StoreError.ImageRole, folder: String
     ) throws -> StoreRequest.Image {
         let path = try path(of: name, in: folder)
         let image: StoreRequest.Image
@@ -386,8 +384,8 @@ struct PreparedRestore {
         } catch StoreError.io {
             throw Refused(file: name, reason: "it is missing or cannot be read")
         }
-        guard image.size.width == width, image.size.height == height else {
-            throw Refused(file: name, reason: "it is \(image.size.width)×\(image.size.height) pixels where index.json says \(width)×\(height)")
+        if let mismatch = pixels.mismatch(ExportIndex.PixelSizes(stored: image.size, orientation: image.orientation)) {
+            throw Refused(file: name, reason: mismatch)
         }
         return image
     }

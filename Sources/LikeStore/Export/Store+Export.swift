@@ -2,6 +2,7 @@
 // hidden folder beside the destination, checked as the store reads its own files, the index files
 // the façade composes written after them, and the folder put in place in one step.
 
+import JPEGCodec
 import LikesSupport
 
 #if canImport(Darwin)
@@ -14,10 +15,28 @@ import LikesSupport
 package struct ExportedPhoto: Sendable {
     /// The record as exported: a later one than listed, when the photo was updated since.
     package var record: StoredRecord
-    /// The photo's JPEG, then the photographer's picture if it has one: file name and SHA-256.
-    package var files: [(name: String, sha256: String)]
+    /// The photo's JPEG, then the photographer's picture if it has one: file name, SHA-256, and
+    /// the file's own frame size and Exif orientation (read from the bytes exported, whatever
+    /// the record kept).
+    package var files: [ExportedFile]
     /// The thumbnail's file, when one could be had: name, bytes and SHA-256.
     package var thumbnail: (name: String, bytes: Int, sha256: String)?
+}
+
+/// One image of a photo as an export copied it.
+package struct ExportedFile: Sendable {
+    package var name: String
+    package var sha256: String
+    /// The pixels as the file stores them: its frame header's width and height.
+    package var storedWidth: Int
+    package var storedHeight: Int
+    /// Exif's orientation, 1–8 (1 when the file has none).
+    package var orientation: Int
+
+    /// The size as displayed: the stored one, turned for orientations 5–8.
+    package var displayedSize: (width: Int, height: Int) {
+        orientation >= 5 ? (storedHeight, storedWidth) : (storedWidth, storedHeight)
+    }
 }
 
 /// The files of an export being written, for the index files composed beside its photos: pieces
@@ -170,7 +189,16 @@ extension Store {
         let copies = images.map { (name: stem + ($0.user ? ExportFileNames.userImageSuffix : ExportFileNames.imageSuffix), data: $0.data) }
         for copy in copies { try writing.folder.createFile(copy.name, data: copy.data, durable: writing.flushEach) }
         var photo = ExportedPhoto(
-            record: record, files: copies.map { copy in (copy.name, copy.data.withUnsafeBytes { SHA256.hexDigest(of: $0) }) })
+            record: record,
+            files: copies.map { copy in
+                copy.data.withUnsafeBytes { bytes in
+                    // Checked as liked (its CRC-32), so its header reads.
+                    let header = try? JPEGHeader(reading: bytes)
+                    return ExportedFile(
+                        name: copy.name, sha256: SHA256.hexDigest(of: bytes), storedWidth: header?.width ?? 0,
+                        storedHeight: header?.height ?? 0, orientation: header?.exif.orientation ?? 1)
+                }
+            })
         if let opened, let stored = try? thumbnailBytes(of: record, opened) {
             // Without the store's tag, which names the store's own image generation: the
             // codec's JPEG alone, the same bytes whichever store exports the photo.

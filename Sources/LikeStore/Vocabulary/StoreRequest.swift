@@ -131,6 +131,9 @@ package struct StoreRequest: Sendable {
         /// The JPEG's size in pixels, as its frame header gives it.
         package var size: (width: Int, height: Int) { (header.width, header.height) }
 
+        /// Exif's orientation, 1–8 (1 when the file gives none).
+        package var orientation: Int { header.exif.orientation }
+
         /// A checksum as a record keeps it: eight hex digits.
         static func text(_ checksum: UInt32) -> String {
             let text = String(checksum, radix: 16)
