@@ -34,6 +34,8 @@ package struct StorePurgeReport: Sendable, Hashable {
 package struct StoreVerification: Sendable, Hashable {
     package var problems: [String]
     package var orphans: [String]
+    /// Sentences naming each damaged thumbnail or rendition that was made anew.
+    package var remade: [String] = []
 }
 
 /// The count, bytes and dates (milliseconds since 1970) of a store, and how it is flushed.

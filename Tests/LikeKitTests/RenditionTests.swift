@@ -87,22 +87,29 @@ enum CameraPhotos {
         #expect(try repository.image(for: id, maxPixelSize: max(sizes[0].width, sizes[0].height) + 1).height == sizes[1].height)
     }
 
-    @Test func aDamagedRenditionIsNamedByVerifySetAsideByRepairAndMadeAnew() throws {
+    @Test func aDamagedRenditionIsMadeAnewByVerifyOrByItsReaderAndSetAsideByRepair() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "wide")
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800))
         let first = try repository.image(for: id, maxPixelSize: 500)
         #expect(first.kind == .rendition)
-        var bytes = try Data(contentsOf: first.file)
+        let whole = try Data(contentsOf: first.file)
+        var bytes = whole
         bytes[bytes.count / 2] ^= 0xFF
         try bytes.write(to: first.file)
+        // A derived file: verify makes it anew, and says so.
         let report = try repository.verify()
-        #expect(report.problems.count == 1 && report.problems[0].contains("rendition"), "\(report.problems)")
+        #expect(report.isOK, "\(report.problems)")
+        #expect(
+            report.remade.count == 1 && report.remade[0].hasPrefix("The rendition renditions/\(first.file.lastPathComponent) of photo \"wide\""),
+            "\(report.remade)")
+        #expect(try Data(contentsOf: first.file) == whole)
+        // Asked for while damaged, it is made anew.
+        try bytes.write(to: first.file)
         repository.removeCachedImages()
-        // Asked for again, it is made anew.
         let again = try repository.image(for: id, maxPixelSize: 500)
         #expect(again.data == first.data)
-        #expect(try repository.verify().problems.isEmpty)
+        #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
         // Damaged again: repair sets it aside and the store verifies.
         try bytes.write(to: first.file)
         let repaired = try repository.repair()

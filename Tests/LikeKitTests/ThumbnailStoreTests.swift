@@ -88,27 +88,71 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: stray.path))
     }
 
-    @Test func verifyNamesADamagedThumbnailAndRepairMakesItAnew() throws {
+    @Test func verifyMakesADamagedThumbnailAnewAndNamesIt() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "coffee")
         try repository.like(id, image: Samples.coffee)
         let thumbnail = try #require(try repository.thumbnail(for: id))
-        var bytes = [UInt8](try Data(contentsOf: thumbnail.file))
+        let whole = try Data(contentsOf: thumbnail.file)
+        var bytes = [UInt8](whole)
         bytes[bytes.count / 2] ^= 0x10
         try Data(bytes).write(to: thumbnail.file)
 
+        // A derived file: no problem of the store's, and no repair needed.
+        let report = try repository.verify()
+        #expect(report.isOK, "\(report.problems)")
+        #expect(
+            report.remade == [
+                "The thumbnail \(thumbnail.fileName) of photo \"coffee\" has changed since it was made (its checksum differs), so it was made anew."
+            ])
+        #expect(try Data(contentsOf: thumbnail.file) == whole)
+        #expect(try repository.verify().remade.isEmpty)
+    }
+
+    @Test func aDamagedThumbnailThatCannotBeMadeAnewStaysAProblemAndIsNeverNamed() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "coffee")
+        try repository.like(id, image: Samples.coffee)
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        let image = try #require(try repository.record(for: id)).image.file
+        let whole = try Data(contentsOf: thumbnail.file)
+        try Data(count: 4096).write(to: thumbnail.file)  // as a power cut leaves a file it never flushed
+        // Its photo's image damaged too: a thumbnail is made only from the image as liked.
+        var bytes = [UInt8](try Data(contentsOf: image))
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: image)
+
         let report = try repository.verify()
         #expect(
-            report.problems == [
-                "The thumbnail \(thumbnail.fileName) of photo \"coffee\" has changed since it was made (its checksum differs); repairing the store makes it anew."
-            ])
-        // First need remakes it too; here repair does, setting the damaged one aside.
-        let repaired = try repository.repair()
-        #expect(repaired.isOK && repaired.thumbnailsMade == 1 && repaired.setAside.map(\.files) == [[thumbnail.fileName]])
-        #expect(try repository.verify().isOK)
-        let setAside = folder.files(under: "store/damaged")
-        #expect(setAside.count == 1 && setAside[0].hasSuffix(thumbnail.fileName))
-        #expect(try Data(contentsOf: thumbnail.file) != Data(bytes))
+            report.problems.contains(
+                "The thumbnail \(thumbnail.fileName) of photo \"coffee\" is not a thumbnail of ours; repairing the store makes it anew."),
+            "\(report.problems)")
+        #expect(report.remade.isEmpty)
+        #expect(try repository.record(for: id)?.thumbnail == nil, "never named to a reader while it is damaged")
+
+        bytes[bytes.count / 2] ^= 0x10
+        try Data(bytes).write(to: image)
+        let mended = try repository.verify()
+        #expect(mended.isOK && mended.remade.count == 1)
+        #expect(try Data(contentsOf: thumbnail.file) == whole)
+    }
+
+    @Test func aThumbnailAPowerCutLeftEmptyIsMadeAnewByItsFirstReader() throws {
+        let repository = folder.repository()
+        let id = PhotoID(valid: "coffee")
+        try repository.like(id, image: Samples.coffee)
+        let thumbnail = try #require(try repository.thumbnail(for: id))
+        let whole = try Data(contentsOf: thumbnail.file)
+        for damage in [Data(), Data(count: whole.count), whole.prefix(whole.count / 2)] {
+            try damage.write(to: thumbnail.file)
+            let record = try #require(try repository.record(for: id))
+            #expect(record.thumbnail == thumbnail, "the record names it only once it is whole again")
+            #expect(try Data(contentsOf: thumbnail.file) == whole)
+        }
+        try Data().write(to: thumbnail.file)
+        #expect(try repository.file(.thumbnail, of: id)?.data == whole, "as the gallery reads it")
+        try Data().write(to: thumbnail.file)
+        #expect(try repository.image(for: id, maxPixelSize: 100).data == Data(ThumbnailFiles.untagged([UInt8](whole))))
     }
 
     @Test func aMissingThumbnailIsNoProblemAndIsMadeOnFirstNeed() throws {
@@ -130,7 +174,7 @@ import Testing
         // A thumbnail file put in place by hand, made from another photo's image.
         let other = try JPEGThumbnail.make(fromJPEG: [UInt8](Samples.chelsea))
         try Data(ThumbnailFiles.tagged(other.jpeg, generation: "0123456789ab")).write(to: thumbnail.file)
-        #expect(try repository.verify().problems.first?.contains("was made from another image") == true)
+        #expect(try repository.verify().remade.first?.contains("was made from another image, so it was made anew") == true)
         #expect(try repository.thumbnail(for: id)?.width == 320)
     }
 

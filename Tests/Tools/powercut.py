@@ -52,6 +52,7 @@ when anything failed, 2 when FUSE cannot be used here.
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import random
@@ -60,6 +61,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -111,6 +115,12 @@ class Rig:
 
     def sample(self, name):
         return os.path.join(self.samples, name)
+
+    # Photos as cameras make them: every Exif orientation (Tests/Fixtures/jpeg/camera).
+    camera_folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "jpeg", "camera")
+
+    def camera(self, name):
+        return os.path.join(self.camera_folder, name + ".jpg")
 
     def wipe(self):
         """An empty file system, everything flushed."""
@@ -289,7 +299,7 @@ def cut_repair_at_every_step(rig, journal_damage):
         return [f"the uncut repair failed ({clean.returncode}): {clean.stdout.strip()[:300]} {clean.stderr.strip()[:200]}"]
     count = rig.fs.steps
     problems = []
-    runs = [(cut, None) for cut in range(count + 1)]
+    runs = [] if "mixed cuts only" in options else [(cut, None) for cut in range(count + 1)]
     if rig.whole:
         runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
     for cut, mix in runs:
@@ -319,6 +329,13 @@ def scenarios(rig):
     ]
     out = os.path.join(rig.mountpoint, "out")
     batch = os.path.join(rig.mountpoint, "batch")
+    photos = os.path.join(rig.mountpoint, "camera")
+    camera = [
+        ["__copy_camera", photos, "o8", "o6-large"],
+        ["import", photos],
+        ["like", "o8", "--image", rig.camera("o8"), "--user-image", rig.camera("user-o6"), "--note", "turned", "--album", "Phone"],
+    ]
+    camera_without_thumbnails = camera + [["__remove", os.path.join(rig.store, "thumbnails")]]
     plant = [
         ("store/images/zz~000000000000.jpg", b"\xff\xd8orphan"),
         ("store/records/zz~000000000000.tmp", b"{"),
@@ -349,6 +366,20 @@ def scenarios(rig):
             None,
             [],
         ),
+        # Camera photos turned every way: a backup of them restored whole.
+        ("restore of camera photos", camera + [["export", out], ["__remove", os.path.join(rig.mountpoint, "store")]], ["import", out], None, []),
+        # Thumbnails and renditions being made (theirs removed first): a reader after the cut
+        # gets each whole. Unflushed (relaxed durability), on a file system that writes back in
+        # any order, a cut leaves some of them damaged under their own names, to be made anew.
+        ("thumbnails and renditions being made", camera_without_thumbnails, ["renditions", "--make"], None, [], {"reads"}),
+        (
+            "thumbnails and renditions being made, unflushed",
+            camera_without_thumbnails,
+            ["--durability", "relaxed", "renditions", "--make"],
+            None,
+            [],
+            {"reads", "mixed cuts only"},
+        ),
     ]
 
 
@@ -357,11 +388,12 @@ def run_setup(rig, setup, plant):
     for command in setup:
         if command[0] == "__remove":
             shutil.rmtree(command[1])
-        elif command[0] == "__copy":
+        elif command[0] in ("__copy", "__copy_camera"):
             folder = command[1]
             os.makedirs(folder, exist_ok=True)
             for name in command[2:]:
-                shutil.copyfile(rig.sample(name), os.path.join(folder, name))
+                source = rig.sample(name) if command[0] == "__copy" else rig.camera(name)
+                shutil.copyfile(source, os.path.join(folder, os.path.basename(source)))
         else:
             rig.run(*command, check=True)
     for relative, data in plant:
@@ -452,8 +484,16 @@ def steps(rig, only=None):
     return passed, failed
 
 
-def cut_at_every_step(rig, name, setup, command, folder, plant):
-    """The problems found cutting the power at each step of `command`; prints a line when none."""
+def cut_at_every_step(rig, name, setup, command, folder, plant, options=frozenset()):
+    """The problems found cutting the power at each step of `command`; prints a line when none.
+    With "reads" in `options`, every thumbnail and rendition is also read after each cut, as
+    readers read them (`likes show` and the gallery), half the time before `verify` and half
+    after; with "mixed cuts only", only the cuts that keep unflushed states by a coin are made
+    (on a file system flushed whole), and none where there are none."""
+    reads = "reads" in options
+    if "mixed cuts only" in options and not rig.whole:
+        print(f"ok   {name}: 0 cuts (only mixed cuts matter, and this file system is flushed file by file)")
+        return []
     base = run_setup(rig, setup, plant)
     before = rig.state()
     folder_before = rig.folder_state(folder) if folder else None
@@ -464,15 +504,22 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
     if clean.returncode != 0:
         return [f"the uncut run failed ({clean.returncode}): {clean.stderr.strip()}"]
     count = rig.fs.steps
+    made = sum(len(os.listdir(os.path.join(rig.store, folder))) for folder in ("thumbnails", "renditions") if reads)
     rig.fs.cut()
     rig.fs.reboot()
     after = rig.state()
     folder_after = rig.folder_state(folder) if folder else None
-    if comparable(after, before) == before and folder_after == folder_before and name != "purge":
+    if reads:
+        # What it makes is derived (every photo's thumbnail, the large ones' renditions), and
+        # unflushed folders may lose it at the cut after the command: counted before that cut.
+        if made < len(before) + 1:
+            return [f"the uncut run made {made} thumbnails and renditions, too few to prove anything"]
+    elif comparable(after, before) == before and folder_after == folder_before and name != "purge":
         return ["the command changed nothing (or lost it at the cut after it), so cutting it proves nothing"]
     problems = []
     acknowledged = 0
-    runs = [(cut, None) for cut in range(count + 1)]
+    damaged_cuts = 0
+    runs = [] if "mixed cuts only" in options else [(cut, None) for cut in range(count + 1)]
     if rig.whole:
         runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
     for cut, mix in runs:
@@ -496,13 +543,109 @@ def cut_at_every_step(rig, name, setup, command, folder, plant):
             shown = rig.folder_state(folder)
             if shown not in (folder_before, folder_after) or (result.returncode == 0 and shown != folder_after):
                 problems.append(f"{label}: the export folder is neither before nor after: {sorted((shown or {}).keys())}")
-        problems += rig.check_store(label)
+        if reads:
+            damaged_cuts += bool(damaged_derived_files(rig.store))
+            if cut % 2 == 0:
+                problems += derived_reads(rig, label)
+            problems += rig.check_store(label)
+            if cut % 2 == 1:
+                problems += derived_reads(rig, label)
+        else:
+            problems += rig.check_store(label)
         if name == "purge":
             leftovers = [path for path, _ in plant if os.path.exists(os.path.join(rig.mountpoint, path))]
             if leftovers:
                 problems.append(f"{label}: purge after the reboot left {leftovers}")
     if not problems:
-        print(f"ok   {name}: {len(runs)} cuts ({acknowledged} after the command had returned 0)")
+        damaged = f", {damaged_cuts} leaving a damaged thumbnail or rendition" if reads else ""
+        print(f"ok   {name}: {len(runs)} cuts ({acknowledged} after the command had returned 0{damaged})")
+    return problems
+
+
+# MARK: derived files
+
+
+def damaged_derived_files(store):
+    """The thumbnails and renditions on disk whose tag does not check out: the comment segment
+    after SOI names the generation and the CRC-32 of every byte after it (ThumbnailFiles)."""
+    damaged = []
+    for folder in ("thumbnails", "renditions"):
+        path = os.path.join(store, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in os.listdir(path):
+            if not name.endswith(".jpg"):
+                continue
+            with open(os.path.join(path, name), "rb") as handle:
+                data = handle.read()
+            whole = len(data) > 6 and data[:4] == b"\xff\xd8\xff\xfe"
+            if whole:
+                length = int.from_bytes(data[4:6], "big")
+                fields = data[6 : 4 + length].split(b" ")
+                whole = len(fields) >= 3 and f"{zlib.crc32(data[4 + length:]):08x}".encode() == fields[2]
+            if not whole:
+                damaged.append(f"{folder}/{name}")
+    return damaged
+
+
+def decoded_size(data):
+    """The (width, height) of a whole JPEG, or None for one that does not decode whole."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return image.size
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+
+def derived_reads(rig, label):
+    """Every photo's thumbnail as `likes show --json` names it, and its thumbnail and images at
+    every size as the gallery serves them (through LikeKit's image(for:maxPixelSize:)): each a
+    whole JPEG of the size it claims, upright as the photo shows."""
+    problems = []
+    records = json.loads(rig.run("list", "--json", check=True).stdout)
+    for record in records:
+        shown = rig.run("show", "--json", "--", record["id"])
+        if shown.returncode != 0:
+            problems.append(f"{label}: show {record['id']} exit {shown.returncode}: {shown.stderr.strip()[:200]}")
+            continue
+        thumbnail = json.loads(shown.stdout).get("thumbnail")
+        if thumbnail is None:
+            problems.append(f"{label}: show {record['id']} names no thumbnail")
+            continue
+        with open(thumbnail["file"], "rb") as handle:
+            data = handle.read()
+        if len(data) != thumbnail["bytes"] or decoded_size(data) != (thumbnail["width"], thumbnail["height"]):
+            problems.append(f"{label}: show {record['id']} names a thumbnail that is not whole: {thumbnail}")
+    server = subprocess.Popen([rig.likes, "--store", rig.store, "serve", "--port", "0"], stdout=subprocess.PIPE, text=True, env=rig.env)
+    try:
+        address = server.stdout.readline().strip()
+        base, token = address.split("/?token=")
+        for record in records:
+            image = record["image"]
+            wide = image["width"] > image["height"]
+            thumbnail_side = max(record["thumbnail"]["width"], record["thumbnail"]["height"]) if record.get("thumbnail") else 160
+            quoted = urllib.parse.quote(record["id"], safe="")
+            paths = [f"/thumbnail?id={quoted}"] + [
+                f"/rendition?id={quoted}&side={side}" for side in (thumbnail_side, 2 * thumbnail_side, max(image["width"], image["height"]))
+            ]
+            for path in paths:
+                request = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    data = response.read()
+                    claimed = response.headers.get("X-Likes-Image")
+                size = decoded_size(data)
+                if size is None:
+                    problems.append(f"{label}: the gallery's {path} is not a whole JPEG ({len(data)} bytes)")
+                elif claimed and claimed.split(" ")[0] != "original" and claimed.split(" ")[1] != f"{size[0]}x{size[1]}":
+                    problems.append(f"{label}: the gallery's {path} claims {claimed} and is {size[0]}x{size[1]}")
+                elif claimed and claimed.split(" ")[0] != "original" and (size[0] > size[1]) != wide:
+                    problems.append(f"{label}: the gallery's {path} is not upright ({size[0]}x{size[1]})")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
     return problems
 
 
@@ -590,11 +733,13 @@ def cut_sync_at_every_step(rig, name, setup, effect):
     if not done[effect]:
         return [f"the uncut sync did not do what it is here for ({effect}): {clean.stdout.strip()[:300]}"]
     count = rig.fs.steps
+    made = sum(len(os.listdir(os.path.join(rig.store, folder))) for folder in ("thumbnails", "renditions") if reads)
     rig.fs.cut()
     rig.fs.reboot()
     after = rig.state()
     problems = []
     acknowledged = 0
+    damaged_cuts = 0
     runs = [(cut, None) for cut in range(count + 1)]
     if rig.whole:
         runs += [(cut, random.Random(cut)) for cut in range(0, count + 1, 3)]

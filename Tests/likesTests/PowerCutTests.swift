@@ -38,11 +38,12 @@ enum FUSE {
         for kind in [
             "like into an empty store", "first like", "update with images", "update of the image alone", "unlike", "toggle off",
             "toggle on", "note", "note cleared", "album add", "album remove", "import batch", "purge", "export",
-            "export over an earlier one", "restore into an empty store", "restore among newer photos",
+            "export over an earlier one", "restore into an empty store", "restore among newer photos", "restore of camera photos",
+            "thumbnails and renditions being made",
         ] {
             #expect(run.stdout.contains("ok   \(kind): "), "no cut run for \(kind): \(run.stdout)")
         }
-        #expect(run.stdout.contains("powercut: 20 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("powercut: 23 passed, 0 failed"), "\(run.stdout)")
     }
 
     /// As on ext4 or xfs: one syncfs per change, its journal line the commit and the rename after
@@ -54,7 +55,12 @@ enum FUSE {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("store on fuse, flushed with syncfs"), "\(run.stdout)")
         #expect(run.stdout.contains("ok   update with images: "), "\(run.stdout)")
-        #expect(run.stdout.contains("powercut: 20 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("powercut: 23 passed, 0 failed"), "\(run.stdout)")
+        // Unflushed, written back in any order: some cuts leave a thumbnail or rendition damaged
+        // under its own name, and every reader after them still got whole images.
+        let line = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("ok   thumbnails and renditions being made, unflushed: ") })
+        let damaged = try #require(line.split(separator: ", ").last?.split(separator: " ").first.flatMap { Int($0) }, "\(line)")
+        #expect(damaged > 0, "no cut left a damaged derived file, so reading them after proves nothing: \(line)")
     }
 
     @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))

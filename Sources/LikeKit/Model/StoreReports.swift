@@ -27,6 +27,10 @@ public struct VerificationReport: Sendable, Hashable {
     public var problems: [String]
     /// Files that belong to no record: harmless, and removed by ``LikeRepository/purge(dryRun:)-3p5qs``.
     public var orphans: [String]
+    /// One sentence for each thumbnail or rendition found damaged (as a power cut may leave one)
+    /// and made anew from its photo: derived files, which break no invariant. One that could not
+    /// be made (a read-only store) is among ``problems``.
+    public var remade: [String] = []
     /// Whether every invariant holds; orphans alone do not break one.
     public var isOK: Bool { problems.isEmpty }
 }

@@ -235,6 +235,12 @@ extension LikeRepository {
         try translating { try store.setRenditionBudget(bytes.map { max(0, $0) }) }
     }
 
+    /// Makes ahead what is missing or damaged of the thumbnails and renditions of `ids`' photos,
+    /// in order, stopping once the renditions fill their budget: `likes renditions --make`.
+    package func makeImagesAhead(for ids: [PhotoID]) throws -> StoreImagesMade {
+        try translating { try store.makeImagesAhead(for: ids.map(\.rawValue)) }
+    }
+
     /// `relative`, a path inside the store, joined to the store's absolute path `base`.
     static func joined(_ base: String, _ relative: String) -> String { base.hasSuffix("/") ? base + relative : base + "/" + relative }
 }

@@ -17,14 +17,18 @@ extension LikeRepository {
     /// Records are decoded and checked one at a time: what it keeps is a digest of what the
     /// index says of each photo and the generations of its images.
     ///
-    /// - Returns: The problems found (none when the store is sound) and the orphan files, which
-    ///   are harmless and removed by ``purge(dryRun:)-3p5qs``.
+    /// Thumbnails and renditions are checked too. They are derived from the photos, so one found
+    /// damaged (a power cut can leave one so) is made anew from its photo, as any reader of it
+    /// would, and reported in ``VerificationReport/remade``, not as a problem.
+    ///
+    /// - Returns: The problems found (none when the store is sound), the orphan files, which are
+    ///   harmless and removed by ``purge(dryRun:)-3p5qs``, and the derived files made anew.
     /// - Throws: ``LikeRepositoryError``: `storeBusy`, `io` when the store cannot be read at all.
     public func verify() throws -> VerificationReport {
         let found = try translating { try store.verify() }
         let sync = try translating { try store.syncBookkeepingDamage() }.map {
             ["the sync bookkeeping is damaged: \($0) (repair sets it aside; the next sync makes this store a new device)"]
         }
-        return VerificationReport(problems: found.problems + (sync ?? []), orphans: found.orphans)
+        return VerificationReport(problems: found.problems + (sync ?? []), orphans: found.orphans, remade: found.remade)
     }
 }

@@ -36,7 +36,7 @@ extension LikeRepository {
         defer { unlikesFound.merge(found) { max($0, $1) } }
         try shards.load(round.touched.keys)
         for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
-            let current = try translating { try store.item(for: id) }?.record
+            let current = try translating { try store.storedRecord(for: id) }
             guard let state else {
                 let unlike = engine.histories[id]?.lastUnlike?.description
                 if current != nil { _ = try translating { try store.unlike(id, stamp: unlike, onCommit: observers.changed) } }
@@ -67,7 +67,7 @@ extension LikeRepository {
             // The merged parts as written; a part of this store's own as the last sync published
             // it (one changed while this sync ran is still to publish).
             let before = shards.photos.published[id] ?? [:]
-            let written = try translating { try store.item(for: id) }?.record.stamps?.values ?? [:]
+            let written = try translating { try store.storedRecord(for: id) }?.stamps?.values ?? [:]
             shards.photos.notePublished(
                 id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
         }

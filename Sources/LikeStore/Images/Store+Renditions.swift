@@ -31,6 +31,16 @@ package struct StoreSizedImage: Sendable {
     package var generation: String
 }
 
+/// What ``Store/makeImagesAhead(for:)`` made.
+package struct StoreImagesMade: Sendable, Hashable {
+    /// The liked photos it went through.
+    package var photos = 0
+    package var thumbnails = 0
+    package var renditions = 0
+    /// Whether it stopped before the end because the renditions filled their budget.
+    package var stoppedAtBudget = false
+}
+
 /// How many renditions there are and their bytes, under which budget.
 package struct StoreRenditionStatistics: Sendable, Hashable {
     package var count: Int
@@ -110,7 +120,7 @@ extension Store {
     }
 
     /// The rendition of long side `side`, read (and marked as used) or made now.
-    private func rendition(of stored: StoredRecord, side: Int, _ opened: OpenStore) throws -> StoreSizedImage? {
+    func rendition(of stored: StoredRecord, side: Int, _ opened: OpenStore) throws -> StoreSizedImage? {
         let name = RenditionFiles.fileName(stored.key, stored.image.generation, side: side)
         let files = RenditionFiles(directory: try opened.root.subdirectoryIfFolder(RenditionFiles.directoryName))
         let size = RenditionFiles.pixelSize(width: stored.image.width, height: stored.image.height, side: side)
@@ -139,6 +149,38 @@ extension Store {
         }
         try RenditionFiles(directory: directory).evict(keeping: name)
         return sized(Data(tagged))
+    }
+
+    /// Makes ahead what is missing or damaged of the thumbnail and renditions of each of `ids`'
+    /// photos, in order, as first use would make them; stops before a photo once the renditions
+    /// fill their budget, so that it never evicts what it has just made. Ids not liked, and
+    /// images that cannot be made (a JPEG kind the codec does not scale), are passed over.
+    package func makeImagesAhead(for ids: [String]) throws -> StoreImagesMade {
+        var made = StoreImagesMade()
+        guard let opened = try open(), let records = opened.records else { return made }
+        let statistics = try renditionStatistics()
+        var bytes = statistics.bytes
+        for id in ids {
+            if bytes >= statistics.budget {
+                made.stoppedAtBudget = true
+                break
+            }
+            guard let stored = try? records.read(key: StorageKey.make(for: id)), stored.id == id else { continue }
+            made.photos += 1
+            if case .whole = try opened.thumbnails().state(key: stored.key, generation: stored.image.generation) {
+            } else if try makeThumbnail(of: stored, opened) != nil {
+                made.thumbnails += 1
+            }
+            let files = RenditionFiles(directory: try opened.root.subdirectoryIfFolder(RenditionFiles.directoryName))
+            for side in RenditionFiles.ladder(width: stored.image.width, height: stored.image.height) {
+                let name = RenditionFiles.fileName(stored.key, stored.image.generation, side: side)
+                if case .whole = try files.read(name, generation: stored.image.generation).state { continue }
+                guard let rendition = try rendition(of: stored, side: side, opened) else { continue }
+                made.renditions += 1
+                bytes += rendition.bytes
+            }
+        }
+        return made
     }
 
     /// The renditions' count and bytes, and the budget they are kept under.

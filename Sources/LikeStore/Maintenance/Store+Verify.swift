@@ -31,9 +31,59 @@ extension Store {
         try check.readThumbnails(opened.thumbnails(), root: opened.root, records: opened.records)
         try check.readRenditions(root: opened.root, records: opened.records)
         try check.readRoot(opened.root)
+        let remade = remake(check.damagedDerived, opened)
         return StoreVerification(
-            problems: check.damage + check.imageProblems + check.thumbnailProblems + (check.indexProblem.map { [$0] } ?? []),
-            orphans: check.orphans.sorted { $0.path < $1.path }.map(\.path))
+            problems: check.damage + check.imageProblems + check.thumbnailProblems + remade.problems
+                + (check.indexProblem.map { [$0] } ?? []),
+            orphans: check.orphans.sorted { $0.path < $1.path }.map(\.path), remade: remade.sentences)
+    }
+
+    /// Makes anew each damaged thumbnail and rendition found, as any reader of one would: they
+    /// are derived from the photo, so a power cut that left one damaged needs no repair. What
+    /// cannot be made (a read-only store, an image that cannot be read) stays a problem.
+    private func remake(_ damaged: [DamagedDerivedFile], _ opened: OpenStore) -> (sentences: [String], problems: [String]) {
+        var sentences: [String] = []
+        var problems: [String] = []
+        for file in damaged {
+            let stored = try? opened.records?.read(key: file.key)
+            let made: Bool
+            if let stored, stored.image.generation == file.generation {
+                if let side = file.side {
+                    made = (try? rendition(of: stored, side: side, opened)) != nil
+                } else {
+                    made = ((try? makeThumbnail(of: stored, opened)) ?? nil) != nil
+                }
+            } else {
+                made = false
+            }
+            if made {
+                sentences.append("The \(file.kind) \(file.path) of photo \(file.who) \(file.problem), so it was made anew.")
+            } else {
+                problems.append("The \(file.kind) \(file.path) of photo \(file.who) \(file.problem); \(file.remedy).")
+            }
+        }
+        return (sentences, problems)
+    }
+}
+
+/// A thumbnail or rendition of a recorded photo's image that does not check out.
+private struct DamagedDerivedFile {
+    var key: String
+    var generation: String
+    /// The rendition's long side; `nil` for the thumbnail.
+    var side: Int?
+    /// Its path inside the store.
+    var path: String
+    /// The photo, quoted.
+    var who: String
+    /// What is wrong, as a phrase: "is cut short".
+    var problem: String
+
+    var kind: String { side == nil ? "thumbnail" : "rendition" }
+
+    /// What mends it when it could not be made now.
+    var remedy: String {
+        side == nil ? "repairing the store makes it anew" : "repairing the store sets it aside, and it is made anew when needed"
     }
 }
 
@@ -59,6 +109,8 @@ private struct StoreCheck {
     var damage: [String] = []
     var imageProblems: [String] = []
     var thumbnailProblems: [String] = []
+    /// Thumbnails and renditions of recorded photos that do not check out, to be made anew.
+    var damagedDerived: [DamagedDerivedFile] = []
     var indexDamage: String?
     var missingFromIndex = 0
     var staleInIndex = 0
@@ -220,9 +272,10 @@ private struct StoreCheck {
                 if case .damaged(let problem) = try thumbnails.state(key: key, generation: generations.image) {
                     // The id from the key, or for a hashed key from the record.
                     let id = StorageKey.decode(key) ?? records.flatMap { try? $0.read(key: key) }?.id
-                    let who = MessageText.quoted(id ?? key)
-                    thumbnailProblems.append(
-                        "The thumbnail \(ThumbnailFiles.directoryName)/\(name) of photo \(who) \(problem); repairing the store makes it anew.")
+                    damagedDerived.append(
+                        DamagedDerivedFile(
+                            key: key, generation: generations.image, path: ThumbnailFiles.directoryName + "/" + name,
+                            who: MessageText.quoted(id ?? key), problem: problem))
                 }
                 return
             }
@@ -245,9 +298,10 @@ private struct StoreCheck {
             if let parsed = RenditionFiles.parse(name), let generations = generations(of: parsed.key), parsed.generation == generations.image {
                 if case .damaged(let problem) = try files.read(name, generation: parsed.generation).state {
                     let id = StorageKey.decode(parsed.key) ?? records.flatMap { try? $0.read(key: parsed.key) }?.id
-                    thumbnailProblems.append(
-                        "The rendition \(RenditionFiles.directoryName)/\(name) of photo \(MessageText.quoted(id ?? parsed.key)) \(problem); "
-                            + "repairing the store sets it aside, and it is made anew when needed.")
+                    damagedDerived.append(
+                        DamagedDerivedFile(
+                            key: parsed.key, generation: parsed.generation, side: parsed.side, path: RenditionFiles.directoryName + "/" + name,
+                            who: MessageText.quoted(id ?? parsed.key), problem: problem))
                 }
                 return
             }

@@ -91,10 +91,28 @@ package struct StorePage: Sendable {
 }
 
 extension Store {
-    /// The record stored under `id`'s key, or `nil` when the photo is not liked.
+    /// The record stored under `id`'s key, or `nil` when the photo is not liked. The thumbnail it
+    /// names is read and checked first: one that a power cut left damaged is made anew, or,
+    /// where the store cannot be written, not named.
     package func item(for id: String) throws -> StoredItem? {
         guard let opened = try open(), let stored = try opened.records?.read(key: StorageKey.make(for: id)) else { return nil }
-        return StoredItem(record: stored, thumbnailBytes: try? opened.thumbnails().size(key: stored.key, generation: stored.image.generation))
+        return StoredItem(record: stored, thumbnailBytes: wholeThumbnailBytes(of: stored, opened))
+    }
+
+    /// The record stored under `id`'s key alone (no look at its thumbnail), or `nil` when the
+    /// photo is not liked: what a sync compares a merged change with.
+    package func storedRecord(for id: String) throws -> StoredRecord? {
+        try open()?.records?.read(key: StorageKey.make(for: id))
+    }
+
+    /// The size of the record's thumbnail once it is read and found whole; a damaged one is made
+    /// anew where it can be. `nil` while there is none, or none whole.
+    func wholeThumbnailBytes(of stored: StoredRecord, _ opened: OpenStore) -> Int? {
+        switch try? opened.thumbnails().state(key: stored.key, generation: stored.image.generation) {
+        case .whole(let bytes)?: return bytes
+        case .damaged?: return (try? makeThumbnail(of: stored, opened))?.map(\.count)
+        case .missing?, nil: return nil
+        }
     }
 
     /// Whether `id` is liked.

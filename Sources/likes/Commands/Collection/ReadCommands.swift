@@ -135,7 +135,10 @@ struct ShowCommand: Command {
     }
 
     func run(_ context: Context) throws {
-        guard let record = try context.repository.record(for: id) else { throw CommandFailure(LikeRepositoryError.notLiked(id: id)) }
+        guard var record = try context.repository.record(for: id) else { throw CommandFailure(LikeRepositoryError.notLiked(id: id)) }
+        // A thumbnail missing (a power cut took it, or it was never made) is made now, where the
+        // store can be written: what show names is always whole.
+        if record.thumbnail == nil { record.thumbnail = try? context.repository.thumbnail(for: id) }
         if printsJSON {
             context.output.printJSON(record.json)
             return

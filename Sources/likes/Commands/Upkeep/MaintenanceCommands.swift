@@ -59,11 +59,15 @@ struct PurgeCommand: Command {
 }
 
 struct VerifyCommand: Command {
-    static let json = Option.json("Print {\"ok\", \"problems\", \"orphans\"} as JSON.")
+    static let json = Option.json("Print {\"ok\", \"problems\", \"orphans\", \"remade\"} as JSON.")
     static let spec = CommandSpec(
         name: "verify", summary: "Check every record and image; exit 1 if any invariant is broken.",
         usage: "verify [--json]",
-        details: "Reads every image to compare it with its checksum. Orphan files are listed but are not a failure.",
+        details: """
+            Reads every image to compare it with its checksum. Orphan files are listed but are not a failure. \
+            A damaged thumbnail or rendition (a power cut can leave one) is made anew from its photo and listed; \
+            it is no failure either.
+            """,
         example: "likes verify",
         options: [json], minimumPositionals: 0, maximumPositionals: 0, positionalName: "no arguments")
     static let readsExistingStore = true
@@ -78,9 +82,13 @@ struct VerifyCommand: Command {
         let report = try context.repository.verify()
         if printsJSON {
             context.output.printJSON(
-                .object([("ok", .bool(report.isOK)), ("problems", .strings(report.problems)), ("orphans", .strings(report.orphans))]))
+                .object([
+                    ("ok", .bool(report.isOK)), ("problems", .strings(report.problems)), ("orphans", .strings(report.orphans)),
+                    ("remade", .strings(report.remade)),
+                ]))
         } else {
             for problem in report.problems { context.output.print("problem: \(Format.oneLine(problem))") }
+            for remade in report.remade { context.output.print("made anew: \(Format.oneLine(remade))") }
             if !report.orphans.isEmpty {
                 context.output.print("\(report.orphans.count) orphan file\(report.orphans.count == 1 ? "" : "s") (run `likes purge` to remove):")
                 for orphan in report.orphans { context.output.print("  \(Format.oneLine(orphan))") }
