@@ -813,18 +813,20 @@ def sync_steps(rig, only=None):
 def stream(rig, rounds, seed):
     rng = random.Random(seed)
     s = rig.sample
-    images = ["rocket.jpg", "chelsea.jpg", "coffee.jpg", "astronaut.jpg", "retina.jpg"]
+    # The samples and camera photos turned by their Exif orientation, as phones leave them.
+    images = [s(name) for name in ("rocket.jpg", "chelsea.jpg", "coffee.jpg", "astronaut.jpg", "retina.jpg")]
+    images += [rig.camera(name) for name in ("o5", "o6-progressive", "o7", "o8-progressive", "o3")]
     ids = [f"p{n}" for n in range(12)]
 
     def random_command():
         photo = rng.choice(ids)
         kind = rng.choice(["like", "like", "unlike", "toggle", "note", "album", "import", "purge"])
         if kind == "like":
-            return ["like", photo, "--image", s(rng.choice(images)), "--note", f"n{rng.randint(0, 9)}"]
+            return ["like", photo, "--image", rng.choice(images), "--note", f"n{rng.randint(0, 9)}"]
         if kind == "unlike":
             return ["unlike", photo]
         if kind == "toggle":
-            return ["toggle", photo, "--image", s(rng.choice(images))]
+            return ["toggle", photo, "--image", rng.choice(images)]
         if kind == "note":
             return ["note", photo, f"note {rng.randint(0, 99)}"]
         if kind == "album":
@@ -833,8 +835,8 @@ def stream(rig, rounds, seed):
             folder = os.path.join(rig.top, f"import{rng.randint(0, 9)}")
             if not os.path.isdir(folder):
                 os.mkdir(folder)
-                for name in rng.sample(images, 2):
-                    shutil.copyfile(s(name), os.path.join(folder, f"p{rng.randint(0, 11)}.{name}"))
+                for path in rng.sample(images, 2):
+                    shutil.copyfile(path, os.path.join(folder, f"p{rng.randint(0, 11)}.{os.path.basename(path)}"))
             return ["import", folder]
         return ["purge"]
 

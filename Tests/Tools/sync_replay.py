@@ -61,11 +61,16 @@ def jpeg_variant(data, number):
 
 
 class Run:
-    def __init__(self, likes, samples, seed, rounds, kill_rate, root):
+    def __init__(self, likes, samples, seed, rounds, kill_rate, root, maintain=0.0):
         self.likes, self.rng, self.rounds, self.kill_rate, self.root = likes, random.Random(seed), rounds, kill_rate, root
+        self.maintain = maintain  # the chance of a maintenance command after each round
         # Cover choices from a stream of their own: the main stream's draws stay those of the
         # runs before covers, so a kept seed still takes its path.
         self.cover_rng = random.Random(seed * 7919 + 13)
+        # Maintenance likewise: purge, a rebuilt index, repair, a backup and its restore, verify,
+        # a journal cut short as a crash leaves it.
+        self.upkeep_rng = random.Random(seed * 104729 + 7)
+        self.backups = {}
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(root)
         self.log = open(os.path.join(root, "log"), "w")
@@ -119,13 +124,15 @@ class Run:
 
     # MARK: The replay (SPEC §13), apart from the code under test
 
-    def replay_like(self, photo, started, ended, image, user=None, note=None, albums=(), meta=None, covered=()):
+    def replay_like(self, photo, started, ended, image, user=None, note=None, albums=(), meta=None, covered=(), liked_at=None):
         """`covered`: the given albums whose cover the photo is on the device (a like that gives
-        a membership again keeps the choice no older than it)."""
+        a membership again keeps the choice no older than it). `liked_at`: the date a restore
+        gives (milliseconds), where a like's is its own time."""
         self.clock += 1
         state = self.replay.get(photo)
         if state is None:
-            state = {"liked": (started, ended), "image": image, "user": None, "note": None, "albums": set(), "meta": None,
+            liked = (started, ended) if liked_at is None else (liked_at / 1000, liked_at / 1000)
+            state = {"liked": liked, "image": image, "user": None, "note": None, "albums": set(), "meta": None,
                      "chosen": {}, "joined": {}}
             self.replay[photo] = state
         for album in albums:
@@ -383,6 +390,90 @@ class Run:
         self.device_id[device] = report["device"]
         return report
 
+    # MARK: Maintenance
+
+    def maintenance(self, device):
+        """One command a user runs to keep a store, between syncs: none may lose a change not yet
+        published. Each but verify and the cut journal is killed part way at the kill rate."""
+        rng = self.upkeep_rng
+        if not os.path.isdir(self.store[device]):
+            return
+        kind = rng.choice(["purge", "rebuild", "repair", "export", "restore", "verify", "torn"])
+        if kind == "verify":
+            result, _, _ = self.command(device, "verify", "--json")
+            if result.returncode != 0:
+                raise Failure(f"{device} does not verify between syncs: {result.stdout.strip()[:300]}")
+        elif kind == "torn":
+            self.tear_journal(device)
+        elif kind == "restore":
+            self.restore(device)
+        else:
+            words = {"purge": ["purge"], "rebuild": ["purge", "--rebuild-index"], "repair": ["repair"]}.get(kind)
+            if kind == "export":
+                self.backups[device] = os.path.join(self.root, f"backup-{device}")
+                words = ["export", self.backups[device]]
+            self.maybe_killed(device, words, rng)
+
+    def maybe_killed(self, device, words, rng):
+        """Runs `likes WORDS` on the device, killed after 0–60 ms at the kill rate; whether it was."""
+        if rng.random() >= self.kill_rate:
+            result, _, _ = self.command(device, *words)
+            if result.returncode not in (0,):
+                raise Failure(f"{device}: `likes {' '.join(words)}` failed ({result.returncode}): {result.stderr.strip()}")
+            return False
+        process = subprocess.Popen([self.likes, "--store", self.store[device], *words], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        delay = rng.uniform(0, 0.06)
+        try:
+            process.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        self.say(f"{device} {' '.join(words)} killed after {delay:.3f} s ({process.returncode})")
+        return True
+
+    def tear_journal(self, device):
+        """The journal as a process killed while appending its line leaves it: the first half of
+        a line after its last newline."""
+        path = os.path.join(self.store[device], "likes.journal")
+        if not os.path.isfile(path):
+            return
+        with open(path, "rb") as file:
+            data = file.read()
+        lines = data.split(b"\n")
+        if len(lines) < 3 or not data.endswith(b"\n"):
+            return
+        torn = lines[-2][: max(1, len(lines[-2]) // 2)]
+        with open(path, "ab") as file:
+            file.write(torn)
+        self.say(f"{device} journal torn: {len(torn)} bytes of a line appended")
+
+    def restore(self, device):
+        """The device's last backup restored into it: each photo it no longer holds comes back as
+        it was backed up, at its own likedAt — a like of the photo at that date (of a photo liked
+        elsewhere meanwhile, an update of what it gives)."""
+        backup = self.backups.get(device)
+        index_path = os.path.join(backup or "", "index.json")
+        if not backup or not os.path.isfile(index_path):
+            return
+        with open(index_path) as file:
+            photos = {entry["id"]: entry for entry in json.load(file)["photos"]}
+        before = {r["id"] for r in self.listing(device)}
+        started = time.time()
+        self.maybe_killed(device, ["import", backup], self.upkeep_rng)
+        ended = time.time()
+        after = {r["id"] for r in self.listing(device)}
+        for photo in sorted(after - before, key=lambda p: (iso_milliseconds(photos[p]["likedAt"]), p)):
+            entry = photos[photo]
+            albums = entry.get("albums") or []
+            self.replay_like(
+                photo, started, ended, entry["sha256"], (entry.get("userImage") or {}).get("sha256"), entry.get("note"), albums,
+                "restored" if entry.get("photo") else None, set(entry.get("covers") or []) & set(albums),
+                liked_at=iso_milliseconds(entry["likedAt"]))
+
+    def listing(self, device):
+        result, _, _ = self.command(device, "list", "--json")
+        return json.loads(result.stdout) if result.returncode == 0 else []
+
     # MARK: The engine
 
     def engine_step(self, everything=False):
@@ -461,6 +552,8 @@ class Run:
             self.round()
             if self.cover_rng.random() < 0.12:
                 self.choose_cover(self.cover_rng.choice(self.devices))
+            if self.maintain and self.upkeep_rng.random() < self.maintain:
+                self.maintenance(self.upkeep_rng.choice(self.devices))
             if self.rng.random() < 0.3:
                 self.sync(self.rng.choice(self.devices))
             if self.rng.random() < 0.5:
@@ -554,7 +647,7 @@ def iso_milliseconds(text):
 def one(arguments, seed):
     root = os.path.join(arguments.keep, f"seed-{seed}")
     try:
-        Run(arguments.likes, arguments.samples, seed, arguments.rounds, arguments.kill_rate, root).run()
+        Run(arguments.likes, arguments.samples, seed, arguments.rounds, arguments.kill_rate, root, arguments.maintenance).run()
     except Failure as failure:
         return seed, f"{failure} (kept in {root})"
     shutil.rmtree(root, ignore_errors=True)
@@ -570,6 +663,7 @@ def main():
     parser.add_argument("--seeds", help="these seeds (comma-separated) instead of --runs from --first-seed")
     parser.add_argument("--rounds", type=int, default=120)
     parser.add_argument("--kill-rate", type=float, default=0.0)
+    parser.add_argument("--maintenance", type=float, default=0.0, help="the chance of a maintenance command after each round")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--keep")
     arguments = parser.parse_args()
@@ -583,7 +677,7 @@ def main():
                 failed += 1
                 print(f"FAIL seed {seed}: {problem}", flush=True)
     print(f"sync_replay: {len(seeds) - failed} of {len(seeds)} runs clean (kill rate {arguments.kill_rate}, "
-          f"{arguments.rounds} rounds), {failed} failed, in {time.time() - started:.0f} s")
+          f"maintenance {arguments.maintenance}, {arguments.rounds} rounds), {failed} failed, in {time.time() - started:.0f} s")
     sys.exit(1 if failed else 0)
 
 

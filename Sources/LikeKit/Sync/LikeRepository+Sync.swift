@@ -90,11 +90,9 @@ extension LikeRepository {
             try shards.save()
             try saveSync(saved)
         }
-        var unlikesFound = saved.unlikesFound ?? [:]
-        let waiting = try apply(round, from: folder, shards, engine: saved.engine, since: position, unlikesFound: &unlikesFound)
-        saved.unlikesFound = unlikesFound.isEmpty ? nil : unlikesFound
+        let waiting = try apply(round, from: folder, shards, engine: saved.engine)
         saved.applying = waiting.isEmpty ? nil : waiting
-        if round.changedState || found.photosChanged || forgetting != nil || saved.unlikesFound != nil {
+        if round.changedState || found.photosChanged || forgetting != nil {
             saved.position = position
             // No change made before the position is still to be found (a minute for a write that
             // took its time before it reached the journal).

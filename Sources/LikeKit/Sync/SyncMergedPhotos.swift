@@ -15,25 +15,16 @@ import LikeSync
 extension LikeRepository {
     /// Writes each photo the round touched as the merge left it. Returns the photos it could
     /// not write because an image they need is gone from the folder (a folder emptied since
-    /// they were merged): they stay to be written by a later sync.
-    /// `position`: where the journal ended when the sync looked for the store's changes; the
-    /// unlikes this store made after it are added to `unlikesFound` before the journal is
-    /// written anew (sorted after a photo liked anew at its first date), which keeps none.
-    func apply(
-        _ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState, since position: JournalPosition?,
-        unlikesFound: inout [String: Int64]
-    ) throws -> [String] {
+    /// they were merged): they stay to be written by a later sync. A photo liked anew at its
+    /// first date has the journal sorted at the end, written anew as every such journal is,
+    /// keeping the unlikes no sync has published yet.
+    func apply(_ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState) throws -> [String] {
         var waiting: [String] = []
         let sources = Array(round.devices.keys) + [engine.device]
         var restored = false
-        var found: [String: Int64] = [:]
         defer {
-            if restored {
-                if let position, let changes = try? translating({ try store.changes(since: position) }) { found = changes.unliked }
-                _ = try? translating { try store.sortJournalAfterRestore() }
-            }
+            if restored { _ = try? translating { try store.sortJournalAfterRestore() } }
         }
-        defer { unlikesFound.merge(found) { max($0, $1) } }
         try shards.load(round.touched.keys)
         for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
             let current = try translating { try store.storedRecord(for: id) }

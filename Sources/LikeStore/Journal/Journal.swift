@@ -172,12 +172,19 @@ struct Journal {
     /// of the format before) gets it from its record, read with `records`. `format`: the header's,
     /// ``JournalLine/unsortedFormatName`` for a restore about to append likes out of order.
     /// Returns the newest time in it.
+    ///
+    /// Every path that writes the journal anew comes here, and whatever it is, the new journal
+    /// keeps what a sync still owes the folder (``SyncOwed``): the `U` lines of the store's own
+    /// unlikes no sync has published, from the journal it replaces, right after the header (so
+    /// that a photo liked again after its unlike is liked by its `L` line after them).
     @discardableResult
     func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
         let sorted = entries.sorted { $0.listingKey < $1.listingKey }
-        let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0)
-        var bytes = JournalLine.header(at: now, snapshotLines: sorted.count, format: format).encoded
+        let owed = try reader(records: records).map { try SyncOwed.unlikeLines(in: $0, root: root) } ?? []
+        let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0, owed.map(\.at).max() ?? 0)
+        var bytes = JournalLine.header(at: now, snapshotLines: owed.count + sorted.count, format: format).encoded
         bytes.reserveCapacity(sorted.count * 128)
+        for line in owed { bytes += line.encoded }
         for var entry in sorted {
             if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
             bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded

@@ -68,8 +68,9 @@ package struct SavedSync: Codable {
     /// The photos a sync was writing as merged, kept before it began: a sync that died part way
     /// leaves them here for the next to finish.
     package var applying: [String]?
-    /// Unlikes this store made while a sync ran, found before that sync wrote the journal anew
-    /// (which keeps no unlike): by photo id, the time; published by the next sync.
+    /// Unlikes found by a sync of an earlier version before it wrote the journal anew (which
+    /// kept no unlike then): by photo id, the time; published by the next sync, which writes none
+    /// (a journal written anew keeps them now, see SyncOwed).
     package var unlikesFound: [String: Int64]?
     /// The number of the change file a new device's first publication of every photo was given
     /// (0 before it took one), set before it begins and cleared once it ends: a sync that finds it
