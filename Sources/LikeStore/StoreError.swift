@@ -36,4 +36,11 @@ package enum StoreError: Error, Sendable, Hashable {
     /// A file of the store written by a newer version (`format`: what it names itself): neither
     /// read nor changed, and never taken for damage.
     case newerFormat(file: String, format: String)
+    /// The sync folder given does not exist, or is no folder.
+    case syncFolderMissing(path: String, isFile: Bool)
+    /// The sync folder holds change files under this store's device id that it did not write:
+    /// the store is a copy of another device's.
+    case copiedStore(device: String, file: String)
+    /// A device to forget that is this store's own, or that the folder does not know.
+    case unknownSyncDevice(device: String, reason: String)
 }

@@ -82,3 +82,30 @@ package struct StoreThumbnailReport: Sendable, Hashable {
         }
     }
 }
+
+/// What one sync did (see ``Store/sync(with:newDevice:forgetting:onCommit:)``).
+package struct StoreSyncReport: Sendable, Hashable {
+    /// A device the sync folder knows.
+    package struct Device: Sendable, Hashable {
+        package var id: String
+        package var name: String
+        /// When its newest change this store has seen was made (milliseconds); `nil` if none.
+        package var lastChange: Int64?
+        package var forgotten: Bool
+    }
+
+    /// A change or file not merged, by photo id or file, and why.
+    package struct Problem: Sendable, Hashable {
+        package var id: String
+        package var reason: String
+    }
+
+    package var device: String
+    package var published: Int
+    package var merged: Int
+    package var pending: [Problem]
+    package var skipped: [Problem]
+    package var devices: [Device]
+    package var released: Int
+    package var compacted: Bool
+}

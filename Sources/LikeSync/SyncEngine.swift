@@ -287,6 +287,10 @@ extension DeviceSyncState {
         // A file of its own that a round which died wrote is merged like the others: its
         // changes are this device's, and its history must hold them as every other device's does.
         scan.pending.removeAll { $0.id.hasPrefix(device + "/") }
+        // The histories of the photos to merge, read before anything is written: a caller whose
+        // store refuses what it reads (a later version's file) refuses before the round wrote.
+        let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
+        if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
         if local.isEmpty {
             round.announced = try folder.announce(device: device, name: name)
         } else {
@@ -303,8 +307,6 @@ extension DeviceSyncState {
         round.devices = deviceNames
         round.newer = scan.newer
         round.pending = scan.pending
-        let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
-        if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
         let before = clock.last
         merge(scan.segments, from: folder, into: &round)
         if clock.last != before {

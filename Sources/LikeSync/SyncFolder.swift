@@ -245,6 +245,13 @@ package struct SyncFolder: Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether something other than a folder has its name (a file, say): then it does not
+    /// exist as a folder, but is there.
+    package var isFile: Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR
+    }
+
     /// Whether the folder holds a change file not in `merged`, and the ids of its devices: one
     /// listing of the folder and of each device's, nothing read.
     package func glance(merged: MergedFiles) throws -> (unmerged: Bool, devices: [String]) {

@@ -29,6 +29,7 @@ import Testing
         case .storeNeedsRepair: "storeNeedsRepair"
         case .unusableExport: "unusableExport"
         case .syncFolderMissing: "syncFolderMissing"
+        case .syncFolderNotAFolder: "syncFolderNotAFolder"
         case .copiedStore: "copiedStore"
         case .damagedSyncState: "damagedSyncState"
         case .unknownSyncDevice: "unknownSyncDevice"
@@ -39,7 +40,7 @@ import Testing
     static let kinds = [
         "invalidID", "notJPEG", "notLiked", "imageRequired", "storeBusy", "io", "damagedRecord", "damagedImage", "idCollision",
         "invalidArgument", "invalidAlbumName", "invalidNote", "noSuchAlbum", "notInAlbum", "exportDestinationUnusable", "storeNeedsRepair",
-        "unusableExport", "syncFolderMissing", "copiedStore", "damagedSyncState", "unknownSyncDevice",
+        "unusableExport", "syncFolderMissing", "syncFolderNotAFolder", "copiedStore", "damagedSyncState", "unknownSyncDevice",
         "newerFormat",
     ]
 
@@ -56,6 +57,7 @@ import Testing
             .notInAlbum(id: id, album: album), .exportDestinationUnusable(path: "/out", reason: "it holds other files"),
             .storeNeedsRepair(directory: "/store", problem: "the journal is damaged"),
             .unusableExport(path: "/backup", reason: "its format is likes-export-9"), .syncFolderMissing(path: "/sync"),
+            .syncFolderNotAFolder(path: "/sync"),
             .copiedStore(device: "1a2b3c4d5e6f7a8b", file: "changes/1a2b.jsonl"),
             .damagedSyncState(file: "sync/state.json", reason: "is not JSON"),
             .unknownSyncDevice(device: "ffff", reason: "the folder does not know it"),

@@ -56,6 +56,8 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
     case unusableExport(path: String, reason: String)
     /// The sync folder does not exist (a drive not mounted, a typo): nothing was synced.
     case syncFolderMissing(path: String)
+    /// Something other than a folder (a file) has the sync folder's name: nothing was synced.
+    case syncFolderNotAFolder(path: String)
     /// The sync folder holds changes under this store's device id that the store did not make:
     /// the store is a copy of another device's (a copied folder, a restored backup). Nothing was
     /// written.
@@ -102,7 +104,7 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             group = inputParts
         case .storeBusy, .io, .damagedRecord, .damagedImage, .exportDestinationUnusable, .storeNeedsRepair, .unusableExport, .newerFormat:
             group = storeParts
-        case .syncFolderMissing, .copiedStore, .damagedSyncState, .unknownSyncDevice:
+        case .syncFolderMissing, .syncFolderNotAFolder, .copiedStore, .damagedSyncState, .unknownSyncDevice:
             group = syncParts
         }
         return group ?? ("The operation failed.", nil)
@@ -187,6 +189,8 @@ public enum LikeRepositoryError: LocalizedError, Sendable, Hashable, CustomStrin
             return (
                 "The sync folder \(path) does not exist; nothing was synced.", "Create it (an empty folder is a new one) or mount the drive it is on."
             )
+        case .syncFolderNotAFolder(let path):
+            return ("The sync folder \(path) is a file, not a folder; nothing was synced.", "Give the folder the other devices sync instead.")
         case .copiedStore(let device, let file):
             return (
                 "This store is a copy of another device's: the sync folder holds \(file), a change of device \(device) that this store did not make; nothing was written.",

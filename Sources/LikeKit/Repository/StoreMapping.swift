@@ -27,6 +27,9 @@ extension LikeRepositoryError {
         case .destinationUnusable(let path, let reason): self = .exportDestinationUnusable(path: path, reason: reason)
         case .damagedSyncState(let file, let reason): self = .damagedSyncState(file: file, reason: reason)
         case .newerFormat(let file, let format): self = .newerFormat(file: file, format: format)
+        case .syncFolderMissing(let path, let isFile): self = isFile ? .syncFolderNotAFolder(path: path) : .syncFolderMissing(path: path)
+        case .copiedStore(let device, let file): self = .copiedStore(device: device, file: file)
+        case .unknownSyncDevice(let device, let reason): self = .unknownSyncDevice(device: device, reason: reason)
         }
     }
 
@@ -160,5 +163,17 @@ extension LikeChange.Field {
         case .albums: self = .albums
         case .photo: self = .photo
         }
+    }
+}
+
+extension SyncReport {
+    /// A sync's report in the façade's types.
+    init(_ report: StoreSyncReport) {
+        self.init(
+            device: report.device, published: report.published, merged: report.merged,
+            pending: report.pending.map { Problem(id: $0.id, reason: $0.reason) },
+            skipped: report.skipped.map { Problem(id: $0.id, reason: $0.reason) },
+            devices: report.devices.map { Device(id: $0.id, name: $0.name, lastChange: $0.lastChange.map(Timestamp.date), forgotten: $0.forgotten) },
+            released: report.released, compacted: report.compacted)
     }
 }

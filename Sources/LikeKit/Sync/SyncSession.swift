@@ -18,7 +18,7 @@ import LikesSupport
 /// file another device's sync wrote into the folder), every 2 seconds while changes wait for an
 /// image the folder does not have yet, and every 5 seconds anyway. A failure that may pass (the
 /// folder's drive gone a moment, the store busy) is reported and the session goes on; a store
-/// found to be a copy of another device's ends it.
+/// found to be a copy of another device's, or one a later version wrote, ends it.
 ///
 /// On Apple platforms each sync writes into the folder as a coordinated write (`NSFileCoordinator`),
 /// which an iCloud Drive folder asks of its writers; on iOS, watchOS and visionOS it runs as an
@@ -36,10 +36,16 @@ import LikesSupport
 /// session.stop()
 /// ```
 public final class SyncSession: Sendable {
-    /// Each sync the session made, in order; finished when the session stops.
+    /// Each sync the session made, in order; finished when the session stops. Nobody need read
+    /// it: it keeps the newest ``unreadReportsKept`` not read yet, so that a session running for
+    /// weeks holds no more memory than one running for minutes.
     public let reports: AsyncStream<SyncReport>
-    /// Each sync that failed, in order; finished when the session stops.
+    /// Each sync that failed, in order; finished when the session stops. It keeps the newest
+    /// ``unreadReportsKept`` not read yet, as ``reports`` does.
     public let failures: AsyncStream<LikeRepositoryError>
+
+    /// How many reports (and failures) not read yet a session keeps: the newest.
+    public static let unreadReportsKept = 32
 
     private let loop: Loop
 
@@ -47,8 +53,9 @@ public final class SyncSession: Sendable {
         repository: LikeRepository, folder: URL, interval: Double = 0.25,
         handler: (@Sendable (Result<SyncReport, LikeRepositoryError>) -> Void)? = nil
     ) {
-        let (reports, reportSink) = AsyncStream.makeStream(of: SyncReport.self)
-        let (failures, failureSink) = AsyncStream.makeStream(of: LikeRepositoryError.self)
+        let (reports, reportSink) = AsyncStream.makeStream(of: SyncReport.self, bufferingPolicy: .bufferingNewest(Self.unreadReportsKept))
+        let (failures, failureSink) = AsyncStream.makeStream(
+            of: LikeRepositoryError.self, bufferingPolicy: .bufferingNewest(Self.unreadReportsKept))
         self.reports = reports
         self.failures = failures
         loop = Loop(reports: reportSink, failures: failureSink, handler: handler)
@@ -138,7 +145,7 @@ public final class SyncSession: Sendable {
                         let failure = error as? LikeRepositoryError ?? .io(action: "sync with", path: folder.path, code: 0)
                         failures.yield(failure)
                         handler?(.failure(failure))
-                        if case .copiedStore = failure { return }
+                        if failure.endsASyncSession { return }
                     }
                     lastSync = Date()
                     // What was seen before the sync: a change either side made while it ran
@@ -224,5 +231,16 @@ extension LikeRepository {
         -> SyncSession
     {
         SyncSession(repository: self, folder: folder, handler: handler)
+    }
+}
+
+extension LikeRepositoryError {
+    /// Whether no retry can change it, so that a ``SyncSession`` ends on it: a copy of another
+    /// device's store, a store a later version wrote.
+    public var endsASyncSession: Bool {
+        switch self {
+        case .copiedStore, .newerFormat: true
+        default: false
+        }
     }
 }

@@ -14,6 +14,14 @@ import LikesSupport
 #endif
 
 enum Platform {
+    /// The host's name, for a device's name in a sync folder; "device" when there is none.
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "device" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "device" : name
+    }
+
     /// Swaps two entries of the directory `fd` atomically: 0 on success, -1 with `errno` set,
     /// `nil` where the system has no such call or the file system refuses it (then nothing
     /// changed).

@@ -235,6 +235,18 @@ package final class PhotoShards {
         return try Self.decodeShard(data, file: displayPath + "/sync/" + name + ".json")
     }
 
+    /// Reads every file ``save()`` will read (the shards of its photos, the uses of their images
+    /// then and now) without writing: a file of a later version refuses there.
+    package func prepareSave() throws {
+        try load(photos.ids)
+        guard deferred == nil else { return }
+        let parts = photos.byShard()
+        for shard in read.keys.sorted() where shard >= 0 {
+            guard let before = read[shard] else { continue }
+            for sha256 in Self.images(of: before) + Self.images(of: parts[shard] ?? SavedPhotos()) { try loadUses(Self.usesShard(of: sha256)) }
+        }
+    }
+
     /// Writes the shards whose photos changed since they were read, and the uses of the images
     /// that came or went with them, in one flush.
     package func save() throws {

@@ -56,7 +56,7 @@ struct CommandFailure: Error, CustomStringConvertible {
         case .notLiked, .damagedRecord, .damagedImage, .idCollision, .noSuchAlbum, .notInAlbum, .exportDestinationUnusable, .storeNeedsRepair,
             .copiedStore, .unknownSyncDevice, .damagedSyncState, .newerFormat:
             status = .failure
-        case .syncFolderMissing: status = .noInput
+        case .syncFolderMissing, .syncFolderNotAFolder: status = .noInput
         case .imageRequired, .invalidArgument: status = .usage
         case .storeBusy: status = .busy
         case .io: status = .ioError

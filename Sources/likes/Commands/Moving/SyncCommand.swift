@@ -93,8 +93,8 @@ struct SyncCommand: Command {
                 case .success(let report):
                     lastError = ""
                     if report.published > 0 || report.merged > 0 || !report.pending.isEmpty { try show(report, context, compact: true) }
-                case .failure(.copiedStore(let device, let file)):
-                    throw CommandFailure(LikeRepositoryError.copiedStore(device: device, file: file))
+                case .failure(let error) where error.endsASyncSession:
+                    throw CommandFailure(error)
                 case .failure(let error):
                     let line = CommandFailure(error).message
                     if line != lastError { context.output.printError("likes: \(line) Still watching.") }

@@ -1,9 +1,8 @@
 // Owns finding what this store changed since its last sync: the photos the journal's lines name
 // (or every record, for a first sync), each part whose stamp is new and the store's own made into
 // a change, stamped by the device's clock, and the images those changes need. Called by a sync
-// (LikeRepository+Sync) before its round.
+// (StoreSync) before its round.
 
-import LikeStore
 import LikeSync
 import LikesSupport
 
@@ -23,7 +22,7 @@ struct LocalChanges {
     var photosChanged = false
 }
 
-extension LikeRepository {
+extension StoreSync {
     /// A change not stamped yet: the time the store stamped its parts with, and the change it
     /// makes once stamped.
     typealias Draft = (time: Int64, order: Int, make: (Stamp) -> SyncChange)
@@ -51,17 +50,17 @@ extension LikeRepository {
         var records: [StoredRecord]
         var readAll = false
         var unlikeTimes: [String: Int64]
-        if let position, let changes = try translating({ try store.changes(since: position) }) {
-            records = try changes.keys.sorted().compactMap { key in try translating { try store.record(forKey: key) } }
+        if let position, let changes = try store.changes(since: position) {
+            records = try changes.keys.sorted().compactMap { key in try store.record(forKey: key) }
             try shards.load(records.map(\.id) + changes.unliked.keys)
             unlikeTimes = changes.unliked
         } else {
             try shards.loadAll()
             readAll = true
             // Read before the records, so that the journal and the records are not in memory at once.
-            unlikeTimes = try translating { try store.unlikeTimes() }
+            unlikeTimes = try store.unlikeTimes()
             let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
-            records = try translating { try store.page(all) }.items.map(\.record)
+            records = try store.page(all).items.map(\.record)
         }
         if !alsoUnliked.isEmpty {
             try shards.load(Array(alsoUnliked.keys))
@@ -213,14 +212,14 @@ extension LikeRepository {
     /// store opened once for many reads).
     func imageBytes(of id: String, user: Bool, reader: StoreReader? = nil) throws -> [UInt8] {
         let read =
-            try reader.map { reader in try translating { try reader.image(ofPhoto: id, user: user) } }
-            ?? translating({ try store.file(user ? .userImage : .image, of: id) })?.read
+            try reader.map { reader in try reader.image(ofPhoto: id, user: user) }
+            ?? (try store.file(user ? .userImage : .image, of: id))?.read
         switch read {
         case .whole(let data)?: return Array(data)
         case .damaged(let reason)?:
-            throw LikeRepositoryError.damagedImage(file: id, reason: reason)
+            throw StoreError.damagedImage(file: id, reason: reason)
         case nil:
-            throw LikeRepositoryError.notLiked(id: PhotoID(stored: id))
+            throw StoreError.notLiked(id: id)
         }
     }
 

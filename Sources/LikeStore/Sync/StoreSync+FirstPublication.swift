@@ -1,9 +1,8 @@
 // Owns a new device's first publication: every photo the store holds, published as one change
 // file written a batch of photos at a time (the photos of a group of the bookkeeping's shards), so
 // that a first sync of 100,000 photos holds a few thousand at once. Called by a sync
-// (LikeRepository+Sync) before its round, which then merges the other devices' changes.
+// (StoreSync) before its round, which then merges the other devices' changes.
 
-import LikeStore
 import LikeSync
 import LikesSupport
 
@@ -13,7 +12,7 @@ import LikesSupport
     import FoundationEssentials
 #endif
 
-extension LikeRepository {
+extension StoreSync {
     /// About how many photos a first sync holds at a time.
     static let firstSyncBatch = 4_000
 
@@ -34,8 +33,8 @@ extension LikeRepository {
     /// change meanwhile, are the same changes again, which merge as one).
     func publishEverything(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards) throws -> Int {
         let places = try recordPlaces()
-        let unlikes = try translating { try store.unlikeTimes() }
-        guard !places.isEmpty || !unlikes.isEmpty, let reader = try translating({ try store.reader() }) else {
+        let unlikes = try store.unlikeTimes()
+        guard !places.isEmpty || !unlikes.isEmpty, let reader = try store.reader() else {
             if saved.firstPublication != nil {
                 // One cut short left its lines, which a writer would have removed.
                 try folderTranslating { try ChangeFileWriter.removeLeftovers(in: folder, device: saved.engine.device) }
@@ -65,7 +64,7 @@ extension LikeRepository {
         for group in 0..<groups {
             let keys = places.filter { $0.shard % groups == group }.map(\.key)
             let unliked = unlikes.filter { PhotoShards.shard(of: $0.key) % groups == group }
-            let records = try keys.compactMap { key in try translating { try reader.record(forKey: key) } }
+            let records = try keys.compactMap { key in try reader.record(forKey: key) }
             try shards.load(records.map(\.id) + unliked.keys)
             var images: [String: (id: String, user: Bool)] = [:]
             var drafts = unlikeDrafts(unliked, present: Set(records.map(\.id)), saved.engine, shards)
@@ -98,7 +97,7 @@ extension LikeRepository {
         var query = StoreQuery(newestFirst: true, limit: 1_000, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
         var places: [(key: String, shard: Int)] = []
         while true {
-            let page = try translating { try store.page(query) }
+            let page = try store.page(query)
             places += page.items.map { ($0.record.key, PhotoShards.shard(of: $0.record.id)) }
             guard page.more, let last = page.items.last else { return places }
             query.after = last.record.listingKey

@@ -1,9 +1,8 @@
 // Owns writing other devices' changes into the store: each photo a round touched written as the
 // merge left it (liked anew with its date, updated part by part, or unliked), each part with the
 // stamp it was merged with, so that observers hear it from the device that made it. Called by a
-// sync (LikeRepository+Sync) after its round, and to finish what a sync that died was writing.
+// sync (StoreSync) after its round, and to finish what a sync that died was writing.
 
-import LikeStore
 import LikeSync
 
 #if canImport(Darwin)
@@ -12,7 +11,7 @@ import LikeSync
     import FoundationEssentials
 #endif
 
-extension LikeRepository {
+extension StoreSync {
     /// Writes each photo the round touched as the merge left it. Returns the photos it could
     /// not write because an image they need is gone from the folder (a folder emptied since
     /// they were merged): they stay to be written by a later sync. A photo liked anew at its
@@ -23,14 +22,14 @@ extension LikeRepository {
         let sources = Array(round.devices.keys) + [engine.device]
         var restored = false
         defer {
-            if restored { _ = try? translating { try store.sortJournalAfterRestore() } }
+            if restored { _ = try? store.sortJournalAfterRestore() }
         }
         try shards.load(round.touched.keys)
         for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
-            let current = try translating { try store.storedRecord(for: id) }
+            let current = try store.storedRecord(for: id)
             guard let state else {
                 let unlike = engine.histories[id]?.lastUnlike?.description
-                if current != nil { _ = try translating { try store.unlike(id, stamp: unlike, onCommit: observers.changed) } }
+                if current != nil { _ = try store.unlike(id, stamp: unlike, onCommit: onCommit) }
                 shards.photos.forget(id)
                 continue
             }
@@ -44,21 +43,21 @@ extension LikeRepository {
             if current == nil || current?.likedAt != state.likedAt {
                 if current != nil {
                     let stamp = state.stamps[RecordStamps.liked]?.description
-                    _ = try translating { try store.unlike(id, stamp: stamp, onCommit: observers.changed) }
+                    _ = try store.unlike(id, stamp: stamp, onCommit: onCommit)
                 }
                 var whole = request
                 whole.removeAlbums = []
-                _ = try translating { try store.restore([(whole, state.likedAt)], onCommit: observers.changed) }
+                _ = try store.restore([(whole, state.likedAt)], onCommit: onCommit)
                 restored = true
             } else {
-                _ = try translating { try store.like(request, onCommit: observers.changed) }
+                _ = try store.like(request, onCommit: onCommit)
             }
             shards.photos.images[id] = state.image.sha256
             shards.photos.userImages[id] = state.userImage?.sha256
             // The merged parts as written; a part of this store's own as the last sync published
             // it (one changed while this sync ran is still to publish).
             let before = shards.photos.published[id] ?? [:]
-            let written = try translating { try store.storedRecord(for: id) }?.stamps?.values ?? [:]
+            let written = try store.storedRecord(for: id)?.stamps?.values ?? [:]
             shards.photos.notePublished(
                 id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
         }
@@ -80,13 +79,13 @@ extension LikeRepository {
             guard let bytes = try folder.image(state.image, devices: sources) ?? storeImage(id, current, matching: state.image, user: false) else {
                 return nil
             }
-            request.image = try translating { try StoreRequest.Image(Data(bytes), kind: .image) }
+            request.image = try StoreRequest.Image(Data(bytes), kind: .image)
         }
         if let user = state.userImage,
             try anew || photos.userImages[id] != user.sha256 || storeImage(id, current, matching: user, user: true) == nil
         {
             guard let bytes = try folder.image(user, devices: sources) ?? storeImage(id, current, matching: user, user: true) else { return nil }
-            request.userImage = try translating { try StoreRequest.Image(Data(bytes), kind: .userImage) }
+            request.userImage = try StoreRequest.Image(Data(bytes), kind: .userImage)
         }
         // What the merge cleared is cleared: a user image, the metadata (replaced whole).
         request.clearsUserImage = state.userImage == nil
