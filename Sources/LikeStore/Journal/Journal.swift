@@ -180,7 +180,7 @@ struct Journal {
     @discardableResult
     func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
         let sorted = entries.sorted { $0.listingKey < $1.listingKey }
-        let owed = try reader(records: records).map { try SyncOwed.unlikeLines(in: $0, root: root) } ?? []
+        let owed = try replacedReader(records: records).map { try SyncOwed.unlikeLines(in: $0, root: root) } ?? []
         let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0, owed.map(\.at).max() ?? 0)
         var bytes = JournalLine.header(at: now, snapshotLines: owed.count + sorted.count, format: format).encoded
         bytes.reserveCapacity(sorted.count * 128)
@@ -204,6 +204,19 @@ struct Journal {
         try root.rename(StoreLayout.journalTemporaryFileName, to: Self.fileName)
         if durable { try root.sync(commit: true) }
         return now
+    }
+
+    /// The journal a new one replaces: the one in place, else (a repair set it aside as damaged
+    /// before writing the new one) the newest one set aside under `damaged/`.
+    private func replacedReader(records: RecordFiles?) throws -> JournalReader? {
+        if let current = try reader(records: records) { return current }
+        guard let damaged = try root.subdirectoryIfFolder(StoreLayout.damagedDirectory) else { return nil }
+        for stamp in try damaged.names().sorted().reversed() {
+            if let shelf = try damaged.subdirectoryIfFolder(stamp), let setAside = try Journal(root: shelf).reader(records: records) {
+                return setAside
+            }
+        }
+        return nil
     }
 
     private func noteLength(_ length: Int, durable: Bool = false) {

@@ -1,0 +1,134 @@
+// What a store owes its sync folder survives every maintenance between syncs: an unlike made and
+// not yet published reaches the other device after whatever wrote the journal anew (a purge that
+// compacts it, a rebuilt index, a repair, a restore's sorting, the rebuild after a journal cut
+// short), whichever device made it. Through LikeStore's own interface.
+
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LikeStore
+
+/// One device: a store of its own beside the other's, and its copy of the sync folder.
+struct SyncDevice {
+    let store: Store
+    let folder: String
+
+    init(_ box: TemporaryFolder, _ name: String, folder: String) {
+        store = Store(path: box.path(name), durable: true, lockTimeout: 10, faults: nil)
+        self.folder = folder
+    }
+
+    @discardableResult
+    func like(_ id: String, _ image: Data, note: String? = nil) throws -> StoredChange {
+        try store.like(StoreRequest(id: id, image: try StoreRequest.Image(image, kind: .image), userImage: nil, note: note, photo: nil, albums: []))
+    }
+
+    func note(_ id: String, _ text: String) throws {
+        try store.like(StoreRequest(id: id, note: .set(text)))
+    }
+
+    func unlike(_ id: String) throws {
+        _ = try store.unlike(id, onCommit: { _ in })
+    }
+
+    @discardableResult
+    func sync() throws -> StoreSyncReport { try store.sync(with: folder, onCommit: { _ in }) }
+
+    /// Each photo as the listing gives it: id and note.
+    func photos() throws -> [String] {
+        let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
+        return try store.page(all).items.map { "\($0.record.id): \($0.record.note ?? "-")" }.sorted()
+    }
+}
+
+extension Store {
+    /// A change whose commit nobody else hears.
+    @discardableResult
+    func like(_ request: StoreRequest) throws -> StoredChange { try like(request, onCommit: { _ in }) }
+}
+
+@Suite struct SyncOwedTests {
+    let box = TemporaryFolder()
+
+    /// The maintenance run between the unlike and the next sync, each writing the journal anew.
+    enum Upkeep: String, CaseIterable, CustomTestStringConvertible {
+        case compactingPurge, rebuiltIndex, repairOfAGarbledLine, restoreAmongNewerPhotos, rebuildAfterACutShortJournal
+        var testDescription: String { rawValue }
+    }
+
+    func journal(_ device: SyncDevice) -> URL { URL(fileURLWithPath: device.store.displayPath + "/likes.journal") }
+
+    /// Runs `upkeep` on `device`, and checks that it did write the journal anew.
+    func run(_ upkeep: Upkeep, on device: SyncDevice) throws {
+        let header = try String(contentsOf: journal(device), encoding: .utf8).prefix { $0 != "\n" }
+        switch upkeep {
+        case .compactingPurge:
+            // A journal mostly superseded (more lines than twice the files and 64) is compacted.
+            for number in 0..<80 { try device.note("p2", "note \(number)") }
+            _ = try device.store.purge(dryRun: false)
+        case .rebuiltIndex:
+            _ = try device.store.rebuildIndex()
+        case .repairOfAGarbledLine:
+            try device.note("p2", "a note whose line is garbled")
+            var lines = try String(contentsOf: journal(device), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            lines[lines.count - 2] = "M garbled"
+            try Data(lines.joined(separator: "\n").utf8).write(to: journal(device))
+            _ = try device.store.repair(dryRun: false)
+        case .restoreAmongNewerPhotos:
+            // A photo restored at a date older than the others': the journal is sorted anew.
+            let request = StoreRequest(
+                id: "old", image: try StoreRequest.Image(SamplePhotos.data("astronaut.jpg"), kind: .image), userImage: nil, note: nil,
+                photo: nil, albums: [])
+            _ = try device.store.restore([(request, likedAt: 1_000_000)], onCommit: { _ in })
+            try device.store.sortJournalAfterRestore()
+        case .rebuildAfterACutShortJournal:
+            // The last line (a note) lost as a disk may lose it: shorter than its noted length,
+            // the journal is rebuilt from the records by the next writer.
+            try device.note("p2", "the line lost")
+            let text = try String(contentsOf: journal(device), encoding: .utf8)
+            let kept = text.dropLast().prefix(upTo: text.dropLast().lastIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex)
+            try Data(kept.utf8).write(to: journal(device))
+            try device.like("p4", SamplePhotos.data("chelsea.jpg"))
+        }
+        let after = try String(contentsOf: journal(device), encoding: .utf8).prefix { $0 != "\n" }
+        #expect(after != header, "\(upkeep) did not write the journal anew")
+    }
+
+    @Test(arguments: Upkeep.allCases, [0, 1])
+    func anUnlikeNotYetPublishedReachesTheOtherDeviceAfterUpkeep(_ upkeep: Upkeep, unlikedOn device: Int) throws {
+        let shared = box.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        let devices = [SyncDevice(box, "laptop", folder: shared), SyncDevice(box, "phone", folder: shared)]
+        for (id, name) in [("p1", "rocket.jpg"), ("p2", "coffee.jpg"), ("p3", "chelsea.jpg")] {
+            try devices[0].like(id, SamplePhotos.data(name))
+        }
+        for device in devices + devices { try device.sync() }
+        #expect(try devices[1].photos() == devices[0].photos())
+
+        let unliking = devices[device]
+        try unliking.unlike("p1")
+        try run(upkeep, on: unliking)
+        #expect(try unliking.sync().published >= 1, "the unlike is published")
+        let other = devices[1 - device]
+        try other.sync()
+        try unliking.sync()
+        let photos = try other.photos()
+        #expect(!photos.contains { $0.hasPrefix("p1:") }, "\(photos)")
+        #expect(try other.photos() == unliking.photos())
+        // Published once: the journal the sync then leaves keeps no line it owes.
+        try run(.rebuiltIndex, on: unliking)
+        #expect(try unliking.sync().published == 0)
+    }
+
+    /// A store that never synced owes nothing: its journal written anew keeps no unlike.
+    @Test func aStoreThatNeverSyncedCarriesNoUnlike() throws {
+        let device = SyncDevice(box, "alone", folder: box.path("none"))
+        try device.like("p1", SamplePhotos.data("rocket.jpg"))
+        try device.like("p2", SamplePhotos.data("coffee.jpg"))
+        try device.unlike("p1")
+        _ = try device.store.rebuildIndex()
+        let lines = try String(contentsOf: journal(device), encoding: .utf8).split(separator: "\n")
+        #expect(lines.map { $0.prefix(1) } == ["J", "L"])
+    }
+}
