@@ -84,23 +84,27 @@ package final class Store: Sendable {
         guard let reader, let changes = try? reader.lastChanges(), !changes.isEmpty,
             let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName)
         else { return }
-        // Without reading records: whether a change may be waiting, by one name each.
-        let waiting = changes.indices.contains { index in
-            let line = changes[index]
-            let name: String
-            switch line.operation {
-            case .liked, .updated: name = StoreLayout.temporaryRecordFileName(line.key, line.generation)
-            default:
-                // An unlike's record is gone, unless a newer like of the photo made it anew: then
-                // the record it removed is there only if it is waiting.
-                if changes[..<index].contains(where: { $0.key == line.key }) {
-                    let record = try? RecordFiles(directory: recordsDirectory).read(key: line.key)
-                    return record?.generation == line.generation
+        // Without reading records: whether a change may be waiting, by one name each (a batch's,
+        // by its mark).
+        let batch = (try? root.entry(Journal.batchMarkName)) != nil
+        let waiting =
+            batch
+            || changes.indices.contains { index in
+                let line = changes[index]
+                let name: String
+                switch line.operation {
+                case .liked, .updated: name = StoreLayout.temporaryRecordFileName(line.key, line.generation)
+                default:
+                    // An unlike's record is gone, unless a newer like of the photo made it anew: then
+                    // the record it removed is there only if it is waiting.
+                    if changes[..<index].contains(where: { $0.key == line.key }) {
+                        let record = try? RecordFiles(directory: recordsDirectory).read(key: line.key)
+                        return record?.generation == line.generation
+                    }
+                    name = StoreLayout.recordFileName(line.key)
                 }
-                name = StoreLayout.recordFileName(line.key)
+                return (try? recordsDirectory.entry(name)) != nil
             }
-            return (try? recordsDirectory.entry(name)) != nil
-        }
         guard waiting else { return }
         // The file lock alone: it also excludes this process's writers (flock belongs to the
         // open file), and this may run on a thread that holds `writer`.
@@ -108,9 +112,9 @@ package final class Store: Sendable {
             let locked = try? journal.reader(records: nil)
         else { return }
         let (records, images) = (RecordFiles(directory: recordsDirectory), ImageFiles(directory: imagesDirectory))
-        _ = try? journal.settle(locked, records: records) { line in
-            try WriteSession.finish(line, records: records, images: images, root: root, durable: durable)
-        }
+        let finishing = { (line: JournalLine) in try WriteSession.finish(line, records: records, images: images, root: root, durable: self.durable) }
+        try? journal.finishBatch(locked, records: records, finishing: finishing)
+        _ = try? journal.settle(locked, records: records, finishing: finishing)
         _ = consume lock
     }
 

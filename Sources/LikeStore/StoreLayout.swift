@@ -30,7 +30,7 @@ enum StoreLayout {
     static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [
         FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, NewestLines.fileName, imageFactsFileName,
-        accessTokenFileName,
+        accessTokenFileName, Journal.batchMarkName,
     ]
 
     static func recordFileName(_ key: String) -> String { key + ".json" }

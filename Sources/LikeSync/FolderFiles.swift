@@ -125,6 +125,42 @@ enum FolderFiles {
         return Array(bytes[..<done])
     }
 
+    /// Hands each line of the regular file at `path` to `body` (without its newline), read a
+    /// megabyte at a time, so that a file of any size takes a megabyte of memory; then what
+    /// follows the last newline (empty for a file that ends with one). `body` returns false to
+    /// stop. `nil` when there is no such regular file.
+    static func forEachLine(_ path: String, _ body: (ArraySlice<UInt8>) throws -> Bool) throws -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ELOOP || errno == ENOTDIR { return nil }
+            throw FolderError(action: "open", path: path, code: errno)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FolderError(action: "inspect", path: path, code: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var carried: [UInt8] = []  // a line begun in the piece before
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw FolderError(action: "read", path: path, code: errno) }
+            if count == 0 { return carried }
+            var start = 0
+            while let newline = chunk[start..<count].firstIndex(of: 0x0A) {
+                if carried.isEmpty {
+                    guard try body(chunk[start..<newline]) else { return nil }
+                } else {
+                    carried += chunk[start..<newline]
+                    guard try body(carried[...]) else { return nil }
+                    carried = []
+                }
+                start = newline + 1
+            }
+            carried += chunk[start..<count]
+        }
+    }
+
     /// The names in a directory (not `.` and `..`); `nil` when it does not exist.
     static func names(in path: String) throws -> [String]? {
         guard let directory = opendir(path) else {

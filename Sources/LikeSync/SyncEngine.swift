@@ -251,6 +251,29 @@ package struct SyncRound: Sendable {
     }
 }
 
+/// What a round has to merge, found before it merges anything: the change files not merged yet
+/// that are whole (their changes not held: each group of photos reads its own), and how far each
+/// file's merge has come. See ``DeviceSyncState/beginRound(with:local:hooks:groupSize:)``.
+package struct MergePlan: Sendable {
+    /// The files, as a read that kept no change gives them (count, newest own stamp, snapshot).
+    package var segments: [ChangeSegment]
+    /// How many groups of photos the merge takes, each merged apart (1 for a small merge).
+    package var groups: Int
+    /// The group of a photo, by its id: the caller's (its bookkeeping's shards).
+    let group: @Sendable (String) -> Int
+    /// By file (``ChangeSegment/file``), how many of its changes are merged, this round or before.
+    var done: [String: Int] = [:]
+    /// By file, the stamps merged of one with changes that wait (for ``DeviceSyncState/partlyMerged``).
+    var merged: [String: Set<Stamp>] = [:]
+    /// The files with a change that waits for its images.
+    var waiting: Set<String> = []
+    /// The clock before the merge, for the checkpoint taken after it.
+    var clockBefore: (milliseconds: Int64, counter: Int)
+
+    /// How many changes the files hold.
+    package var changeCount: Int { segments.reduce(0) { $0 + $1.changeCount } }
+}
+
 extension DeviceSyncState {
     /// One round: publishes `local` (changes made since the last round, in the order made) with
     /// the images they need (after handing `reserve` the state with the change file's number
@@ -267,12 +290,27 @@ extension DeviceSyncState {
         try sync(with: folder, local: local, hooks: RoundHooks(image: { images[$0] }, reserve: reserve, now: { now }))
     }
 
-    /// As above, asking the store what ``RoundHooks`` names. `keepingUp` false leaves the
-    /// folder's upkeep (``keepUp(_:_:_:)``) to the caller, to run once the merged photos are in
-    /// its store.
+    /// As above, asking the store what ``RoundHooks`` names, the whole merge in one group.
+    /// `keepingUp` false leaves the folder's upkeep (``keepUp(_:_:_:)``) to the caller, to run
+    /// once the merged photos are in its store.
     package mutating func sync(with folder: SyncFolder, local: [SyncChange], hooks: RoundHooks, keepingUp: Bool = true) throws -> SyncRound {
+        var (round, plan) = try beginRound(with: folder, local: local, hooks: hooks, groupSize: .max, group: { _ in 0 })
+        try mergeGroup(0, of: &plan, from: folder, hooks: hooks, into: &round)
+        endMerge(plan, into: &round, hooks: hooks)
+        if keepingUp { try keepUp(folder, &round, hooks) }
+        return round
+    }
+
+    /// A round's beginning: the folder looked at (every change file read once, none of its
+    /// changes kept), `local` published, and the merge planned in groups of photos of about
+    /// `groupSize` changes (by `group`, which gives each photo one of 1, 2, 4 … 256 groups by
+    /// its remainder), so that a device joining a large collection holds one group at a time.
+    /// Then ``mergeGroup(_:of:from:hooks:into:)`` for each group, and ``endMerge(_:into:hooks:)``.
+    package mutating func beginRound(
+        with folder: SyncFolder, local: [SyncChange], hooks: RoundHooks, groupSize: Int, group: @escaping @Sendable (String) -> Int
+    ) throws -> (SyncRound, MergePlan) {
         var round = SyncRound()
-        var scan = try folder.scan(merged: merged)
+        let scan = try folder.scan(merged: merged, keeping: .none)
         // This device's own files: those it numbered are its own (a round that died after
         // writing one and before keeping its state left it unmarked); one past them was written
         // by another holder of this id.
@@ -284,13 +322,12 @@ extension DeviceSyncState {
         if let foreign = ownNumbers.filter({ $0 >= nextSequence }).min() {
             throw SyncRefusal.copiedStore(device: device, file: device + "/" + SyncFolder.segmentName(foreign))
         }
-        // A file of its own that a round which died wrote is merged like the others: its
-        // changes are this device's, and its history must hold them as every other device's does.
-        scan.pending.removeAll { $0.id.hasPrefix(device + "/") }
-        // The histories of the photos to merge, read before anything is written: a caller whose
-        // store refuses what it reads (a later version's file) refuses before the round wrote.
-        let needed = Set(scan.segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
-        if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
+        var plan = MergePlan(segments: scan.segments, groups: 1, group: group, clockBefore: clock.last)
+        while plan.groups < 256, plan.changeCount / plan.groups > groupSize { plan.groups *= 2 }
+        // The histories of the photos to merge, read before anything is written when the merge
+        // is one group: a caller whose store refuses what it reads (a later version's file)
+        // refuses before the round wrote.
+        if plan.groups == 1 { _ = try loadHistories(of: &plan, group: 0, from: folder, hooks: hooks) }
         if local.isEmpty {
             round.announced = try folder.announce(device: device, name: name)
         } else {
@@ -306,45 +343,60 @@ extension DeviceSyncState {
         deviceNames.merge(scan.devices) { _, new in new }
         round.devices = deviceNames
         round.newer = scan.newer
-        round.pending = scan.pending
-        let before = clock.last
-        merge(scan.segments, from: folder, into: &round)
-        if clock.last != before {
-            checkpoints.append(Checkpoint(at: hooks.now(), before: Stamp(milliseconds: before.milliseconds, counter: before.counter, device: device)))
-            checkpoints = Array(checkpoints.suffix(Self.checkpointsKept))
+        // A file of its own that a round which died wrote is merged like the others: its
+        // changes are this device's, and its history must hold them as every other device's does.
+        round.pending = scan.pending.filter { !$0.id.hasPrefix(device + "/") }
+        for segment in plan.segments {
+            if let newest = segment.newestOwn?.milliseconds { lastChange[segment.device] = max(lastChange[segment.device] ?? 0, newest) }
+            plan.done[segment.file] = partlyMerged[segment.file]?.count ?? 0
         }
-        if keepingUp { try keepUp(folder, &round, hooks) }
-        return round
+        return (round, plan)
     }
 
-    /// Merges whole change files: every unlike first, so that a change it voids waits for
-    /// nothing (its image may have left the folder), then the rest, each once its images are
-    /// there.
-    private mutating func merge(_ segments: [ChangeSegment], from folder: SyncFolder, into round: inout SyncRound) {
-        let sources = Array(round.devices.keys) + [device]
-        var done: [String: Set<Stamp>] = [:]
-        for segment in segments {
-            let file = segment.device + "/" + String(segment.sequence)
-            done[file] = partlyMerged[file] ?? []
-            if let newest = segment.newestOwn?.milliseconds { lastChange[segment.device] = max(lastChange[segment.device] ?? 0, newest) }
-            for change in segment.changes where change.kind == .unlike && !(done[file]?.contains(change.stamp) ?? false) {
-                take(change, from: segment, &round)
-                done[file, default: []].insert(change.stamp)
-            }
+    /// The changes of group `group`'s photos in the plan's files, read now (a merge of one group
+    /// reads them once, and keeps them in the plan); a file gone or changed since the plan was
+    /// made waits for the next round.
+    private func changes(of plan: inout MergePlan, group: Int, from folder: SyncFolder) throws -> [ChangeSegment] {
+        let readAlready = plan.groups == 1 && !plan.segments.contains { $0.changes.isEmpty && $0.changeCount > 0 }
+        guard !readAlready else { return plan.segments }
+        let (groups, groupOf) = (plan.groups, plan.group)
+        let wanted = { (id: String) in groupOf(id) % groups == group }
+        let segments = try plan.segments.compactMap { planned -> ChangeSegment? in
+            guard case .whole(var read)? = try folder.segment(device: planned.device, sequence: planned.sequence, keeping: .photos(wanted)),
+                read.changeCount == planned.changeCount
+            else { return nil }
+            read.newestOwn = planned.newestOwn
+            return read
         }
-        for segment in segments {
-            let file = segment.device + "/" + String(segment.sequence)
-            for change in segment.changes where !(done[file]?.contains(change.stamp) ?? false) {
-                let voided = histories[change.id]?.lastUnlike.map { change.stamp <= $0 } ?? false
-                let absent = voided ? [] : change.images.filter { folder.image($0, devices: sources) == nil }
-                if let missing = absent.first, shows(absent, with: change) {
-                    round.pending.append(FolderProblem(id: change.id, reason: "its image \(missing.sha256.prefix(12))… has not fully arrived"))
-                    continue
-                }
-                take(change, from: segment, &round)
-                done[file, default: []].insert(change.stamp)
-            }
-            if done[file]?.count == segment.changes.count {
+        if groups == 1 { plan.segments = segments }
+        return segments
+    }
+
+    /// Reads a group's changes and loads their photos' histories into ``histories``.
+    private mutating func loadHistories(of plan: inout MergePlan, group: Int, from folder: SyncFolder, hooks: RoundHooks) throws -> [ChangeSegment] {
+        let segments = try changes(of: &plan, group: group, from: folder)
+        let needed = Set(segments.flatMap { $0.changes.map(\.id) }).subtracting(histories.keys)
+        if !needed.isEmpty { histories.merge(try hooks.histories(needed)) { kept, _ in kept } }
+        return segments
+    }
+
+    /// Merges the changes of one group of photos (see ``beginRound(with:local:hooks:groupSize:group:)``):
+    /// their histories loaded, every unlike first, then the rest, each once its images are there.
+    /// The photos touched are added to `round`'s; the caller writes them, keeps their histories
+    /// and may let go of them (``histories``) before the next group.
+    package mutating func mergeGroup(_ group: Int, of plan: inout MergePlan, from folder: SyncFolder, hooks: RoundHooks, into round: inout SyncRound)
+        throws
+    {
+        let segments = try loadHistories(of: &plan, group: group, from: folder, hooks: hooks)
+        merge(segments, &plan, from: folder, into: &round)
+    }
+
+    /// Ends a round's merge: each file whose every change is merged is merged whole; one with
+    /// changes that wait keeps the stamps merged of it; the clock's checkpoint.
+    package mutating func endMerge(_ plan: MergePlan, into round: inout SyncRound, hooks: RoundHooks) {
+        for segment in plan.segments {
+            let file = segment.file
+            if plan.done[file, default: 0] >= segment.changeCount, !plan.waiting.contains(file) {
                 if let through = segment.through, segment.isSnapshot {
                     merged.insertSnapshot(segment.device, segment.sequence, through: through)
                 } else {
@@ -352,8 +404,48 @@ extension DeviceSyncState {
                 }
                 partlyMerged[file] = nil
             } else {
-                partlyMerged[file] = done[file]
+                partlyMerged[file] = (partlyMerged[file] ?? []).union(plan.merged[file] ?? [])
             }
+        }
+        if clock.last != plan.clockBefore {
+            let before = plan.clockBefore
+            checkpoints.append(Checkpoint(at: hooks.now(), before: Stamp(milliseconds: before.milliseconds, counter: before.counter, device: device)))
+            checkpoints = Array(checkpoints.suffix(Self.checkpointsKept))
+        }
+    }
+
+    /// Merges whole change files' changes (of one group of photos): every unlike first, so that
+    /// a change it voids waits for nothing (its image may have left the folder), then the rest,
+    /// each once its images are there.
+    private mutating func merge(_ segments: [ChangeSegment], _ plan: inout MergePlan, from folder: SyncFolder, into round: inout SyncRound) {
+        let sources = Array(round.devices.keys) + [device]
+        var done: [String: Set<Stamp>] = [:]
+        func take(_ change: SyncChange, of segment: ChangeSegment) {
+            self.take(change, from: segment, &round)
+            done[segment.file, default: []].insert(change.stamp)
+            plan.done[segment.file, default: 0] += 1
+        }
+        for segment in segments {
+            let before = partlyMerged[segment.file] ?? []
+            done[segment.file] = []
+            for change in segment.changes where change.kind == .unlike && !before.contains(change.stamp) { take(change, of: segment) }
+        }
+        for segment in segments {
+            let file = segment.file
+            let before = partlyMerged[file] ?? []
+            for change in segment.changes where !before.contains(change.stamp) && !(done[file]?.contains(change.stamp) ?? false) {
+                let voided = histories[change.id]?.lastUnlike.map { change.stamp <= $0 } ?? false
+                let absent = voided ? [] : change.images.filter { folder.image($0, devices: sources) == nil }
+                if let missing = absent.first, shows(absent, with: change) {
+                    round.pending.append(FolderProblem(id: change.id, reason: "its image \(missing.sha256.prefix(12))… has not fully arrived"))
+                    plan.waiting.insert(file)
+                    continue
+                }
+                take(change, of: segment)
+            }
+            // Of a file with changes that wait, the stamps merged are kept (from the group where one
+            // first waited: those merged before are merged again next round, which changes nothing).
+            if plan.waiting.contains(file) { plan.merged[file, default: []].formUnion(done[file] ?? []) }
         }
     }
 

@@ -28,32 +28,51 @@ import LikesSupport
     import FoundationEssentials
 #endif
 
-/// A change file of one device, read whole and checked.
+/// A change file of one device, checked whole; its changes read as asked (``ChangeLines``).
 package struct ChangeSegment: Sendable, Hashable {
     package var device: String
     package var sequence: Int
+    /// The changes read: every one, or those of the photos asked for (see ``ChangeLines``).
     package var changes: [SyncChange]
+    /// How many changes the file holds, read or not.
+    package var changeCount: Int
     /// A snapshot: what every file of the device numbered up to it held that still matters,
     /// with the last unlike of photos other devices unliked (see ``SyncFolder/encode``).
     package var isSnapshot = false
     /// For a snapshot, the device's newest stamp when it was written: every change of the device
     /// up to it is in the snapshot or no longer matters.
     package var through: Stamp?
+    /// The newest stamp of the device's own changes in the file, read or not (a snapshot's relayed
+    /// unlikes are other devices'); `nil` when it has none, or when only some photos' changes were
+    /// read (then the look that read them all knows it).
+    package var newestOwn: Stamp?
 
     package init(device: String, sequence: Int, changes: [SyncChange], isSnapshot: Bool = false, through: Stamp? = nil) {
         self.device = device
         self.sequence = sequence
         self.changes = changes
+        changeCount = changes.count
         self.isSnapshot = isSnapshot
         self.through = through
+        newestOwn = changes.filter { $0.stamp.device == device }.map(\.stamp).max()
     }
-
-    /// The newest stamp of the device's own changes in it (a snapshot's relayed unlikes are other
-    /// devices').
-    package var newestOwn: Stamp? { changes.filter { $0.stamp.device == device }.map(\.stamp).max() }
 
     /// What merging it whole acknowledges: every change of the device up to this stamp.
     package var acknowledges: Stamp? { [through, newestOwn].compactMap { $0 }.max() }
+
+    /// Its file's name in the folder, `DEVICE/SEQUENCE`, as ``DeviceSyncState/partlyMerged`` keys it.
+    package var file: String { device + "/" + String(sequence) }
+}
+
+/// Which changes a read of a change file keeps.
+package enum ChangeLines {
+    /// Every change.
+    case all
+    /// None: each line is read to know it is the device's own and its stamp, and let go.
+    case none
+    /// The changes of the photos `wanted` names; every other line is passed over unread (a read
+    /// that kept none has checked it).
+    case photos(_ wanted: (String) -> Bool)
 }
 
 /// Something in the folder that cannot be merged yet, or ever, by this version: what it is and why.
@@ -218,7 +237,7 @@ package struct SyncFolder: Sendable {
     /// The devices' change files not in `merged` (by device, the sequence numbers merged already),
     /// each read whole and checked. A file cut short, still arriving or unreadable is pending; a
     /// file of a newer format is named and skipped. Names not of the layout are ignored.
-    package func scan(merged: MergedFiles) throws -> FolderScan {
+    package func scan(merged: MergedFiles, keeping lines: ChangeLines = .all) throws -> FolderScan {
         var scan = FolderScan()
         guard let names = try FolderFiles.names(in: path) else { throw FolderError.missing(path) }
         for device in names.sorted() where DeviceID.isValid(device) && FolderFiles.isDirectory(deviceDirectory(device)) {
@@ -227,8 +246,10 @@ package struct SyncFolder: Sendable {
             for name in (try FolderFiles.names(in: directory) ?? []).sorted() {
                 guard let sequence = Self.sequence(ofSegmentName: name), !merged.contains(device, sequence) else { continue }
                 let file = device + "/" + name
-                guard let bytes = try FolderFiles.contents(directory + "/" + name) else { continue }
-                switch Self.decode(bytes, device: device, sequence: sequence) {
+                guard let decoded = try Self.decode(file: directory + "/" + name, device: device, sequence: sequence, keeping: lines) else {
+                    continue
+                }
+                switch decoded {
                 case .whole(let segment): scan.segments.append(segment)
                 case .incomplete(let reason): scan.pending.append(FolderProblem(id: file, reason: reason))
                 case .newer(let format):
@@ -301,52 +322,164 @@ package struct SyncFolder: Sendable {
         return true
     }
 
-    enum Decoded: Equatable {
+    package enum Decoded: Equatable {
         case whole(ChangeSegment)
         case incomplete(String)
         case newer(Int)
     }
 
+    /// One change file read again, keeping the changes `lines` asks for; `nil` when it is no
+    /// longer there.
+    package func segment(device: String, sequence: Int, keeping lines: ChangeLines) throws -> Decoded? {
+        try Self.decode(file: deviceDirectory(device) + "/" + Self.segmentName(sequence), device: device, sequence: sequence, keeping: lines)
+    }
+
     /// Reads a change file: whole only when its header, its trailer's digest and every line
-    /// agree, and every change is the device's own.
-    static func decode(_ bytes: [UInt8], device: String, sequence: Int) -> Decoded {
+    /// agree, and every change is the device's own. `kept` says which changes are kept (lines
+    /// passed over by ``ChangeLines/photos(_:)`` are not read at all).
+    static func decode(_ bytes: [UInt8], device: String, sequence: Int, keeping kept: ChangeLines = .all) -> Decoded {
+        var reading = SegmentReading(device: device, sequence: sequence, kept: kept)
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-        // The header first: a newer format is named as such, whatever follows it.
-        if lines.count >= 2, let header = json(Array(lines[0])), case .int(let format)? = header["format"], format > Self.format {
-            return .newer(format)
+        let rest = lines.removeLast()  // after the last newline
+        for line in lines.dropLast() {
+            reading.take(Array(line))
+            if let outcome = reading.outcome { return outcome }
         }
-        guard bytes.last == 0x0A, lines.count >= 3 else { return .incomplete("it is cut short or still arriving") }
-        lines.removeLast()  // after the last newline
-        guard let header = json(Array(lines[0])), case .int(_)? = header["format"] else {
-            return .incomplete("its first line is not a change file's header")
-        }
-        let trailer = lines[lines.count - 1]
-        let body = Array(bytes[..<(bytes.count - trailer.count - 1)])
-        guard let end = json(Array(trailer)), case .string(let sha256)? = end["sha256"], sha256 == digest(body) else {
-            return .incomplete("it is cut short or still arriving (its checksum does not match)")
-        }
-        guard case .string(device)? = header["device"], case .int(sequence)? = header["sequence"], case .int(let count)? = header["count"],
-            count == lines.count - 2
-        else { return .incomplete("its header does not match its name or its lines") }
-        var through: Stamp?
-        if case .bool(true)? = header["snapshot"] {
-            guard case .string(let text)? = header["through"], let stamp = Stamp(text), stamp.device == device else {
-                return .incomplete("its header does not say what the snapshot reaches")
+        guard rest.isEmpty, let trailer = lines.last else {
+            // A header alone, cut short: newer, or not whole.
+            if lines.isEmpty, let header = json(Array(rest)), case .int(let format)? = header["format"], format > Self.format {
+                return .newer(format)
             }
-            through = stamp
+            return reading.finishCutShort(lines.last.map(Array.init) ?? Array(rest))
         }
-        let decoder = JSONDecoder()
+        return reading.finish(trailer: Array(trailer))
+    }
+
+    /// Reads the change file at `path` as ``decode(_:device:sequence:keeping:)`` reads its bytes, a
+    /// line at a time as it reads the file (a change file of 100,000 changes is 50 MB), keeping
+    /// only the changes asked for; `nil` when there is no such file.
+    static func decode(file path: String, device: String, sequence: Int, keeping kept: ChangeLines) throws -> Decoded? {
+        var reading = SegmentReading(device: device, sequence: sequence, kept: kept)
+        // Each line is known not to be the trailer once the next one comes.
+        var previous: [UInt8]?
+        guard
+            let rest = try FolderFiles.forEachLine(
+                path,
+                { line in
+                    if let previous { reading.take(previous) }
+                    previous = Array(line)
+                    return reading.outcome == nil
+                })
+        else { return reading.outcome }
+        if let outcome = reading.outcome { return outcome }
+        guard rest.isEmpty, let trailer = previous else { return reading.finishCutShort(previous ?? rest) }
+        return reading.finish(trailer: trailer)
+    }
+
+    /// A change file read a line at a time: its header, then each line with the digest of the
+    /// bytes before the trailer, the changes kept as asked.
+    private struct SegmentReading {
+        let device: String
+        let sequence: Int
+        let kept: ChangeLines
+        var digest = SHA256()
+        var header: (count: Int, through: Stamp?)?
+        var lines = 0
         var changes: [SyncChange] = []
-        for line in lines[1..<(lines.count - 1)] {
+        var newestOwn: Stamp?
+        /// Set once the file is known to be newer, or not whole.
+        var outcome: Decoded?
+        let decoder = JSONDecoder()
+
+        init(device: String, sequence: Int, kept: ChangeLines) {
+            self.device = device
+            self.sequence = sequence
+            self.kept = kept
+        }
+
+        /// A line that is not the file's last.
+        mutating func take(_ line: [UInt8]) {
+            line.withUnsafeBytes { digest.update($0) }
+            [UInt8(0x0A)].withUnsafeBytes { digest.update($0) }
+            guard header != nil else { return readHeader(line) }
+            lines += 1
+            if case .photos(let wanted) = kept, let id = SyncFolder.peekID(line[...]), !wanted(id) { return }
             // A snapshot relays other devices' unlikes; every other line is the device's own.
             guard let change = try? decoder.decode(SyncChange.self, from: Data(line)),
-                change.stamp.device == device || (through != nil && change.kind == .unlike)
-            else {
-                return .incomplete("a line is not a change of this device")
+                change.stamp.device == device || (header?.through != nil && change.kind == .unlike)
+            else { return outcome = .incomplete("a line is not a change of this device") }
+            if change.stamp.device == device { newestOwn = max(newestOwn ?? change.stamp, change.stamp) }
+            switch kept {
+            case .all: changes.append(change)
+            case .none: break
+            case .photos(let wanted): if wanted(change.id) { changes.append(change) }
             }
-            changes.append(change)
         }
-        return .whole(ChangeSegment(device: device, sequence: sequence, changes: changes, isSnapshot: through != nil, through: through))
+
+        private mutating func readHeader(_ line: [UInt8]) {
+            guard let header = SyncFolder.json(line), case .int(let format)? = header["format"] else {
+                return outcome = .incomplete("its first line is not a change file's header")
+            }
+            // A newer format is named as such, whatever follows.
+            if format > SyncFolder.format { return outcome = .newer(format) }
+            guard case .string(device)? = header["device"], case .int(sequence)? = header["sequence"], case .int(let count)? = header["count"]
+            else { return outcome = .incomplete("its header does not match its name or its lines") }
+            var through: Stamp?
+            if case .bool(true)? = header["snapshot"] {
+                guard case .string(let text)? = header["through"], let stamp = Stamp(text), stamp.device == device else {
+                    return outcome = .incomplete("its header does not say what the snapshot reaches")
+                }
+                through = stamp
+            }
+            self.header = (count, through)
+        }
+
+        /// A file that does not end in a newline after its trailer: `last`, its last line or the
+        /// bytes after its last newline, may still be a newer header.
+        func finishCutShort(_ last: [UInt8]) -> Decoded {
+            if header == nil, let json = SyncFolder.json(last), case .int(let format)? = json["format"], format > SyncFolder.format {
+                return .newer(format)
+            }
+            return .incomplete("it is cut short or still arriving")
+        }
+
+        /// The file once its last line, the trailer, is read.
+        mutating func finish(trailer: [UInt8]) -> Decoded {
+            guard let header else { return finishCutShort(trailer) }
+            guard let end = SyncFolder.json(trailer), case .string(let sha256)? = end["sha256"], sha256 == digest.finalizeHex() else {
+                return .incomplete("it is cut short or still arriving (its checksum does not match)")
+            }
+            guard header.count == lines else { return .incomplete("its header does not match its name or its lines") }
+            var segment = ChangeSegment(
+                device: device, sequence: sequence, changes: changes, isSnapshot: header.through != nil, through: header.through)
+            segment.changeCount = lines
+            if case .photos = kept { segment.newestOwn = nil } else { segment.newestOwn = newestOwn }
+            return .whole(segment)
+        }
+    }
+
+    /// The photo id a change's line begins with (`{"id":"…"`, as this version writes every line,
+    /// its keys sorted), read without decoding the rest; `nil` for a line that does not begin so.
+    static func peekID(_ line: ArraySlice<UInt8>) -> String? {
+        let opening = Array(#"{"id":""#.utf8)
+        guard line.count > opening.count, line.starts(with: opening) else { return nil }
+        var index = line.startIndex + opening.count
+        var plain = true
+        while index < line.endIndex {
+            let byte = line[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = line[(line.startIndex + opening.count)..<index]
+                if plain { return String(decoding: text, as: UTF8.self) }
+                // An escape inside: the string decoded as JSON decodes it.
+                return try? JSONDecoder().decode(String.self, from: Data([UInt8(ascii: "\"")] + text + [UInt8(ascii: "\"")]))
+            }
+            if byte == UInt8(ascii: "\\") {
+                plain = false
+                index += 1
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// An image's bytes from any device's images, checked against its name and length; `nil`

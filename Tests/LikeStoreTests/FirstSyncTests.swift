@@ -167,4 +167,30 @@ import Testing
             #expect(try collection(phone).count == 29, "\(label)")
         }
     }
+
+    /// A device joining the collection merges it a group of photos at a time: the collection it
+    /// ends with is the one a merge in one group gives, and one cut at any step of the store is
+    /// finished by the next sync, no photo twice and none lost.
+    @Test func aJoinInManyGroupsGivesTheCollectionAndOneCutAtAnyStepIsFinishedByTheNext() throws {
+        let (laptopStore, folder) = try copy("joined")
+        let laptop = store(laptopStore)
+        try sync(laptop, folder)
+        let expected = try collection(laptop)
+        let counter = FaultInjector(firstSyncBatch: 4)
+        let counted = store(work.path("joining-counted"), counter)
+        #expect(try sync(counted, folder).merged >= 29)
+        #expect(try collection(counted) == expected)
+        let total = counter.steps.count
+        #expect(total > 20)
+        for cut in stride(from: 1, to: total, by: max(1, total / 12)) {
+            let label = "cut after \(cut) of \(total) steps"
+            let path = work.path("joining-\(cut)")
+            #expect(throws: (any Error).self, "\(label)") { try sync(store(path, FaultInjector(.crash(after: cut), firstSyncBatch: 4)), folder) }
+            let phone = store(path)
+            try sync(phone, folder)
+            #expect(try collection(phone) == expected, "\(label)")
+            #expect(try phone.verify().problems.isEmpty, "\(label)")
+            #expect(try sync(phone, folder).merged == 0, "\(label): merged again")
+        }
+    }
 }

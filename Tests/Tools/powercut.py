@@ -733,13 +733,11 @@ def cut_sync_at_every_step(rig, name, setup, effect):
     if not done[effect]:
         return [f"the uncut sync did not do what it is here for ({effect}): {clean.stdout.strip()[:300]}"]
     count = rig.fs.steps
-    made = sum(len(os.listdir(os.path.join(rig.store, folder))) for folder in ("thumbnails", "renditions") if reads)
     rig.fs.cut()
     rig.fs.reboot()
     after = rig.state()
     problems = []
     acknowledged = 0
-    damaged_cuts = 0
     runs = [(cut, None) for cut in range(count + 1)]
     if rig.whole:
         runs += [(cut, random.Random(cut)) for cut in range(0, count + 1, 3)]

@@ -23,7 +23,7 @@ extension LikeRepository {
     /// when its change files have grown, they are compacted into one snapshot.
     ///
     /// A change is owed to the folder from the moment it is committed: no maintenance between
-    /// syncs (``purge(dryRun:)-3p5qs``, ``rebuildIndex()``, ``repair(dryRun:)-69flr``, a restore)
+    /// syncs (``purge(dryRun:)-3p5qs``, ``rebuildIndex()-20e5n``, ``repair(dryRun:)-69flr``, a restore)
     /// loses one that no sync has published yet. One sync of a store runs at a time (a second
     /// waits for it); likes and reads by other processes go on meanwhile. A store that a later
     /// version wrote is refused before anything is written, in the store or the folder.

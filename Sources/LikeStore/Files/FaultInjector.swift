@@ -44,8 +44,9 @@ package final class FaultInjector: Sendable {
     /// Makes observers start as if `pipe(2)` had failed (no descriptors left).
     let withoutPipe: Bool
 
-    /// Makes a new device's first sync publish about this many photos a group, so that tests
-    /// take the path of a large store with a few photos.
+    /// Makes a new device's first sync publish about this many photos a group, and a sync merge
+    /// about this many changes a group, so that tests take the paths of a large store and a large
+    /// folder with a few photos.
     package let firstSyncBatch: Int?
 
     package init(

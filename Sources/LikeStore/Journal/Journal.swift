@@ -107,7 +107,53 @@ struct Journal {
         }
     }
 
-    /// Makes the journal's end sound before a change: cuts a torn last line, and has `finishing`
+    // MARK: A batch of commits
+
+    /// `likes.batch`: while a batch of likes commits with one flush (see `WriteSession`), the
+    /// journal's length before the batch's lines, so that whoever finds it after a crash knows
+    /// which lines may wait for their records' renames.
+    static let batchMarkName = "likes.batch"
+
+    /// Writes the batch mark: the batch's lines start at `offset`. Unflushed: the flush that makes
+    /// the batch's files durable, before any of its lines is written, makes it durable too.
+    func markBatch(at offset: Int) throws {
+        try? root.remove(Self.batchMarkName)
+        _ = try Array("\(offset)\n".utf8).withUnsafeBytes { try root.createFile(Self.batchMarkName, bytes: $0, durable: false) }
+    }
+
+    /// Removes the batch mark, unflushed: every line after it is settled and durable.
+    func unmarkBatch() throws {
+        try root.remove(Self.batchMarkName)
+    }
+
+    /// Where the lines of a batch that was committing begin, when its mark is there.
+    func batchMark() throws -> Int? {
+        guard let data = try? root.read(Self.batchMarkName) else { return nil }
+        return Int(String(decoding: data, as: UTF8.self).trimmingSpace()) ?? 0
+    }
+
+    /// Finishes, with `finishing`, every change of a batch cut short that the record files do not
+    /// show: the newest line of each photo after the mark. A batch's lines are written only once
+    /// all their files are flushed, so each such change can be finished (one that cannot is left
+    /// for `repair`, which the record files and the journal then tell apart). Removes the mark.
+    func finishBatch(_ reader: JournalReader, records: RecordFiles, finishing: (JournalLine) throws -> Bool) throws {
+        guard let offset = try batchMark() else { return }
+        if offset < (try reader.source.currentSize()) {
+            var newest: [String: JournalLine] = [:]
+            var order: [String] = []
+            try reader.forward(from: offset) { item in
+                if let line = item.line, line.operation.changesPhoto {
+                    if newest.updateValue(line, forKey: line.key) == nil { order.append(line.key) }
+                }
+                return true
+            }
+            for key in order { if let line = newest[key], try !records.hasCommitted(line) { _ = try finishing(line) } }
+        }
+        try unmarkBatch()
+    }
+
+    /// Makes the journal's end sound before a change: cuts a torn last line, finishes the changes
+    /// of a batch cut short (``finishBatch(_:records:finishing:)``), and has `finishing`
     /// finish the changes of the last two lines (see ``settle(_:records:finishing:)``), taking
     /// the last line back when its change cannot be finished. Returns the time of the last line
     /// and the format its header names (``JournalLine/formatName`` unless it is to be written
@@ -126,6 +172,7 @@ struct Journal {
             try root.truncate(Self.fileName, to: size - end.tornTailBytes, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
         }
         guard let last = end.lastLine else { return nil }
+        try finishBatch(reader, records: records, finishing: finishing)
         if let unfinished = try settle(reader, records: records, finishing: finishing), unfinished.at == last.at, unfinished.key == last.key {
             try append([.aborting(last)], durable: durable)
         }
@@ -189,20 +236,90 @@ struct Journal {
             if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
             bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded
         }
-        try? root.remove(StoreLayout.journalTemporaryFileName)
+        try install(durable: durable) { write in try write(bytes, true) }
+        return now
+    }
+
+    /// Puts in place a journal that `body` writes under a temporary name, in pieces (each given
+    /// with whether it is the last), then flushed: what every journal written anew goes through.
+    private func install(durable: Bool, _ body: ((_ piece: [UInt8], _ last: Bool) throws -> Void) throws -> Void) throws {
+        let temporary = StoreLayout.journalTemporaryFileName
+        try? root.remove(temporary)
         // Where changes are flushed by one syncfs, the last one's rename may not be durable yet
         // (see WriteSession), and this journal will not name it as the last change: flush first.
         if durable, root.flushStrategy == .wholeFileSystem { try root.syncFileSystem() }
-        _ = try bytes.withUnsafeBytes {
-            try root.createFile(StoreLayout.journalTemporaryFileName, bytes: $0, durable: durable, notingLengthAs: Platform.journalLengthAttribute)
+        var length = 0
+        try body { piece, last in
+            if length == 0 {
+                _ = try piece.withUnsafeBytes {
+                    try root.createFile(temporary, bytes: $0, durable: durable && last, notingLengthAs: last ? Platform.journalLengthAttribute : nil)
+                }
+            } else {
+                _ = try root.append(temporary, bytes: piece, durable: durable && last, notingLengthAs: last ? Platform.journalLengthAttribute : nil)
+            }
+            length += piece.count
         }
         // Also in the lock file, whether or not the journal has the note (a version before the
         // attribute reads the lock file's), and before the new journal takes its name: the note
         // must never claim more than the journal has, and this one may be shorter than the one
         // it replaces. Flushed, so that no power cut brings back the longer note beside it.
-        noteLength(bytes.count, durable: durable)
-        try root.rename(StoreLayout.journalTemporaryFileName, to: Self.fileName)
+        noteLength(length, durable: durable)
+        try root.rename(temporary, to: Self.fileName)
         if durable { try root.sync(commit: true) }
+    }
+
+    /// A journal that restores left unsorted, written anew in the listing's order by moving its
+    /// lines, when it holds nothing but the `L` lines of distinct photos (a restore, or a sync's
+    /// merge, into a store that had nothing else): each line read again from the journal and
+    /// written as it is, a megabyte at a time, so that sorting 100,000 likes takes a few
+    /// megabytes where the index would take a hundred. `nil`, writing nothing, where it holds
+    /// anything else: then ``rewrite(_:records:durable:format:)`` from its index is the way.
+    /// Returns the newest time in it.
+    func rewriteSortingLikes(durable: Bool) throws -> Int64? {
+        guard let reader = try reader(records: nil) else { return nil }
+        let source = reader.source
+        let size = try source.currentSize()
+        var likes: [(likedAt: Int64, key: String, start: Int, count: Int)] = []
+        var keys = Set<String>()
+        var offset = 0
+        var carried: [UInt8] = []
+        while offset < size {
+            let piece = try source.read(offset..<min(size, offset + (1 << 20)))
+            guard !piece.isEmpty else { break }
+            var lineStart = 0
+            while let newline = piece[lineStart...].firstIndex(of: 0x0A) {
+                let line = carried + piece[lineStart..<newline]
+                let start = offset + lineStart - carried.count
+                carried = []
+                lineStart = newline + 1
+                let parsed = line.withUnsafeBufferPointer { bytes in
+                    JournalLine.View(bytes).map { (operation: $0.operation, at: $0.at, key: String(decoding: $0.key, as: UTF8.self)) }
+                }
+                if start == 0 {
+                    guard parsed?.operation == .header else { return nil }
+                    continue
+                }
+                guard let parsed, parsed.operation == .liked, keys.insert(parsed.key).inserted else { return nil }
+                likes.append((parsed.at, parsed.key, start, line.count + 1))
+            }
+            carried += piece[lineStart...]
+            offset += piece.count
+        }
+        // A torn end, or a journal of nothing but its header: the index's way.
+        guard carried.isEmpty, !likes.isEmpty else { return nil }
+        keys = []
+        likes.sort { ($0.likedAt, $0.key) < ($1.likedAt, $1.key) }
+        let now = max(Timestamp.now(), likes.last?.likedAt ?? 0)
+        try install(durable: durable) { write in
+            var buffer = JournalLine.header(at: now, snapshotLines: likes.count).encoded
+            for (number, like) in likes.enumerated() {
+                buffer += try source.read(like.start..<(like.start + like.count))
+                if buffer.count >= 1 << 20 || number == likes.count - 1 {
+                    try write(buffer, number == likes.count - 1)
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+        }
         return now
     }
 

@@ -12,20 +12,34 @@ import LikeSync
 #endif
 
 extension StoreSync {
-    /// Writes each photo the round touched as the merge left it. Returns the photos it could
-    /// not write because an image they need is gone from the folder (a folder emptied since
-    /// they were merged): they stay to be written by a later sync. A photo liked anew at its
-    /// first date has the journal sorted at the end, written anew as every such journal is,
-    /// keeping the unlikes no sync has published yet.
-    func apply(_ round: SyncRound, from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState) throws -> [String] {
+    /// Writes each photo of `touched` (a group of a round's) as the merge left it. Returns the
+    /// photos it could not write because an image they need is gone from the folder (a folder
+    /// emptied since they were merged): they stay to be written by a later sync; and whether a
+    /// photo was liked anew at its first date, so that the journal is to be sorted once the
+    /// round has written every group (written anew as every such journal is, keeping the
+    /// unlikes no sync has published yet).
+    ///
+    /// Photos liked anew are committed together, a batch of at most ``mergedBatch`` photos and
+    /// ``mergedBatchBytes`` of images at a time, each batch flushed once: a device joining a
+    /// collection of 100,000 photos makes about 1,600 flushes, not 100,000.
+    func apply(_ touched: [String: PhotoState?], devices: [String], from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState)
+        throws -> (waiting: [String], restored: Bool)
+    {
         var waiting: [String] = []
-        let sources = Array(round.devices.keys) + [engine.device]
+        let sources = devices + [engine.device]
+        var batch: [(request: StoreRequest, likedAt: Int64, state: PhotoState)] = []
+        var batchBytes = 0
         var restored = false
-        defer {
-            if restored { _ = try? store.sortJournalAfterRestore() }
+        func commitBatch() throws {
+            guard !batch.isEmpty else { return }
+            let records = try store.restore(batch.map { ($0.request, $0.likedAt) }, onCommit: onCommit)
+            for (entry, record) in zip(batch, records) { notePublished(entry.request.id, entry.state, written: record, shards) }
+            restored = true
+            batch = []
+            batchBytes = 0
         }
-        try shards.load(round.touched.keys)
-        for (id, state) in round.touched.sorted(by: { $0.key < $1.key }) {
+        try shards.load(touched.keys)
+        for (id, state) in touched.sorted(by: { $0.key < $1.key }) {
             let current = try store.storedRecord(for: id)
             guard let state else {
                 let unlike = engine.histories[id]?.lastUnlike?.description
@@ -47,21 +61,34 @@ extension StoreSync {
                 }
                 var whole = request
                 whole.removeAlbums = []
-                _ = try store.restore([(whole, state.likedAt)], onCommit: onCommit)
-                restored = true
+                batch.append((whole, state.likedAt, state))
+                batchBytes += (whole.image?.byteCount ?? 0) + (whole.userImage?.byteCount ?? 0)
+                if batch.count >= Self.mergedBatch || batchBytes >= Self.mergedBatchBytes { try commitBatch() }
             } else {
-                _ = try store.like(request, onCommit: onCommit)
+                let written = try store.like(request, onCommit: onCommit).record ?? store.storedRecord(for: id)
+                notePublished(id, state, written: written, shards)
             }
-            shards.photos.images[id] = state.image.sha256
-            shards.photos.userImages[id] = state.userImage?.sha256
-            // The merged parts as written; a part of this store's own as the last sync published
-            // it (one changed while this sync ran is still to publish).
-            let before = shards.photos.published[id] ?? [:]
-            let written = try store.storedRecord(for: id)?.stamps?.values ?? [:]
-            shards.photos.notePublished(
-                id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
         }
-        return waiting
+        try commitBatch()
+        return (waiting, restored)
+    }
+
+    /// How many photos liked anew one commit of a merge holds, at most.
+    static let mergedBatch = 64
+    /// How many bytes of images one commit of a merge holds in memory, at most (one photo larger
+    /// than that is a commit of its own).
+    static let mergedBatchBytes = 16 << 20
+
+    /// Takes note of a merged photo as written: its images, and its parts merged (a part of this
+    /// store's own as the last sync published it: one changed while this sync ran is still to
+    /// publish).
+    private func notePublished(_ id: String, _ state: PhotoState, written record: StoredRecord?, _ shards: PhotoShards) {
+        shards.photos.images[id] = state.image.sha256
+        shards.photos.userImages[id] = state.userImage?.sha256
+        let before = shards.photos.published[id] ?? [:]
+        let written = record?.stamps?.values ?? [:]
+        shards.photos.notePublished(
+            id, stamps: written.filter { $0.value.contains(".") }.merging(before.filter { written[$0.key] == $0.value }) { new, _ in new })
     }
 
     /// The request that makes the stored photo what the merge left: its images where they

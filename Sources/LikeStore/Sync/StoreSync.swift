@@ -37,29 +37,25 @@ struct StoreSync {
         if found.changes.isEmpty, !found.photosChanged, forgetting == nil, unfinished.isEmpty, let quiet = try quietReport(saved, folder) {
             return quiet
         }
-        var round = try runRound(&saved, folder, shards, found, unstamped: unstamped)
+        let hooks = roundHooks(saved, shards, found, unstamped: unstamped)
+        var (round, plan) = try engineTranslating {
+            try saved.engine.beginRound(
+                with: folder, local: found.changes, hooks: hooks, groupSize: store.faults?.firstSyncBatch ?? Self.mergeGroupSize,
+                group: { PhotoShards.shard(of: $0) })
+        }
         round.published += publishedFirst
-        try shards.load(unfinished)
-        for id in unfinished where round.touched[id] == nil {
-            if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
-            round.touched[id] = .some(saved.engine.state(of: id))
-        }
         saved.engine.deviceNames = round.devices
-        shards.photos.histories.merge(saved.engine.histories) { _, new in new }
-        if !round.touched.isEmpty {
-            // Kept before the store is written: a sync that dies part way finishes these photos
-            // first next time, so that none half written passes for this store's own change.
-            saved.applying = round.touched.keys.sorted()
-            try shards.save()
-            try saveSync(saved)
-        }
-        let waiting = try apply(round, from: folder, shards, engine: saved.engine)
+        let written = try writeMerge(unfinished, &plan, &round, &saved, folder, shards, hooks)
+        saved.engine.endMerge(plan, into: &round, hooks: hooks)
+        if written.restored { try store.sortJournalAfterRestore() }
+        let waiting = written.waiting
         saved.applying = waiting.isEmpty ? nil : waiting
-        if round.changedState || found.photosChanged || forgetting != nil {
+        if round.changedState || written.any || found.photosChanged || forgetting != nil {
             saved.position = position
             // No change made before the position is still to be found (a minute for a write that
             // took its time before it reached the journal).
             saved.engine.forgetCheckpoints(before: positionAt - 60_000)
+            shards.photos.histories.merge(saved.engine.histories) { _, new in new }
             try shards.save()
             try saveSync(saved)
         }
@@ -69,6 +65,39 @@ struct StoreSync {
         var shown = round
         shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
         return report(saved.engine, shown)
+    }
+
+    /// Writes what a round merges: the photos a sync that died was writing first, as their
+    /// histories give them now (a photo this round merges again is written again, as the merge
+    /// leaves it), then the merge, a group of photos at a time: each group's photos merged, kept
+    /// as being written, written, and their bookkeeping saved, before the next is read.
+    private func writeMerge(
+        _ unfinished: [String], _ plan: inout MergePlan, _ round: inout SyncRound, _ saved: inout SavedSync,
+        _ folder: SyncFolder, _ shards: PhotoShards, _ hooks: RoundHooks
+    ) throws -> WrittenMerge {
+        var written = WrittenMerge()
+        if !unfinished.isEmpty {
+            try shards.load(unfinished)
+            var touched: [String: PhotoState?] = [:]
+            for id in unfinished {
+                if saved.engine.histories[id] == nil { saved.engine.histories[id] = shards.photos.histories[id] }
+                touched[id] = .some(saved.engine.state(of: id))
+            }
+            try write(touched, &saved, round, folder, shards, &written)
+        }
+        for group in 0..<plan.groups {
+            try engineTranslating { try saved.engine.mergeGroup(group, of: &plan, from: folder, hooks: hooks, into: &round) }
+            let touched = round.touched
+            round.touched = [:]
+            try write(touched, &saved, round, folder, shards, &written)
+            if plan.groups > 1 {
+                shards.photos.histories.merge(saved.engine.histories) { _, new in new }
+                try shards.save()
+                saved.engine.histories = [:]
+                shards.unload()
+            }
+        }
+        return written
     }
 
     /// What the store changed since its last sync, to publish in the round; a new device's
@@ -106,13 +135,36 @@ struct StoreSync {
         return report(saved.engine, quiet)
     }
 
-    /// The engine's round, its number for a change file kept before the file is written; the
-    /// folder's upkeep is ``keepUp(_:_:_:_:_:)``'s.
-    private func runRound(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ found: LocalChanges, unstamped: DeviceSyncState)
-        throws -> SyncRound
-    {
-        let hooks = roundHooks(saved, shards, found, unstamped: unstamped)
-        return try engineTranslating { try saved.engine.sync(with: folder, local: found.changes, hooks: hooks, keepingUp: false) }
+    /// About how many changes a round merges at a time: a group of photos whose changes, with
+    /// their histories and bookkeeping, take a few megabytes.
+    static let mergeGroupSize = 4_000
+
+    /// What a round's groups wrote so far.
+    private struct WrittenMerge {
+        /// The photos that wait for an image no longer in the folder.
+        var waiting: [String] = []
+        /// Whether a photo was liked anew at its first date (the journal then needs sorting).
+        var restored = false
+        /// Whether any photo was written.
+        var any = false
+    }
+
+    /// Writes merged photos into the store, kept first as being written (``SavedSync/applying``):
+    /// a sync that dies part way finishes them first next time, so that none half written passes
+    /// for this store's own change.
+    private func write(
+        _ touched: [String: PhotoState?], _ saved: inout SavedSync, _ round: SyncRound, _ folder: SyncFolder, _ shards: PhotoShards,
+        _ written: inout WrittenMerge
+    ) throws {
+        guard !touched.isEmpty else { return }
+        shards.photos.histories.merge(saved.engine.histories) { _, new in new }
+        saved.applying = (written.waiting + touched.keys).sorted()
+        try shards.save()
+        try saveSync(saved)
+        let (waiting, restored) = try apply(touched, devices: Array(round.devices.keys), from: folder, shards, engine: saved.engine)
+        written.waiting += waiting
+        written.restored = written.restored || restored
+        written.any = true
     }
 
     /// Acknowledges what the store merged, lets go of images every device has seen unliked and

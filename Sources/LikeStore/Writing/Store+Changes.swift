@@ -61,6 +61,7 @@ extension Store {
             try withWriteSession { session in
                 var storeFailure: StoreError?
                 var committed: [StoredRecord] = []
+                session.beginBatch()
                 for request in chunk {
                     do {
                         let change = try session.like(request, flushCommit: false)
@@ -77,9 +78,10 @@ extension Store {
                         break
                     }
                 }
-                onCommit(committed)
                 // The chunk's commits, flushed together, also when a like failed on the way.
-                if durable { try session.records.directory.sync(commit: true) }
+                try session.commitBatch()
+                onCommit(committed)
+                if durable, !session.commitsInBatches { try session.records.directory.sync(commit: true) }
                 if let storeFailure { throw storeFailure }
             }
         }
@@ -143,6 +145,7 @@ extension Store {
         return try withWriteSession(restoring: true) { session in
             var results: [StoredRecord?] = []
             var failure: (any Error)?
+            session.beginBatch()
             for photo in photos {
                 do {
                     results.append(try session.restore(photo.request, likedAt: photo.likedAt)?.record)
@@ -151,9 +154,10 @@ extension Store {
                     break
                 }
             }
-            onCommit(results.compactMap { $0 })
             // The batch's commits, flushed together, also when one failed on the way.
-            if durable { try session.records.directory.sync(commit: true) }
+            try session.commitBatch()
+            onCommit(results.compactMap { $0 })
+            if durable, !session.commitsInBatches { try session.records.directory.sync(commit: true) }
             if let failure { throw failure }
             return results
         }

@@ -44,6 +44,9 @@ struct WriteSession {
     /// The place of the journal's newest `L` line, once looked up (`.some(nil)`: it has none):
     /// a restored like placed after it keeps the journal in order.
     private var newestLiked: ListingKey??
+    /// The commits of a batch written and not yet committed (see ``beginBatch()``), `nil` when
+    /// each commit is its own.
+    private var batch: Batch?
 
     /// `keepingUnsorted`: a restore's session, which leaves a journal that it marked unsorted so
     /// (every other session sorts such a journal first).
@@ -82,6 +85,79 @@ struct WriteSession {
         return clock
     }
 
+    // MARK: Batches
+
+    /// Likes written, waiting to be committed together by ``commitBatch()``.
+    private struct Batch {
+        /// The journal's length before the batch's lines.
+        var offset: Int?
+        var queued: [Queued] = []
+    }
+
+    private struct Queued {
+        var record: StoredRecord
+        var line: JournalLine
+        var existing: StoredRecord?
+        var progress: Progress
+    }
+
+    /// From now until ``commitBatch()``, likes (``like(_:flushCommit:)``, ``restore(_:likedAt:)``)
+    /// are written and committed together, where one `syncfs` flushes the whole file system
+    /// (elsewhere each commits as before): a restore or an import of many photos then costs three
+    /// flushes a batch instead of one a photo.
+    ///
+    /// The order, which makes a crash at any point harmless: the batch mark (``Journal/markBatch(at:)``)
+    /// and every photo's files, unflushed; one flush; the batch's journal lines, in one append;
+    /// one flush, the commit; each record renamed into place; one flush; the mark removed. A
+    /// crash before the lines are flushed leaves files that belong to no line (orphans), or lines
+    /// whose files are all on disk, which the next session finishes as it finishes a single
+    /// change (`Journal.finishBatch`); after it, only renames to finish.
+    mutating func beginBatch() {
+        if flushesOnce { batch = Batch() }
+    }
+
+    /// Whether likes are committed in batches here (see ``beginBatch()``): then a batch's commit
+    /// is flushed whole, and nothing is left to flush after it.
+    var commitsInBatches: Bool { flushesOnce }
+
+    /// Commits the likes written since ``beginBatch()``, and ends the batch.
+    mutating func commitBatch() throws {
+        defer { batch = nil }
+        guard let queued = batch?.queued, !queued.isEmpty, let offset = batch?.offset else { return }
+        do {
+            try root.syncFileSystem()
+            try journal.append(queued.map(\.line), durable: false)
+        } catch {
+            for item in queued { rollBack(item.progress, to: item.existing, key: item.record.key) }
+            try? journal.unmarkBatch()
+            throw error
+        }
+        do {
+            try root.syncFileSystem()
+        } catch {
+            // Not committed: the lines back out, then the files, then the mark.
+            try? root.truncate(Journal.fileName, to: offset, durable: false, notingLengthAs: Platform.journalLengthAttribute)
+            for item in queued { for (directory, name) in item.progress.created { try? directory.remove(name) } }
+            try? journal.unmarkBatch()
+            throw error
+        }
+        // Committed: every rename the next session would otherwise finish.
+        for item in queued {
+            let temporary = StoreLayout.temporaryRecordFileName(item.record.key, item.record.generation)
+            try records.directory.rename(temporary, to: StoreLayout.recordFileName(item.record.key))
+        }
+        // Flushed before the mark goes (a failure leaves the mark, and the next session's
+        // renames, already made, find nothing to do).
+        guard (try? root.syncFileSystem()) != nil else { return }
+        try journal.unmarkBatch()
+        for item in queued { removeReplaced(item.existing, by: item.record) }
+    }
+
+    /// Commits the batch first when it holds a like of this photo: a like of it after sees it.
+    private mutating func commitBatchHolding(_ key: String) throws {
+        if batch?.queued.contains(where: { $0.record.key == key }) == true { try commitBatch(); beginBatch() }
+    }
+
     // MARK: Like and unlike
 
     func isLiked(_ id: String) throws -> Bool {
@@ -94,6 +170,7 @@ struct WriteSession {
     /// caller's full flush after a run of likes makes durable. Elsewhere it makes no difference.
     mutating func like(_ request: StoreRequest, flushCommit: Bool = true) throws -> StoredChange {
         var request = request
+        try commitBatchHolding(StorageKey.make(for: request.id))
         var existing: StoredRecord?
         do {
             existing = try records.read(key: StorageKey.make(for: request.id))
@@ -180,6 +257,7 @@ struct WriteSession {
     /// flushed as ``like(_:flushCommit:)`` flushes it with `flushCommit` false.
     mutating func restore(_ request: StoreRequest, likedAt: Int64) throws -> StoredChange? {
         let key = StorageKey.make(for: request.id)
+        try commitBatchHolding(key)
         if try records.exists(key: key) { return nil }
         let place = ListingKey(likedAt: likedAt, key: key)
         if !isUnsorted {
@@ -202,12 +280,26 @@ struct WriteSession {
     /// Sorts a journal that a restore marked unsorted, and gives it the usual header.
     mutating func sortJournal() throws {
         guard isUnsorted else { return }
+        try commitBatch()
+        // Likes alone, as a restore into a store with nothing else leaves them: moved, not
+        // written anew from the index.
+        if let newest = try journal.rewriteSortingLikes(durable: durable) {
+            clock = max(clock, newest)
+            isUnsorted = false
+            newestLiked = nil
+            return
+        }
         try rewriteJournal(format: JournalLine.formatName)
     }
 
     /// Writes the journal anew from its index (from the records where it is damaged), sorted,
     /// under the header `format`.
     private mutating func rewriteJournal(format: String) throws {
+        // A batch under way is committed into the journal it began in.
+        if batch != nil {
+            try commitBatch()
+            beginBatch()
+        }
         let index = try journal.index(records: records)
         var entries = Array(index.live.values)
         if index.damage != nil {
@@ -263,9 +355,19 @@ struct WriteSession {
         var progress = Progress()
         let flushEach = durable && !flushesOnce
         do {
+            if batch != nil, batch?.offset == nil {
+                // The batch's mark first: written before any of its files, flushed with them.
+                let offset = try root.entry(Journal.fileName)?.size ?? 0
+                try journal.markBatch(at: offset)
+                batch?.offset = offset
+            }
             let record = try writeImagesAndRecord(
                 request, over: existing, generation: generation, now: now, changedAt: changedAt, flushEach: flushEach, &progress)
             let line = JournalLine.describing(record.liveEntry, operation: existing == nil ? .liked : .updated, at: now)
+            if batch != nil {
+                batch?.queued.append(Queued(record: record, line: line, existing: existing, progress: progress))
+                return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
+            }
             try journal.append([line], durable: flushEach)
             progress.lineWritten = line
             // One syncfs: the line, the files it names and every change before are on disk.
@@ -277,19 +379,23 @@ struct WriteSession {
             // flush will (on Apple platforms, where that differs).
             if flushEach { try records.directory.sync(commit: flushCommit) }
 
-            // Committed: the replaced images are orphans now, and the old image's thumbnail; a
-            // crash here leaves them to purge.
-            for name in existing?.imageFileNames ?? [] where !record.imageFileNames.contains(name) {
-                try? images.directory.remove(name)
-            }
-            if let existing, existing.image.generation != record.image.generation || existing.image.orientation != record.image.orientation {
-                // Another image, or one now known to be turned: its thumbnail is made anew.
-                removeThumbnail(of: existing)
-            }
+            removeReplaced(existing, by: record)
             return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
         } catch {
             rollBack(progress, to: existing, key: StorageKey.make(for: request.id))
             throw error
+        }
+    }
+
+    /// Once a change is committed: the images it replaced are orphans now, and the old image's
+    /// thumbnail; a crash here leaves them to purge.
+    private func removeReplaced(_ existing: StoredRecord?, by record: StoredRecord) {
+        for name in existing?.imageFileNames ?? [] where !record.imageFileNames.contains(name) {
+            try? images.directory.remove(name)
+        }
+        if let existing, existing.image.generation != record.image.generation || existing.image.orientation != record.image.orientation {
+            // Another image, or one now known to be turned: its thumbnail is made anew.
+            removeThumbnail(of: existing)
         }
     }
 
@@ -449,6 +555,11 @@ struct WriteSession {
     /// the record the `U` line holds (see ``RecordStamps/unliked``).
     mutating func unlike(_ id: String, stamp: String? = nil) throws -> StoredChange {
         let key = StorageKey.make(for: id)
+        // A batch under way first: the journal keeps the changes in the order they were made.
+        if batch != nil {
+            try commitBatch()
+            beginBatch()
+        }
         var existing: StoredRecord?
         do {
             existing = try records.read(key: key)
