@@ -6,7 +6,8 @@ RELEASE_DIR holds the release `likes` and `likes-bench`; WORK a few GB free. On 
 `--small` photos (10,000) built by likes-bench: the first sync against `likes export` of the same
 store, per photo. On a store of `--big` photos (100,000): the first sync against `likes export`,
 each into a fresh ext4 file system (see FreshFilesystem; needs root), medians of alternating
-pairs, and a second device's first sync from that folder (every photo merged); a quiet sync against
+pairs, and a second device's first sync from that folder (every photo merged) against `export`,
+alternating into fresh file systems, then one killed half way and finished by the next sync; a quiet sync against
 `likes list --limit 20 --json`, alternated 15 times, medians; one like, one note and one unlike,
 each then synced: time, peak memory and what it wrote into the folder. Then churn: two devices
 (the small store and a copy synced from the folder), 20 rounds of 100 unlikes and 100 new likes
@@ -76,6 +77,42 @@ def first_sync_against_export(likes, store, work, pairs):
             exported.append(run([likes, "--store", store, "export", os.path.join(mount, "export")])[:2])
     return (statistics.median(t for t, _ in synced), max(p for _, p in synced), statistics.median(t for t, _ in exported),
             max(p for _, p in exported))
+
+
+def join_against_export(likes, store, folder, work, pairs):
+    """A new device's first sync from the folder (every photo merged) against `likes export` of
+    the store the folder holds, each into a fresh file system, alternating: medians and peaks."""
+    joined, exported = [], []
+    for _ in range(pairs):
+        with FreshFilesystem(work) as mount:
+            joined.append(run([likes, "--store", os.path.join(mount, "joining"), "sync", folder])[:2])
+        with FreshFilesystem(work) as mount:
+            exported.append(run([likes, "--store", store, "export", os.path.join(mount, "export")])[:2])
+    return (statistics.median(t for t, _ in joined), max(p for _, p in joined), statistics.median(t for t, _ in exported),
+            max(p for _, p in exported))
+
+
+def join_killed_and_finished(likes, folder, work, fraction, expected):
+    """A join killed (SIGKILL) `fraction` of the way through its time, then the next sync: what
+    that sync took and its peak, and whether the store then verifies and holds each of the
+    `expected` photos once (its listing's ids, all distinct, and its count)."""
+    with FreshFilesystem(work) as mount:
+        joining = os.path.join(mount, "joining")
+        started = time.time()
+        whole, _, _ = run([likes, "--store", os.path.join(mount, "timed"), "sync", folder])
+        shutil.rmtree(os.path.join(mount, "timed"))
+        process = subprocess.Popen([likes, "--store", joining, "sync", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=whole * fraction)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        killed_after = time.time() - started - whole
+        finished, peak, _ = run([likes, "--store", joining, "sync", folder])
+        ids = [record["id"] for record in json.loads(run([likes, "--store", joining, "list", "--json"])[2])]
+        verified = run([likes, "--store", joining, "verify"], check=False)
+        return {"killedAfter": killed_after, "finishSeconds": finished, "finishPeakMB": peak, "photos": len(ids),
+                "distinct": len(set(ids)), "expected": expected, "verifies": "problem" not in verified[2]}
 
 
 def size_of(path):
@@ -155,12 +192,20 @@ def main():
         f"first sync of {arguments.big:,} photos",
         f"{first:.1f} s, {first_peak:.0f} MB peak, against export's {export_time:.1f} s, {export_peak:.0f} MB peak: {first / export_time:.2f}x",
         seconds=first, peakMB=first_peak, exportSeconds=export_time, exportPeakMB=export_peak, ratio=first / export_time)
-    # A second device's first sync, which merges every photo from the folder.
-    with FreshFilesystem(work) as mount:
-        merged, merged_peak, _ = run([likes, "--store", os.path.join(mount, "joining"), "sync", folder])
+    # A second device's first sync, which merges every photo from the folder, against export;
+    # then one killed part way and finished by the next sync.
+    joined, joined_peak, export_time, export_peak = join_against_export(likes, store, folder, work, 2)
     report(
-        f"a new device's first sync from a folder of {arguments.big:,} photos", f"{merged:.1f} s, {merged_peak:.0f} MB peak",
-        seconds=merged, peakMB=merged_peak)
+        f"a new device's first sync from a folder of {arguments.big:,} photos",
+        f"{joined:.1f} s, {joined_peak:.0f} MB peak, against export's {export_time:.1f} s, {export_peak:.0f} MB peak: "
+        f"{joined / export_time:.2f}x (targets <= 64 MB, <= 2x)", seconds=joined, peakMB=joined_peak, exportSeconds=export_time,
+        exportPeakMB=export_peak, ratio=joined / export_time)
+    killed = join_killed_and_finished(likes, folder, work, 0.5, arguments.big)
+    report(
+        "a join killed half way, then the next sync",
+        f"killed after {killed['killedAfter']:.1f} s; the next sync {killed['finishSeconds']:.1f} s, {killed['finishPeakMB']:.0f} MB peak; "
+        f"{killed['photos']:,} photos listed ({killed['distinct']:,} distinct, of {killed['expected']:,}), "
+        f"{'verifies' if killed['verifies'] else 'DOES NOT VERIFY'}", **killed)
     quiet, listed, quiet_peaks = [], [], []
     for _ in range(15):
         elapsed, peak, _ = run([likes, "--store", store, "sync", folder])

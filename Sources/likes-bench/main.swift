@@ -13,6 +13,9 @@
 //   likes-bench observers STORE COUNT            threads of the process before and with COUNT observers
 //   likes-bench like-file STORE ID FILE          one like of a JPEG file through LikeKit's like(_:imageFile:),
 //                                                relaxed, for a measure of the process's memory
+//   likes-bench session-memory STORE FOLDER COUNT  a SyncSession making COUNT syncs of a store with
+//                                                a folder (a note changed every 20th), its reports
+//                                                and failures never read: resident size as it goes
 
 import Foundation
 import LikeKit
@@ -334,6 +337,44 @@ func benchLikeFile(_ arguments: [String]) throws {
     try printJSON(["bytes": change.record?.image.byteCount ?? 0, "seconds": now() - start])
 }
 
+/// The resident size of this process now, in kilobytes (VmRSS).
+func residentKilobytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// `likes-bench session-memory …` (see the comment at the top): a session as `likes sync --watch`
+/// runs one, synced again as soon as each sync ends instead of on its clock, so that a week of
+/// syncs passes in minutes; nobody reads its streams.
+func benchSessionMemory(_ arguments: [String]) throws {
+    let repository = LikeRepository(directory: URL(fileURLWithPath: arguments[2]), durability: .relaxed)
+    let folder = URL(fileURLWithPath: arguments[3])
+    let count = try number(4)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for index in 0..<20 { try repository.like(PhotoID("photo-\(index)"), image: madeUpJPEG(seed: index, bytes: 20 * 1024)) }
+    let synced = DispatchSemaphore(value: 0)
+    let failed = DispatchSemaphore(value: 0)
+    let session = repository.startSyncing(with: folder) { outcome in
+        if case .failure = outcome { failed.signal() }
+        synced.signal()
+    }
+    let start = now()
+    var samples: [[String: Double]] = []
+    for sync in 1...count {
+        synced.wait()
+        if sync % 20 == 0 { _ = try repository.setNote("note \(sync)", for: PhotoID("photo-\(sync % 20)")) }
+        if sync == 100 || sync % 5_000 == 0 || sync == count {
+            samples.append(["syncs": Double(sync), "residentMB": Double(residentKilobytes()) / 1024, "seconds": now() - start])
+        }
+        session.syncNow()
+    }
+    session.stop()
+    var failures = 0
+    while failed.wait(timeout: .now()) == .success { failures += 1 }
+    try printJSON(["syncs": count, "failures": failures, "samples": samples])
+}
+
 /// The benchmark `arguments[1]` names, run.
 func run(_ arguments: [String]) throws {
     switch arguments[1] {
@@ -345,6 +386,7 @@ func run(_ arguments: [String]) throws {
     case "cancellation": try benchCancellation(arguments)
     case "observers": try benchObservers(arguments)
     case "like-file": try benchLikeFile(arguments)
+    case "session-memory": try benchSessionMemory(arguments)
     default:
         FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))
         exit(64)

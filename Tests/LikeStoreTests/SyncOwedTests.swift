@@ -121,6 +121,30 @@ extension Store {
         #expect(try unliking.sync().published == 0)
     }
 
+    /// A sync that runs while the journal ends in half a line (a process killed while appending
+    /// it) keeps where the whole lines end, not the file: the note the next writer commits over
+    /// those bytes is read from where it begins, and reaches the other device.
+    @Test func aChangeWrittenOverATornEndAfterASyncIsPublished() throws {
+        let shared = box.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        let devices = [SyncDevice(box, "laptop", folder: shared), SyncDevice(box, "phone", folder: shared)]
+        try devices[0].like("p1", SamplePhotos.data("rocket.jpg"))
+        for device in devices + devices { try device.sync() }
+        try devices[0].like("p2", SamplePhotos.data("coffee.jpg"))
+        // The first half of the last line again after it, as a killed append leaves it.
+        let lines = try String(contentsOf: journal(devices[0]), encoding: .utf8).split(separator: "\n")
+        let handle = try FileHandle(forWritingTo: journal(devices[0]))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(lines[lines.count - 1].prefix(lines[lines.count - 1].count / 2).utf8))
+        try handle.close()
+        // A sync that publishes the like and merges nothing: it writes no line of its own.
+        #expect(try devices[0].sync().published == 1)
+        try devices[0].note("p1", "a note long enough to run past the bytes the torn line left")
+        #expect(try devices[0].sync().published == 1)
+        try devices[1].sync()
+        #expect(try devices[1].photos() == ["p1: a note long enough to run past the bytes the torn line left", "p2: -"])
+    }
+
     /// A store that never synced owes nothing: its journal written anew keeps no unlike.
     @Test func aStoreThatNeverSyncedCarriesNoUnlike() throws {
         let device = SyncDevice(box, "alone", folder: box.path("none"))

@@ -299,7 +299,7 @@ def cut_repair_at_every_step(rig, journal_damage):
         return [f"the uncut repair failed ({clean.returncode}): {clean.stdout.strip()[:300]} {clean.stderr.strip()[:200]}"]
     count = rig.fs.steps
     problems = []
-    runs = [] if "mixed cuts only" in options else [(cut, None) for cut in range(count + 1)]
+    runs = [(cut, None) for cut in range(count + 1)]
     if rig.whole:
         runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
     for cut, mix in runs:

@@ -9,7 +9,8 @@ command that reads the store (list, show, stats, verify, export, purge --dry-run
 --dry-run, albums, a note, an update, unlike, repair) and every route of `likes serve` that reads
 a photo's files (the image, the thumbnail, the photo, the listing, the zip of a selection, unlike
 and its undo), and checks: the marker is in no output, no HTTP body, no export and no new file of
-the store; the file outside is unchanged; `verify` names the damage; and after `repair` the store
+the store; the file outside is unchanged; `verify` names the damage (but for a thumbnail, which is derived:
+the first reader that names it makes it anew, and verify then passes); and after `repair` the store
 verifies with the marker still nowhere but where it was planted.
 
 Prints `ok   NAME` or `FAIL NAME: why` per check and `store-links: N passed, M failed`; exits 1
@@ -138,7 +139,13 @@ def check_case(checks, likes, samples, kind, way):
             look(" ".join(args), result.stdout + result.stderr)
         verify = store.run("verify", "--json")
         look("verify", verify.stdout + verify.stderr)
-        checks.check(f"{name}: verify names the damage", verify.returncode == 1, verify.stdout.decode()[:300])
+        if kind == "thumbnail":
+            # A thumbnail is derived: the first reader that names it (show) checks it and makes it
+            # anew, never following the link, so verify then finds nothing wrong.
+            checks.check(f"{name}: the first reader made it anew, and verify passes",
+                         verify.returncode == 0 and not os.path.islink(planted) and os.path.isfile(planted), verify.stdout.decode()[:300])
+        else:
+            checks.check(f"{name}: verify names the damage", verify.returncode == 1, verify.stdout.decode()[:300])
         export = os.path.join(top, "export")
         result = store.run("export", export, "--json")
         look("export", result.stdout + result.stderr)

@@ -2,7 +2,7 @@
 """Three stores, an unkind sync engine, every command that changes a photo: judged by a replay.
 
     sync_replay.py --likes BIN --samples DIR [--runs N] [--first-seed S] [--rounds R]
-                   [--kill-rate P] [--seeds S,S,…] [--keep DIR] [--jobs J]
+                   [--kill-rate P] [--maintenance P] [--seeds S,S,…] [--keep DIR] [--jobs J]
 
 Each device has its own store and its own copy of the sync folder. A simulated engine carries
 each device's files to the others' copies the way Syncthing and Dropbox do: late and in any
@@ -12,7 +12,11 @@ on one device with the `likes` binary — like (with and without --user-image, -
 --meta), unlike, toggle, note and note --clear, album add / remove / rename / delete, import of
 a small folder — and sometimes `album cover` (a photo, or --newest; drawn from a random stream
 of its own, so that the kept seeds still take their paths) — then maybe a sync (killed after 0–60 ms with probability --kill-rate) and
-maybe a step of the engine. At the end the engine delivers everything and every device syncs
+maybe a step of the engine. With --maintenance P, after a round and with that chance, one device
+runs what a user runs to keep a store (`purge`, `purge --rebuild-index`, `repair`, `export` then
+`import` of the backup into the store emptied, `verify`) or is left with its journal cut short as
+a crash leaves it, drawn from a stream of its own; such commands are killed at the kill rate too.
+At the end the engine delivers everything and every device syncs
 until nothing changes.
 
 The judge is written here, apart from the code under test: every acknowledged command (exit 0)
@@ -32,7 +36,10 @@ Seeds kept as regression cases (`swift test` runs them, SyncReplayTests): 1, 2, 
 as one list, unlikes never published, a journal read from a stale offset after a rewrite that
 reused its inode); 10002, 10217 and 10359 at 120 rounds with --kill-rate 0.1 (a merged image
 not written after a killed sync left the bookkeeping behind; a change waiting for ever for an
-image a later change had replaced). Kills make a run's timing, and so its path, vary.
+image a later change had replaced); 100029, 100038 and 100047 at 120 rounds with --kill-rate
+0.1 and --maintenance 0.3 (a sync run while the journal ended in a torn line kept the file's
+length as where it had read to, inside the line the next change wrote over those bytes, and
+that change was never published). Kills make a run's timing, and so its path, vary.
 """
 
 import argparse

@@ -522,18 +522,33 @@ import Testing
 /// Issue 49: three stores, an unkind engine and every command that changes a photo, judged by
 /// a replay written apart from the code (Tests/Tools/sync_replay.py). The seeds that found the
 /// defects (the script's docstring says which found what), without and with a tenth of the syncs
-/// killed; thousands run by hand.
+/// killed, and (issue 64) a few with maintenance drawn between syncs (purge, a rebuilt index,
+/// repair, a backup restored, verify, a journal cut short), killed too; thousands run by hand.
 @Suite struct SyncReplayTests {
     static let script = Samples.root.appendingPathComponent("Tests/Tools/sync_replay.py")
 
-    @Test(Needs.python3, arguments: [("1,2,3,4,5,8", 0.0, 60), ("4001,10002,10217,10359", 0.1, 120)])
-    func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(seeds: String, killRate: Double, rounds: Int) throws {
+    @Test(
+        Needs.python3,
+        arguments: [
+            Replay(seeds: "1,2,3,4,5,8", killRate: 0, rounds: 60), Replay(seeds: "4001,10002,10217,10359", killRate: 0.1, rounds: 120),
+            Replay(seeds: "100029,100038,100047", killRate: 0.1, rounds: 120, maintenance: 0.3),
+        ])
+    func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(replay: Replay) throws {
         let run = try TemporaryFolder.execute(
             [
-                Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path, "--seeds", seeds, "--rounds", String(rounds),
-                "--kill-rate", String(killRate), "--jobs", "2",
+                Self.script.path, "--likes", Binary.url.path, "--samples", Samples.photos.path, "--seeds", replay.seeds, "--rounds",
+                String(replay.rounds), "--kill-rate", String(replay.killRate), "--maintenance", String(replay.maintenance), "--jobs", "2",
             ], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("runs clean"), "\(run.stdout)")
+    }
+
+    /// Which runs of the replay, how many syncs killed, and how often a maintenance command is drawn.
+    struct Replay: Sendable, CustomTestStringConvertible {
+        var seeds: String
+        var killRate: Double
+        var rounds: Int
+        var maintenance = 0.0
+        var testDescription: String { "seeds \(seeds), kill rate \(killRate), maintenance \(maintenance)" }
     }
 }

@@ -425,20 +425,28 @@ struct JournalReader {
         _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED)
     }
 
-    /// Where the journal's lines end for a reader that goes on from there later: the file's
-    /// length, or, when its last line's change has not taken effect yet (its writer is between
-    /// the line and the record file, which a reader of the records would not see changed yet),
-    /// that line's start.
+    /// Where the journal's lines end for a reader that goes on from there later: the end of its
+    /// last whole line (never within the bytes a killed append left after it, which the next
+    /// writer cuts and writes its own line over), or, when that line's change has not taken
+    /// effect yet (its writer is between the line and the record file, which a reader of the
+    /// records would not see changed yet), that line's start.
     func settledEnd() throws -> Int {
         let size = try source.currentSize()
-        var lastStart = size
+        var lastStart: Int?
         var uncommitted = false
-        _ = try backwardLines { bytes, start in
+        let walk = try backwardLines { bytes, start in
             lastStart = start
             if let line = JournalLine.parse(bytes), line.operation.changesPhoto { uncommitted = try !isCommitted(line) }
             return .stopped
         }
-        return uncommitted ? min(lastStart, size) : size
+        let whole = size - walk.tornTailBytes
+        return uncommitted ? min(lastStart ?? whole, whole) : whole
+    }
+
+    /// Whether `offset` is where a line begins (the file's start, or just after a newline).
+    func beginsALine(at offset: Int) throws -> Bool {
+        if offset == 0 { return true }
+        return try source.read((offset - 1)..<offset) == [0x0A]
     }
 
     /// Every complete line from the end back, as bytes with its offset; `visit` returns how the

@@ -79,6 +79,9 @@ extension Store {
             entry.inode == position.inode, position.offset <= entry.size, let reader = try Journal(root: root).reader(records: nil)
         else { return nil }
         if let header = position.header, try reader.firstLine()?.generation != header { return nil }
+        // A position within a line (kept by a version that counted a torn end's bytes, which
+        // the next writer wrote its own line over): the caller looks at every record.
+        guard try reader.beginsALine(at: position.offset) else { return nil }
         var keys = Set<String>()
         var unliked: [String: Int64] = [:]
         let end = try reader.forward(from: position.offset) { item in
