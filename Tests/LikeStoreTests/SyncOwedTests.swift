@@ -145,14 +145,28 @@ extension Store {
         #expect(try devices[1].photos() == ["p1: a note long enough to run past the bytes the torn line left", "p2: -"])
     }
 
-    /// A store that never synced owes nothing: its journal written anew keeps no unlike.
-    @Test func aStoreThatNeverSyncedCarriesNoUnlike() throws {
-        let device = SyncDevice(box, "alone", folder: box.path("none"))
-        try device.like("p1", SamplePhotos.data("rocket.jpg"))
-        try device.like("p2", SamplePhotos.data("coffee.jpg"))
-        try device.unlike("p1")
-        _ = try device.store.rebuildIndex()
-        let lines = try String(contentsOf: journal(device), encoding: .utf8).split(separator: "\n")
-        #expect(lines.map { $0.prefix(1) } == ["J", "L"])
+    /// A store that never synced owes its first sync every unlike it made, the newest of each
+    /// photo: a journal written anew keeps them, and the first sync publishes the unlike, which
+    /// ends a like another device made before it (seed 100091 of the replay: an unlike, a rebuilt
+    /// index, then the first sync, and the other device's earlier like lived on).
+    @Test func aStoreThatNeverSyncedCarriesItsUnlikesToItsFirstSync() throws {
+        let shared = box.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        let laptop = SyncDevice(box, "laptop", folder: shared)
+        let phone = SyncDevice(box, "phone", folder: shared)
+        try phone.like("p1", SamplePhotos.data("coffee.jpg"), note: "liked on the phone first")
+        try phone.sync()
+        try laptop.like("p1", SamplePhotos.data("rocket.jpg"))
+        try laptop.like("p2", SamplePhotos.data("chelsea.jpg"))
+        try laptop.unlike("p1")
+        try laptop.like("p1", SamplePhotos.data("rocket.jpg"))
+        try laptop.unlike("p1")
+        _ = try laptop.store.rebuildIndex()
+        let lines = try String(contentsOf: journal(laptop), encoding: .utf8).split(separator: "\n")
+        #expect(lines.map { $0.prefix(1) } == ["J", "U", "L"], "the newest unlike of p1, once")
+        try laptop.sync()
+        try phone.sync()
+        #expect(try phone.photos() == ["p2: -"])
+        #expect(try laptop.photos() == ["p2: -"])
     }
 }

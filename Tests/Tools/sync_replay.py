@@ -39,7 +39,8 @@ not written after a killed sync left the bookkeeping behind; a change waiting fo
 image a later change had replaced); 100029, 100038 and 100047 at 120 rounds with --kill-rate
 0.1 and --maintenance 0.3 (a sync run while the journal ended in a torn line kept the file's
 length as where it had read to, inside the line the next change wrote over those bytes, and
-that change was never published). Kills make a run's timing, and so its path, vary.
+that change was never published), and 100091 (a store that had never synced dropped its
+unlikes from a journal written anew, and its first sync did not publish them). Kills make a run's timing, and so its path, vary.
 """
 
 import argparse

@@ -17,27 +17,33 @@ enum SyncOwed {
     }
 
     /// The `U` lines of this store's own unlikes (not those a sync merged) in the journal
-    /// `reader` reads that no sync has looked past, settled, in the journal's order: none where
-    /// the store never synced; those after where the last sync looked, when that is this
-    /// journal; every one when it is another journal (this one written anew since, carrying
-    /// the lines owed then) or the store's sync state cannot be read (it may be a later
-    /// version's). A damaged journal gives those of its lines that read.
+    /// `reader` reads that no sync has looked past, settled, the newest of each photo, in the
+    /// journal's order: those after where the last sync looked, when that is this journal; every
+    /// one when the store never synced (its first sync publishes them: an unlike made before it
+    /// ends a like another device made earlier), when it is another journal (this one written
+    /// anew since, carrying the lines owed then) or the store's sync state cannot be read (it may
+    /// be a later version's). A damaged journal gives those of its lines that read.
     static func unlikeLines(in reader: JournalReader, root: StoreDirectory) throws -> [JournalLine] {
-        guard let folder = try? root.subdirectoryIfFolder(StoreLayout.syncDirectory),
-            let data = try? folder.read(Store.stateFileName(Store.syncStateName))
-        else { return [] }
         var from = 0
-        if let looked = try? JSONDecoder().decode(Looked.self, from: data), (looked.format ?? 1) <= SyncFormat.current,
+        if let folder = try? root.subdirectoryIfFolder(StoreLayout.syncDirectory),
+            let data = try? folder.read(Store.stateFileName(Store.syncStateName)),
+            let looked = try? JSONDecoder().decode(Looked.self, from: data), (looked.format ?? 1) <= SyncFormat.current,
             let position = looked.position, position.inode != nil, position.inode == reader.source.identity,
-            let header = position.header, try reader.firstLine()?.generation == header, position.offset <= (try reader.source.currentSize())
+            let header = position.header, try reader.firstLine()?.generation == header, position.offset <= (try reader.source.currentSize()),
+            try reader.beginsALine(at: position.offset)
         {
             from = position.offset
         }
         var lines: [JournalLine] = []
+        var newest: [String: Int] = [:]
         try reader.forward(from: from) { item in
-            if let line = item.line, line.operation == .unliked, line.id != nil, !Store.isBySync(line) { lines.append(line) }
+            if let line = item.line, line.operation == .unliked, line.id != nil, !Store.isBySync(line) {
+                newest[line.key] = lines.count
+                lines.append(line)
+            }
             return true
         }
-        return lines
+        // Of a photo, only its last unlike matters to a sync (it ends everything before it).
+        return lines.indices.filter { newest[lines[$0].key] == $0 }.map { lines[$0] }
     }
 }
