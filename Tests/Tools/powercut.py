@@ -1,10 +1,10 @@
 """Power cuts under the real `likes` binary, on a FUSE file system that drops unflushed data.
 
-    powercut.py steps  --likes BIN --samples DIR [--flush syncfs]
+    powercut.py steps  --likes BIN --samples DIR [--flush syncfs] [--stride K]
                                                      a cut at every step of every kind of change
     powercut.py stream --likes BIN --samples DIR [--rounds N] [--seed S] [--flush syncfs]
                                                      a cut at a random step of a stream of commands
-    powercut.py sync   --likes BIN --samples DIR [--flush syncfs]
+    powercut.py sync   --likes BIN --samples DIR [--flush syncfs] [--stride K]
                                                      a cut at every step of `likes sync`
 
 `--flush syncfs` has `likes` flush as on ext4 or xfs, with one syncfs per change (which it sends
@@ -12,6 +12,10 @@ as an fdatasync of the store's folder, LIKES_TEST_FLUSH=syncfs), and the file sy
 everything at it; each cut of `steps` is then made twice, once losing all that is unflushed and
 once keeping each file's and directory's unflushed state or not by a coin, as a file system
 writing back in any order would (`stream` tosses for each round).
+
+`--stride K` cuts each command at every Kth step (and after its last; mixed cuts at the steps
+between) instead of every one: what `swift test` runs, so that CI keeps its time; the runs at
+every step are made by hand (BENCHMARKS.md and docs/reliability.md say when).
 
 `steps` runs each kind of change (first like, like into an empty store, update with images,
 update of the note alone, unlike, toggle both ways, note, clearing a note, album add and remove,
@@ -78,6 +82,7 @@ class Rig:
     def __init__(self, likes, samples, flush="fsync"):
         import powercut_fs
 
+        self.stride = 1  # cut at every step (see --stride)
         self.likes = likes
         self.samples = samples
         self.top = tempfile.mkdtemp(prefix="likes-powercut-")
@@ -279,6 +284,19 @@ def after_the_repair(rig, label, before):
     return problems
 
 
+def cut_points(rig, count, mixed=False, stride=1, every=False):
+    """The steps of a command of `count` steps to cut at: every one (and after the last), or with
+    --stride K every Kth, the last always among them; mixed cuts (where the file system flushes
+    whole) take the steps between. `stride` thins them further by its own factor; `every` keeps
+    every step whatever --stride says."""
+    step = 1 if every else max(1, rig.stride) * stride
+    first = step // 2 if mixed and step > 1 else 0
+    points = list(range(first, count + 1, step))
+    if count not in points and not mixed:
+        points.append(count)
+    return points
+
+
 def cut_repair_at_every_step(rig, journal_damage):
     """A double damage repaired, with the power cut at every step of the repair."""
     s = rig.sample
@@ -299,9 +317,9 @@ def cut_repair_at_every_step(rig, journal_damage):
         return [f"the uncut repair failed ({clean.returncode}): {clean.stdout.strip()[:300]} {clean.stderr.strip()[:200]}"]
     count = rig.fs.steps
     problems = []
-    runs = [(cut, None) for cut in range(count + 1)]
+    runs = [(cut, None) for cut in cut_points(rig, count)]
     if rig.whole:
-        runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
+        runs += [(cut, random.Random(cut)) for cut in cut_points(rig, count, mixed=True)]
     for cut, mix in runs:
         rig.fs.restore(base)
         rig.fs.arm(cut)
@@ -519,9 +537,9 @@ def cut_at_every_step(rig, name, setup, command, folder, plant, options=frozense
     problems = []
     acknowledged = 0
     damaged_cuts = 0
-    runs = [] if "mixed cuts only" in options else [(cut, None) for cut in range(count + 1)]
+    runs = [] if "mixed cuts only" in options else [(cut, None) for cut in cut_points(rig, count)]
     if rig.whole:
-        runs += [(cut, random.Random(cut)) for cut in range(count + 1)]
+        runs += [(cut, random.Random(cut)) for cut in cut_points(rig, count, mixed=True, every="mixed cuts only" in options)]
     for cut, mix in runs:
         rig.fs.restore(base)
         rig.fs.arm(cut)
@@ -738,9 +756,9 @@ def cut_sync_at_every_step(rig, name, setup, effect):
     after = rig.state()
     problems = []
     acknowledged = 0
-    runs = [(cut, None) for cut in range(count + 1)]
+    runs = [(cut, None) for cut in cut_points(rig, count)]
     if rig.whole:
-        runs += [(cut, random.Random(cut)) for cut in range(0, count + 1, 3)]
+        runs += [(cut, random.Random(cut)) for cut in cut_points(rig, count, mixed=True, stride=3)]
     for cut, mix in runs:
         rig.fs.restore(base)
         if other_device:
@@ -906,6 +924,8 @@ def main():
     parser.add_argument("--seed", type=int, default=int(time.time()))
     parser.add_argument("--only", help="steps: only the scenarios whose name holds this")
     parser.add_argument("--flush", choices=["fsync", "syncfs"], default="fsync", help="how `likes` flushes (see above)")
+    parser.add_argument("--stride", type=int, default=1,
+                        help="steps and sync: cut at every Kth step of each command (and after its last), not every one")
     arguments = parser.parse_args()
     try:
         import powercut_fs  # noqa: F401
@@ -916,6 +936,7 @@ def main():
         print("powercut: /dev/fuse is missing", file=sys.stderr)
         sys.exit(2)
     rig = Rig(os.path.abspath(arguments.likes), os.path.abspath(arguments.samples), arguments.flush)
+    rig.stride = arguments.stride
     try:
         os.makedirs(rig.store, exist_ok=True)  # stats reads a store that is there
         stats = rig.run("stats", "--json", check=True)
