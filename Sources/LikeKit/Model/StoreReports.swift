@@ -83,7 +83,7 @@ public struct LikeStatistics: Sendable, Hashable {
     public var renditions = 0
     /// Their bytes together.
     public var renditionBytes = 0
-    /// The budget of bytes they are kept under (``LikeRepository/setRenditionBudget(_:)``).
+    /// The budget of bytes they are kept under (``LikeRepository/setRenditionBudget(_:)-985id``).
     public var renditionBudget = 0
 }
 
@@ -97,7 +97,7 @@ public enum Durability: Sendable, Hashable {
     case relaxed
 }
 
-/// What ``LikeRepository/makeThumbnails(for:)`` made.
+/// What ``LikeRepository/makeThumbnails(for:)-4b4nw`` made.
 public struct ThumbnailReport: Sendable, Hashable {
     /// How many thumbnails were made.
     public var made: Int

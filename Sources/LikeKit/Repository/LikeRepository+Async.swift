@@ -113,6 +113,44 @@ extension LikeRepository {
         try await work.change { try self.setCover(id, ofAlbum: album) }
     }
 
+    /// Renames an album on every photo in it, its chosen cover kept; the blocking
+    /// `renameAlbum(_:to:)` says what it changes. Cancelling stops a lock wait.
+    @discardableResult
+    public func renameAlbum(_ album: AlbumName, to newName: AlbumName) async throws -> [LikeChange] {
+        try await work.change { try self.renameAlbum(album, to: newName) }
+    }
+
+    /// Takes every photo out of an album; the blocking `deleteAlbum(_:)` says what it changes.
+    /// Cancelling stops a lock wait.
+    @discardableResult
+    public func deleteAlbum(_ album: AlbumName) async throws -> [LikeChange] {
+        try await work.change { try self.deleteAlbum(album) }
+    }
+
+    /// Sets how many bytes of renditions the store keeps; see the blocking
+    /// `setRenditionBudget(_:)`.
+    public func setRenditionBudget(_ bytes: Int?) async throws {
+        try await work.change { try self.setRenditionBudget(bytes) }
+    }
+
+    /// Reads the camera facts of photos liked before the store kept them, for about `seconds`;
+    /// see the blocking `readImageFacts(within:)`.
+    public func readImageFacts(within seconds: Double) async throws -> ImageFactsProgress {
+        try await work.change { try self.readImageFacts(within: seconds) }
+    }
+
+    /// Makes the thumbnails of `ids` that are missing; see the blocking `makeThumbnails(for:)`.
+    public func makeThumbnails(for ids: [PhotoID]) async throws -> ThumbnailReport {
+        try await work.change { try self.makeThumbnails(for: ids) }
+    }
+
+    /// Likes `count` sample photos made here; see the blocking `likeSamplePhotos(count:)`. For a
+    /// preview or a first run: the photos are drawn and encoded off the caller's actor.
+    @discardableResult
+    public func likeSamplePhotos(count: Int = 12) async throws -> [LikeChange] {
+        try await work.change { try self.likeSamplePhotos(count: count) }
+    }
+
     // MARK: Reading
 
     /// Whether the photo is liked; see ``isLiked(_:)``.
@@ -154,6 +192,11 @@ extension LikeRepository {
     /// The albums; see ``albums()``.
     public func albums() async throws -> [AlbumSummary] {
         try await work.read { try self.albums() }
+    }
+
+    /// How many photos were liked each month; see the blocking `months(_:utcOffset:)`.
+    public func months(_ query: LikeQuery = LikeQuery(), utcOffset: Int = 0) async throws -> [LikeMonth] {
+        try await work.read { try self.months(query, utcOffset: utcOffset) }
     }
 
     /// Checks a JPEG; see ``checkJPEG(_:)``. Runs off the cooperative pool, for large images.

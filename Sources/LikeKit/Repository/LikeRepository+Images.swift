@@ -255,7 +255,7 @@ extension PhotoImage.Kind {
     }
 }
 
-/// How far ``LikeRepository/readImageFacts(within:)`` has come.
+/// How far ``LikeRepository/readImageFacts(within:)-2lr2e`` has come.
 public struct ImageFactsProgress: Sendable, Hashable {
     /// Photos whose records were given their facts by the call.
     public var updated: Int

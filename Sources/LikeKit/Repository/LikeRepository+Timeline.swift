@@ -4,7 +4,7 @@
 
 import LikeStore
 
-/// One month of a listing: see ``LikeRepository/months(_:utcOffset:)``.
+/// One month of a listing: see ``LikeRepository/months(_:utcOffset:)-5ris6``.
 public struct LikeMonth: Sendable, Hashable {
     /// The year, as the calendar counts it (2026).
     public var year: Int
