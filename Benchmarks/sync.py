@@ -98,16 +98,16 @@ def join_killed_and_finished(likes, folder, work, fraction, expected):
     `expected` photos once (its listing's ids, all distinct, and its count)."""
     with FreshFilesystem(work) as mount:
         joining = os.path.join(mount, "joining")
-        started = time.time()
         whole, _, _ = run([likes, "--store", os.path.join(mount, "timed"), "sync", folder])
         shutil.rmtree(os.path.join(mount, "timed"))
+        started = time.time()
         process = subprocess.Popen([likes, "--store", joining, "sync", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             process.wait(timeout=whole * fraction)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        killed_after = time.time() - started - whole
+        killed_after = time.time() - started
         finished, peak, _ = run([likes, "--store", joining, "sync", folder])
         ids = [record["id"] for record in json.loads(run([likes, "--store", joining, "list", "--json"])[2])]
         verified = run([likes, "--store", joining, "verify"], check=False)

@@ -47,11 +47,19 @@ extension StoreSync {
     func localChanges(
         _ engine: inout DeviceSyncState, _ shards: PhotoShards, since position: JournalPosition?, alsoUnliked: [String: Int64]
     ) throws -> LocalChanges {
-        var records: [StoredRecord]
+        // Only the records with a part of the store's own are kept: the others (a merge wrote
+        // them, as a join does by the thousand) give no change, and holding them all would make
+        // the sync after a killed join hold every photo it had written.
+        var records: [StoredRecord] = []
+        var present = Set<String>()
         var readAll = false
         var unlikeTimes: [String: Int64]
         if let position, let changes = try store.changes(since: position) {
-            records = try changes.keys.sorted().compactMap { key in try store.record(forKey: key) }
+            for key in changes.keys.sorted() {
+                guard let record = try store.record(forKey: key) else { continue }
+                present.insert(record.id)
+                if Self.hasOwnParts(record) { records.append(record) }
+            }
             try shards.load(records.map(\.id) + changes.unliked.keys)
             unlikeTimes = changes.unliked
         } else {
@@ -59,15 +67,22 @@ extension StoreSync {
             readAll = true
             // Read before the records, so that the journal and the records are not in memory at once.
             unlikeTimes = try store.unlikeTimes()
-            let all = StoreQuery(newestFirst: true, limit: nil, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
-            records = try store.page(all).items.map(\.record)
+            var page = StoreQuery(newestFirst: true, limit: 500, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
+            while true {
+                let read = try store.page(page)
+                for item in read.items {
+                    present.insert(item.record.id)
+                    if Self.hasOwnParts(item.record) || shards.photos.published[item.record.id] == nil { records.append(item.record) }
+                }
+                guard read.more, let last = read.items.last else { break }
+                page.after = last.record.listingKey
+            }
         }
         if !alsoUnliked.isEmpty {
             try shards.load(Array(alsoUnliked.keys))
             unlikeTimes.merge(alsoUnliked) { max($0, $1) }
         }
         let before = shards.photos
-        let present = Set(records.map(\.id))
         // Having read every record: the photos the store no longer holds, noted so (an unlike
         // whose line a journal written anew no longer has).
         if readAll {
@@ -87,6 +102,16 @@ extension StoreSync {
         found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
         found.photosChanged = shards.photos != before
         return found
+    }
+
+    /// Whether a record has a part that this store gave (a stamp without a device in it, not
+    /// never given) or no stamps at all (a record from before them): only such a record can
+    /// hold a change to publish.
+    static func hasOwnParts(_ record: StoredRecord) -> Bool {
+        guard let stamps = record.stamps?.values else { return true }
+        return stamps.contains { part, stamp in
+            !stamp.contains(".") && stamp != RecordStamps.neverGiven && part != RecordStamps.unliked && part != SavedPhotos.unlikeMark
+        }
     }
 
     /// This store's unlikes not published yet, as changes to make (of a photo liked again since,
