@@ -52,7 +52,8 @@ extension StoreSync {
         // the sync after a killed join hold every photo it had written.
         var records: [StoredRecord] = []
         var present = Set<String>()
-        var readAll = false
+        var forgotten = false
+        var everPublished = true
         var unlikeTimes: [String: Int64]
         if let position, let changes = try store.changes(since: position) {
             for key in changes.keys.sorted() {
@@ -63,8 +64,6 @@ extension StoreSync {
             try shards.load(records.map(\.id) + changes.unliked.keys)
             unlikeTimes = changes.unliked
         } else {
-            try shards.loadAll()
-            readAll = true
             // Read before the records, so that the journal and the records are not in memory at once.
             unlikeTimes = try store.unlikeTimes()
             var page = StoreQuery(newestFirst: true, limit: 500, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
@@ -72,35 +71,34 @@ extension StoreSync {
                 let read = try store.page(page)
                 for item in read.items {
                     present.insert(item.record.id)
-                    if Self.hasOwnParts(item.record) || shards.photos.published[item.record.id] == nil { records.append(item.record) }
+                    if Self.hasOwnParts(item.record) { records.append(item.record) }
                 }
                 guard read.more, let last = read.items.last else { break }
                 page.after = last.record.listingKey
             }
+            // Having read every record: the photos the store no longer holds, noted so (an
+            // unlike whose line a journal written anew no longer has), a shard at a time.
+            (forgotten, everPublished) = try shards.forgetAbsent(present)
+            try shards.load(records.map(\.id) + unlikeTimes.keys)
         }
         if !alsoUnliked.isEmpty {
             try shards.load(Array(alsoUnliked.keys))
             unlikeTimes.merge(alsoUnliked) { max($0, $1) }
         }
         let before = shards.photos
-        // Having read every record: the photos the store no longer holds, noted so (an unlike
-        // whose line a journal written anew no longer has).
-        if readAll {
-            for id in shards.photos.published.keys where !present.contains(id) { shards.photos.forget(id) }
-        }
         // The histories first: a change made now goes into its photo's history.
         for id in records.map(\.id) + unlikeTimes.keys where engine.histories[id] == nil { engine.histories[id] = shards.photos.histories[id] }
         records.sort { $0.likedAt < $1.likedAt }
         var drafts: [Draft] = []
         var found = LocalChanges()
-        let everything = position == nil && shards.photos.published.isEmpty
+        let everything = position == nil && !everPublished
         drafts += unlikeDrafts(unlikeTimes, present: present, engine, shards)
         for record in records {
             drafts += try changeDrafts(for: record, &shards.photos, &found.images, after: drafts.count, everything: everything)
         }
         let ordered = drafts.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
         found.changes = ordered.map { draft in engine.make(draft.make, now: draft.time) }
-        found.photosChanged = shards.photos != before
+        found.photosChanged = forgotten || shards.photos != before
         return found
     }
 

@@ -346,6 +346,35 @@ package final class PhotoShards {
         usesChanged = []
     }
 
+    /// Takes note that the store no longer holds each photo the shards know that `present`
+    /// lacks (``SavedPhotos/forget(_:)``), a shard at a time, each saved and let go of, so that
+    /// a sync that looks at every record holds one shard, not every photo's history; whether
+    /// any was. Nothing may be loaded yet. A store that kept every photo in one file (before the
+    /// shards) is read whole, as before. Also whether any photo was ever published.
+    package func forgetAbsent(_ present: Set<String>) throws -> (forgotten: Bool, published: Bool) {
+        precondition(read.isEmpty, "shards loaded before the absent photos were forgotten")
+        guard try store.syncFile(Self.oneFileName) == nil else {
+            try loadAll()
+            let before = photos
+            for id in photos.published.keys where !present.contains(id) { photos.forget(id) }
+            return (photos != before, !before.published.isEmpty)
+        }
+        var forgotten = false
+        var published = false
+        for shard in 0..<Self.count {
+            try loadShard(shard)
+            let before = photos
+            published = published || !before.published.isEmpty
+            for id in photos.published.keys where !present.contains(id) { photos.forget(id) }
+            if photos != before {
+                try save()
+                forgotten = true
+            }
+            unload()
+        }
+        return (forgotten, published)
+    }
+
     /// Lets go of every shard read, once saved: a first sync holds a batch of photos at a time.
     package func unload() {
         precondition(usesChanged.isEmpty, "unloaded before it was saved")
