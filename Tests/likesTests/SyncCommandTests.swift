@@ -531,7 +531,7 @@ import Testing
         Needs.python3,
         arguments: [
             Replay(seeds: "1,2,3,4,5,8", killRate: 0, rounds: 60), Replay(seeds: "4001,10002,10217,10359", killRate: 0.1, rounds: 120),
-            Replay(seeds: "100029,100038,100047,100091", killRate: 0.1, rounds: 120, maintenance: 0.3),
+            Replay(seeds: "100029,100091", killRate: 0.1, rounds: 120, maintenance: 0.3),
         ])
     func threeStoresConvergeToTheReplayOfEveryAcknowledgedChange(replay: Replay) throws {
         let run = try TemporaryFolder.execute(
