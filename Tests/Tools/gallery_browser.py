@@ -171,10 +171,11 @@ def main():
         driver.save_screenshot(os.path.join(shots, "favorites.png"))
 
         # More on scroll, by cursor: every photo once.
-        for _ in range(6):
+        # Scrolled again until all are there: the deadline is only against a page that hangs.
+        deadline = time.time() + 30
+        while len(figures()) < 149 and time.time() < deadline:
             driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
-            if wait(lambda: len(figures()) == 149, 1.5):
-                break
+            wait(lambda: len(figures()) == 149, 1.5)
         shown = [node.get_attribute("data-id") for node in figures()]
         check("scrolling loads the rest, each photo once", len(shown) == 149 and len(set(shown)) == 149, f"{len(shown)} shown")
         driver.execute_script("window.scrollTo(0, 0)")

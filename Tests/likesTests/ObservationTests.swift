@@ -185,10 +185,10 @@ final class Watcher {
         try repository.like(try PhotoID("keep"), image: image)
         let watcher = try Watcher(store: box.store)
         defer { watcher.stop() }
-        // Enough churn that purge compacts the journal into a new file.
-        for index in 0..<40 {
-            try repository.like(try PhotoID("t\(index)"), image: image)
-            try repository.unlike(try PhotoID("t\(index)"))
+        // Enough churn that purge compacts the journal into a new file: notes written over one
+        // another (an unlike of a photo would stay, for the store's first sync to publish).
+        for index in 0..<80 {
+            try repository.setNote("note \(index)", for: try PhotoID("keep"))
         }
         _ = try watcher.line(79, within: 3)
         let before = box.store.appendingPathComponent("likes.journal")
