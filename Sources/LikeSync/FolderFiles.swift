@@ -101,19 +101,33 @@ enum FolderFiles {
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw FolderError(action: "make the folder", path: path, code: errno) }
     }
 
-    /// The bytes of a regular file, read without following a link; `nil` when there is no such
-    /// regular file (missing, a link, a folder).
-    static func contents(_ path: String) throws -> [UInt8]? {
+    /// The regular file at `path` opened to read, without following a link, and its size; `nil`
+    /// when there is no such regular file (missing, a link, a folder). The caller closes it.
+    private static func openRegularFile(_ path: String) throws -> (descriptor: Int32, size: Int)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else {
             if errno == ENOENT || errno == ELOOP || errno == ENOTDIR { return nil }
             throw FolderError(action: "open", path: path, code: errno)
         }
-        defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw FolderError(action: "inspect", path: path, code: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw FolderError(action: "inspect", path: path, code: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return (descriptor, Int(info.st_size))
+    }
+
+    /// The bytes of a regular file, read without following a link; `nil` when there is no such
+    /// regular file (missing, a link, a folder).
+    static func contents(_ path: String) throws -> [UInt8]? {
+        guard let (descriptor, size) = try openRegularFile(path) else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < bytes.count {
             let count = bytes.withUnsafeMutableBytes { raw in raw.baseAddress.map { read(descriptor, $0 + done, raw.count - done) } ?? 0 }
@@ -130,15 +144,8 @@ enum FolderFiles {
     /// follows the last newline (empty for a file that ends with one). `body` returns false to
     /// stop. `nil` when there is no such regular file.
     static func forEachLine(_ path: String, _ body: (ArraySlice<UInt8>) throws -> Bool) throws -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ELOOP || errno == ENOTDIR { return nil }
-            throw FolderError(action: "open", path: path, code: errno)
-        }
+        guard let (descriptor, _) = try openRegularFile(path) else { return nil }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw FolderError(action: "inspect", path: path, code: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var carried: [UInt8] = []  // a line begun in the piece before
         while true {
