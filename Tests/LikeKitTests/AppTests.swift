@@ -10,28 +10,49 @@ import Testing
 @testable import LikeKit
 @testable import LikeStore
 
-/// Another process holding the store's exclusive lock: util-linux's `flock` running `sleep`.
+/// Another process holding the store's exclusive lock: util-linux's `flock` running a shell
+/// that holds it until its standard input ends.
 final class LockHolder: Sendable {
     private let process: Process
+    private let input: Pipe
+    private let closed = Locked(false)
 
-    /// Returns once the lock is held; it is held for `seconds`.
+    /// Returns once the lock is held; it is held for `seconds`, or until ``release()``.
     init(store: URL, seconds: Double) throws {
         let ready = store.deletingLastPathComponent().appendingPathComponent("held-\(UUID().uuidString)")
         process = Process()
+        input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = [
-            "--exclusive", store.appendingPathComponent("likes.lock").path, "sh", "-c", "touch \"$0\" && sleep \(seconds)", ready.path,
-        ]
+        process.arguments = ["--exclusive", store.appendingPathComponent("likes.lock").path, "sh", "-c", "touch \"$0\" && read line", ready.path]
+        process.standardInput = input
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while !FileManager.default.fileExists(atPath: ready.path) {
             guard Date() < deadline else { throw CancellationError() }
             Thread.sleep(forTimeInterval: 0.005)
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in endInput() }
+    }
+
+    private func endInput() {
+        let wasClosed = closed.withLock { value in
+            defer { value = true }
+            return value
+        }
+        if !wasClosed { try? input.fileHandleForWriting.close() }
     }
 
     /// Waits for the holder to let go.
     func finish() { process.waitUntilExit() }
+
+    /// Whether the lock is still held.
+    var isHolding: Bool { process.isRunning }
+
+    /// Lets go of the lock at once.
+    func release() {
+        endInput()
+        process.waitUntilExit()
+    }
 }
 
 @Suite struct AppTests {
@@ -56,20 +77,20 @@ final class LockHolder: Sendable {
     @Test func subscribingNeverWaitsForTheLock() async throws {
         let repository = folder.repository(durability: .relaxed)
         try await repository.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))
-        let holder = try LockHolder(store: folder.store, seconds: 1)
-        let start = Date()
+        // Held until let go: subscribing returns while the other process still holds it.
+        let holder = try LockHolder(store: folder.store, seconds: patienceAgainstHanging)
         let heard = Locked<[LikeChange]>([])
         let token = repository.observe { change in heard.withLock { $0.append(change) } }
         let stream = repository.changes
-        #expect(Date().timeIntervalSince(start) < 0.3, "subscribing waited \(Date().timeIntervalSince(start)) s")
-        holder.finish()
+        #expect(holder.isHolding, "subscribing waited for the lock")
+        holder.release()
         try await repository.like(PhotoID(valid: "second"), image: Samples.jpeg(seed: 2), note: "hello")
         var iterator = stream.makeAsyncIterator()
         let change = try #require(await iterator.next())
         #expect(change.kind == .liked && change.id == PhotoID(valid: "second"))
         #expect(change.record?.note == "hello")
         #expect(change.fields == [.image, .note])
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(heard.withLock { $0.map(\.id) } == [PhotoID(valid: "second")])
         token.cancel()
@@ -233,7 +254,7 @@ final class LockHolder: Sendable {
             heard.withLock { $0.append(followed.change) }
         }
         defer { follower.stop() }
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0.count < 3 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let changes = heard.withLock { $0 }
         try #require(changes.count == 3)
@@ -252,7 +273,7 @@ final class LockHolder: Sendable {
         let tokens = (0..<20).map { index in repository.observe { _ in heard.withLock { $0[index] += 1 } } }
         #expect(repository.observers.followerCount == 1)
         for index in 0..<3 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: 10 + index)) }
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0.contains { $0 < 3 } }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(heard.withLock { $0 } == [Int](repeating: 3, count: 20))
         for token in tokens.dropFirst() { token.cancel() }
@@ -263,25 +284,25 @@ final class LockHolder: Sendable {
 
     @Test func aSlowObserverDoesNotHoldUpAnother() async throws {
         let repository = folder.repository(durability: .relaxed)
-        // Two seconds a change: were the quick one held up, it would hear the third after four.
-        let slow = repository.observe { _ in Thread.sleep(forTimeInterval: 2) }
-        let heard = Locked<[Date]>([])
-        let quick = repository.observe { _ in heard.withLock { $0.append(Date()) } }
-        // Liked synchronously and timed on this thread: an `await` would also time waits for the
-        // cooperative pool, which the other tests running beside this one keep busy.
-        func likeThree() throws -> Date {
-            let start = Date()
-            for index in 0..<3 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
-            return start
+        // The slow one stays in its first change until let go; the quick one hears all three
+        // meanwhile. Were it held up by the slow one, it would hear none of them.
+        let letGo = DispatchSemaphore(value: 0)
+        let slowHeard = Locked(0)
+        let slow = repository.observe { _ in
+            slowHeard.withLock { $0 += 1 }
+            letGo.wait()
         }
-        let start = try likeThree()
-        let deadline = Date().addingTimeInterval(5)
-        while heard.withLock({ $0.count < 3 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        // The slow one takes 6 s for the three; the quick one hears them as they come (the
-        // bound leaves room for a machine busy with the other tests).
-        let times = heard.withLock { $0 }
-        #expect(times.count == 3)
-        #expect((times.last ?? .distantFuture).timeIntervalSince(start) < 3, "the quick observer waited for the slow one")
+        let heard = Locked(0)
+        let quick = repository.observe { _ in heard.withLock { $0 += 1 } }
+        for index in 0..<3 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
+        while heard.withLock({ $0 < 3 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(heard.withLock { $0 } == 3, "the quick observer waited for the slow one")
+        #expect(slowHeard.withLock { $0 } <= 1, "the slow observer went on before it was let go")
+        for _ in 0..<3 { letGo.signal() }
+        let slowDeadline = Date().addingTimeInterval(patienceAgainstHanging)
+        while slowHeard.withLock({ $0 < 3 }), Date() < slowDeadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(slowHeard.withLock { $0 } == 3, "the slow observer heard \(slowHeard.withLock { $0 }) of 3")
         slow.cancel()
         quick.cancel()
     }
@@ -294,7 +315,7 @@ final class LockHolder: Sendable {
         let late = Locked<[PhotoID?]>([])
         let second = repository.observe { change in late.withLock { $0.append(change.id) } }
         try await repository.like(PhotoID(valid: "two"), image: Samples.jpeg(seed: 2))
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while late.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         try await Task.sleep(for: .milliseconds(100))
         #expect(late.withLock { $0 } == [PhotoID(valid: "two")])
@@ -318,7 +339,7 @@ final class LockHolder: Sendable {
         try await repository.purge()
         #expect(JournalFollower.currentPosition(of: repository.store).inode != oldPlace.inode, "purge rebuilt the journal")
         try await repository.like(PhotoID(valid: "marker"), image: Samples.jpeg(seed: 3))
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while !early.withLock({ $0.contains(PhotoID(valid: "marker")) }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         // The first observer too started in the old journal, which its follower may never have
         // opened: it hears what follows all the same.

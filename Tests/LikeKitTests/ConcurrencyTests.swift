@@ -147,12 +147,12 @@ import Testing
     }
 }
 
-/// Polls `condition` for up to five seconds.
+/// Polls `condition` until it holds (a hang is a failure).
 func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(5)
+    let deadline = Date().addingTimeInterval(patienceAgainstHanging)
     while !condition() {
         guard Date() < deadline else {
-            Issue.record("condition not met within 5 s")
+            Issue.record("condition not met within \(patienceAgainstHanging) s")
             return
         }
         try await Task.sleep(for: .milliseconds(10))
@@ -181,7 +181,7 @@ extension ConcurrencyTests {
         let heard = Locked<[LikeChange]>([])
         let token = observed.observers.add({ change in heard.withLock { $0.append(change) } }, start: start)
         defer { observed.observers.remove(token) }
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0.count < 6 }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let changes = heard.withLock { $0 }
         try #require(changes.count == 6, "heard \(changes.map(\.fields))")

@@ -375,7 +375,7 @@ extension LikeRepositoryTests {
         other[other.count / 2] ^= 0x01
         let changed = try repository.like(id, image: other)
         #expect(changed.kind == .updated && changed.fields == [.image])
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0.count < 2 }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         Thread.sleep(forTimeInterval: 0.2)
         #expect(heard.withLock { $0.map(\.kind) } == [.updated, .updated], "observers heard \(heard.withLock { $0.map(\.kind) })")

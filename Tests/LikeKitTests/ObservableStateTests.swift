@@ -17,7 +17,7 @@ import Testing
 /// under which 2 s once did not suffice, hence 5.
 @available(macOS 14, iOS 17, watchOS 10, *)
 @MainActor
-func announcesChange(within seconds: Double = 5, of read: @escaping @MainActor () -> Void, when act: () async throws -> Void) async throws -> Bool {
+func announcesChange(within seconds: Double = patienceAgainstHanging, of read: @escaping @MainActor () -> Void, when act: () async throws -> Void) async throws -> Bool {
     let (signal, continuation) = AsyncStream<Void>.makeStream()
     withObservationTracking(read) {
         continuation.yield()
@@ -43,7 +43,7 @@ func announcesChange(within seconds: Double = 5, of read: @escaping @MainActor (
 /// Waits, a few milliseconds at a time, until `condition` holds (the announcement comes before
 /// the new value is set); false after `seconds`.
 @MainActor
-func eventually(within seconds: Double = 2, _ condition: @MainActor () -> Bool) async -> Bool {
+func eventually(within seconds: Double = patienceAgainstHanging, _ condition: @MainActor () -> Bool) async -> Bool {
     let end = Date().addingTimeInterval(seconds)
     while Date() < end {
         if condition() { return true }

@@ -110,7 +110,7 @@ final class Heard: @unchecked Sendable {
     func append(_ change: LikeChange) { lock.withLock { heard.append(change) } }
     var changes: [LikeChange] { lock.withLock { heard } }
 
-    func waitFor(_ count: Int, seconds: Double = 5) async throws {
+    func waitFor(_ count: Int, seconds: Double = patienceAgainstHanging) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while changes.count < count, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
     }

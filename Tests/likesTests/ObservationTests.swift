@@ -49,12 +49,12 @@ final class Watcher {
             }
         }
         // It has begun watching once it says so.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while !errors.withLock({ $0 }).contains("Watching"), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
     }
 
     /// Waits up to `seconds` for line number `index` and returns it decoded.
-    func line(_ index: Int, within seconds: Double) throws -> [String: Any] {
+    func line(_ index: Int, within seconds: Double = patienceAgainstHanging) throws -> [String: Any] {
         let deadline = Date().addingTimeInterval(seconds)
         while lines.withLock({ $0 }).count <= index {
             guard Date() < deadline else {
@@ -75,7 +75,7 @@ final class Watcher {
     /// Ends the watch with SIGTERM, as a service manager would; it must exit at once.
     func stop() {
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         if process.isRunning {
             Issue.record("likes watch did not end on SIGTERM")
@@ -127,7 +127,7 @@ final class Watcher {
             ["like", "b", "--image", rocket, "--note", "gone soon"], ["unlike", "b"],
         ]
         for command in commands { #expect(try box.run(command).status == 0) }
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
         while heard.withLock({ $0 }).count < commands.count, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         let changes = heard.withLock { $0 }
         try #require(changes.count == commands.count, "heard \(changes.map(\.kind))")
@@ -147,7 +147,7 @@ final class Watcher {
         let rocket = Samples.photo("rocket.jpg").path
 
         #expect(try box.run(["like", "a", "--image", rocket, "--note", "one"]).status == 0)
-        var line = try watcher.line(0, within: 1)
+        var line = try watcher.line(0)
         #expect(line["change"] as? String == "liked" && line["id"] as? String == "a")
         #expect((line["record"] as? [String: Any])?["note"] as? String == "one")
         #expect(line["files"] is NSNull)
@@ -155,13 +155,13 @@ final class Watcher {
         #expect((line["at"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
 
         #expect(try box.run(["like", "a", "--image", Samples.photo("coffee.jpg").path]).status == 0)
-        line = try watcher.line(1, within: 1)
+        line = try watcher.line(1)
         #expect(line["change"] as? String == "updated")
         #expect(((line["record"] as? [String: Any])?["image"] as? [String: Any])?["width"] as? Int == 600)
         #expect(line["fields"] as? [String] == ["image"])
 
         #expect(try box.run(["unlike", "a"]).status == 0)
-        line = try watcher.line(2, within: 1)
+        line = try watcher.line(2)
         #expect(line["change"] as? String == "unliked" && line["id"] as? String == "a" && line["record"] is NSNull)
         #expect((line["files"] as? [String])?.first == "records/a.json")
         #expect((line["files"] as? [String])?.count == 2)
@@ -169,7 +169,7 @@ final class Watcher {
 
         box.file("store/images/stray~0123456789ab.jpg", Data(count: 10))
         #expect(try box.run(["purge"]).status == 0)
-        line = try watcher.line(3, within: 1)
+        line = try watcher.line(3)
         #expect(line["change"] as? String == "purged" && line["id"] is NSNull)
         #expect(line["files"] as? [String] == ["images/stray~0123456789ab.jpg"])
 
@@ -190,14 +190,14 @@ final class Watcher {
         for index in 0..<80 {
             try repository.setNote("note \(index)", for: try PhotoID("keep"))
         }
-        _ = try watcher.line(79, within: 3)
+        _ = try watcher.line(79)
         let before = box.store.appendingPathComponent("likes.journal")
         let sizeBefore = try FileManager.default.attributesOfItem(atPath: before.path)[.size] as? Int ?? 0
         try repository.purge()
         let sizeAfter = try FileManager.default.attributesOfItem(atPath: before.path)[.size] as? Int ?? 0
         #expect(sizeAfter < sizeBefore / 4, "purge compacted the journal")
         #expect(try box.run(["like", "after", "--image", Samples.photo("rocket.jpg").path]).status == 0)
-        let line = try watcher.line(80, within: 1)
+        let line = try watcher.line(80)
         #expect(line["change"] as? String == "liked" && line["id"] as? String == "after")
         #expect(watcher.count == 81)
     }
@@ -217,9 +217,9 @@ final class Watcher {
         defer { watcher.stop() }
         #expect(try box.run(["import", backup]).status == 0)
         #expect(try box.run(["like", "after", "--image", Samples.photo("rocket.jpg").path]).status == 0)
-        let last = try watcher.line(70, within: 3)
+        let last = try watcher.line(70)
         #expect(last["change"] as? String == "liked" && last["id"] as? String == "after")
-        let heard = try (0..<70).map { try watcher.line($0, within: 1)["id"] as? String ?? "" }
+        let heard = try (0..<70).map { try watcher.line($0)["id"] as? String ?? "" }
         #expect(heard == (0..<70).map { "r\($0)" })  // oldest first, as restored
         Thread.sleep(forTimeInterval: 0.3)
         #expect(watcher.count == 71)
@@ -235,7 +235,7 @@ final class Watcher {
             ["like", "a", "--image", Samples.photo("rocket.jpg").path], ["note", "a", "first\nlight"], ["album", "add", "Sky", "a"], ["unlike", "a"],
         ].enumerated() {
             #expect(try box.run(command).status == 0)
-            let deadline = Date().addingTimeInterval(1)
+            let deadline = Date().addingTimeInterval(patienceAgainstHanging)
             while watcher.count <= number, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         }
         let lines = watcher.text
