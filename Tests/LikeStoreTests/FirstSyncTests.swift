@@ -180,6 +180,8 @@ import Testing
         let counted = store(work.path("joining-counted"), counter)
         #expect(try sync(counted, folder).merged >= 29)
         #expect(try collection(counted) == expected)
+        let counts = try uses(work.path("joining-counted"))
+        #expect(counts.count >= 29)
         let total = counter.steps.count
         #expect(total > 20)
         for cut in stride(from: 1, to: total, by: max(1, total / 12)) {
@@ -191,6 +193,21 @@ import Testing
             #expect(try collection(phone) == expected, "\(label)")
             #expect(try phone.verify().problems.isEmpty, "\(label)")
             #expect(try sync(phone, folder).merged == 0, "\(label): merged again")
+            // The images' uses, kept aside while the groups are merged, are those of a join
+            // never cut: counted anew where the cut left them unwritten.
+            #expect(try uses(path) == counts, "\(label)")
         }
+    }
+
+    /// How many photos have each image, as the store's sync bookkeeping keeps it.
+    func uses(_ storePath: String) throws -> [String: Int] {
+        let directory = storePath + "/sync"
+        var counts: [String: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasPrefix("uses-") {
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+            let shard = try JSONDecoder().decode([String: Int].self, from: data)
+            counts.merge(shard.filter { $0.key != "format" }) { _, new in new }
+        }
+        return counts
     }
 }

@@ -23,6 +23,11 @@ struct StoreSync {
     func run(_ folder: SyncFolder, newDevice: Bool, forgetting: String?) throws -> StoreSyncReport {
         let shards = PhotoShards(store: store, displayPath: store.displayPath)
         var (saved, isNew) = try loadSync(newDevice: newDevice, shards)
+        if saved.usesAside == true {
+            try shards.countUsesAnew()
+            saved.usesAside = nil
+            try saveSync(saved)
+        }
         if let forgetting { try forget(forgetting, in: folder, &saved) }
         // Photos a sync that died was writing: finished with this round's merged photos, after
         // the store's own changes since are found (a note made since is the newest, and an
@@ -85,6 +90,14 @@ struct StoreSync {
             }
             try write(touched, &saved, round, folder, shards, &written)
         }
+        // A merge of many groups keeps the images' uses aside and writes them once at its end,
+        // rather than every shard of them with each group; a sync that dies meanwhile leaves the
+        // mark for the next to count them anew.
+        if plan.groups > 1 {
+            saved.usesAside = true
+            try saveSync(saved)
+            shards.deferUses()
+        }
         for group in 0..<plan.groups {
             try engineTranslating { try saved.engine.mergeGroup(group, of: &plan, from: folder, hooks: hooks, into: &round) }
             let touched = round.touched
@@ -96,6 +109,11 @@ struct StoreSync {
                 saved.engine.histories = [:]
                 shards.unload()
             }
+        }
+        if plan.groups > 1 {
+            try shards.writeDeferredUses()
+            saved.usesAside = nil
+            try saveSync(saved)
         }
         return written
     }

@@ -77,6 +77,10 @@ package struct SavedSync: Codable {
     /// set publishes every photo again from the start (see `publishEverything` in LikeKit),
     /// nothing having been merged in between.
     package var firstPublication: Int?
+    /// Set while a merge of many groups keeps the images' uses aside (``PhotoShards/deferUses()``)
+    /// and cleared once they are written: a sync that finds it set counts every image's uses anew
+    /// from the photos' shards (``PhotoShards/countUsesAnew()``) before it reads one.
+    package var usesAside: Bool?
 
     package init(engine: DeviceSyncState, position: JournalPosition?, applying: [String]? = nil, unlikesFound: [String: Int64]? = nil) {
         self.engine = engine
@@ -344,6 +348,30 @@ package final class PhotoShards {
         }
         try store.setSyncFiles(try usesChanged.sorted().map { (Self.usesName($0), try usesFile($0)) })
         usesChanged = []
+    }
+
+    /// Counts how many photos have each image anew from the photos' shards, a shard at a time,
+    /// and writes every shard of the uses: what a merge that kept the uses aside left when it
+    /// died before writing them. Nothing may be loaded yet.
+    package func countUsesAnew() throws {
+        precondition(read.isEmpty && deferred == nil, "shards loaded before the uses were counted")
+        var counted = DeferredUses()
+        if try store.syncFile(Self.oneFileName) != nil {
+            try loadAll()
+            for sha256 in Self.images(of: photos) { counted.add(sha256, 1) }
+        } else {
+            for shard in 0..<Self.count {
+                guard let part = try decode(Self.name(shard)) else { continue }
+                for sha256 in Self.images(of: part) { counted.add(sha256, 1) }
+            }
+        }
+        unload()
+        for shard in 0..<Self.count { uses[shard] = [:] }
+        for (sha256, count) in counted.changes.map({ ($0.key.hex, $0.value) }) + counted.others.map({ ($0.key, $0.value) }) where count > 0 {
+            uses[Self.usesShard(of: sha256)]?[sha256] = count
+        }
+        try store.setSyncFiles(try (0..<Self.count).map { (Self.usesName($0), try usesFile($0)) })
+        uses = [:]
     }
 
     /// Takes note that the store no longer holds each photo the shards know that `present`
