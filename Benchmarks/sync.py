@@ -79,12 +79,26 @@ def first_sync_against_export(likes, store, work, pairs):
             max(p for _, p in exported))
 
 
+def leaving_folder_as_it_was(folder):
+    """Removes, once the block ends, the directory of each device that announced itself in the
+    folder meanwhile: a device that joins writes its own, and a folder that gained one with each
+    run would cost the next join a look into each (an image is looked for in every device's)."""
+    class Guard:
+        def __enter__(self):
+            self.before = set(os.listdir(folder))
+
+        def __exit__(self, *_):
+            for name in set(os.listdir(folder)) - self.before:
+                shutil.rmtree(os.path.join(folder, name))
+    return Guard()
+
+
 def join_against_export(likes, store, folder, work, pairs):
     """A new device's first sync from the folder (every photo merged) against `likes export` of
     the store the folder holds, each into a fresh file system, alternating: medians and peaks."""
     joined, exported = [], []
     for _ in range(pairs):
-        with FreshFilesystem(work) as mount:
+        with FreshFilesystem(work) as mount, leaving_folder_as_it_was(folder):
             joined.append(run([likes, "--store", os.path.join(mount, "joining"), "sync", folder])[:2])
         with FreshFilesystem(work) as mount:
             exported.append(run([likes, "--store", store, "export", os.path.join(mount, "export")])[:2])
@@ -96,7 +110,7 @@ def join_killed_and_finished(likes, folder, work, fraction, expected):
     """A join killed (SIGKILL) `fraction` of the way through its time, then the next sync: what
     that sync took and its peak, and whether the store then verifies and holds each of the
     `expected` photos once (its listing's ids, all distinct, and its count)."""
-    with FreshFilesystem(work) as mount:
+    with FreshFilesystem(work) as mount, leaving_folder_as_it_was(folder):
         joining = os.path.join(mount, "joining")
         whole, _, _ = run([likes, "--store", os.path.join(mount, "timed"), "sync", folder])
         shutil.rmtree(os.path.join(mount, "timed"))

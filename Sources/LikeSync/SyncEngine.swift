@@ -435,7 +435,7 @@ extension DeviceSyncState {
             let before = partlyMerged[file] ?? []
             for change in segment.changes where !before.contains(change.stamp) && !(done[file]?.contains(change.stamp) ?? false) {
                 let voided = histories[change.id]?.lastUnlike.map { change.stamp <= $0 } ?? false
-                let absent = voided ? [] : change.images.filter { folder.image($0, devices: sources) == nil }
+                let absent = voided ? [] : change.images.filter { folder.image($0, devices: sources, publishedBy: change.stamp.device) == nil }
                 if let missing = absent.first, shows(absent, with: change) {
                     round.pending.append(FolderProblem(id: change.id, reason: "its image \(missing.sha256.prefix(12))… has not fully arrived"))
                     plan.waiting.insert(file)

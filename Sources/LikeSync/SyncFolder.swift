@@ -484,11 +484,21 @@ package struct SyncFolder: Sendable {
 
     /// An image's bytes from any device's images, checked against its name and length; `nil`
     /// while no whole copy has arrived.
-    package func image(_ reference: ImageReference, devices: some Sequence<String>) -> [UInt8]? {
-        for device in devices {
-            let file = deviceDirectory(device) + "/images/" + reference.sha256 + ".jpg"
-            if let bytes = try? FolderFiles.contents(file), bytes.count == reference.bytes, Self.digest(bytes) == reference.sha256 { return bytes }
+    /// Of `devices`, `publisher`, the device whose change gave the image, is looked in first: it
+    /// is where the image is unless that device let go of it, and a folder many devices joined
+    /// would otherwise cost a failed open for each of them before it.
+    package func image(_ reference: ImageReference, devices: some Collection<String>, publishedBy publisher: String? = nil) -> [UInt8]? {
+        if let publisher, devices.contains(publisher), let bytes = image(reference, in: publisher) { return bytes }
+        for device in devices where device != publisher {
+            if let bytes = image(reference, in: device) { return bytes }
         }
         return nil
+    }
+
+    /// The image in one device's directory, when it is there whole.
+    private func image(_ reference: ImageReference, in device: String) -> [UInt8]? {
+        let file = deviceDirectory(device) + "/images/" + reference.sha256 + ".jpg"
+        guard let bytes = try? FolderFiles.contents(file), bytes.count == reference.bytes, Self.digest(bytes) == reference.sha256 else { return nil }
+        return bytes
     }
 }
