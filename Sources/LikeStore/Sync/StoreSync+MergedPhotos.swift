@@ -104,7 +104,10 @@ extension StoreSync {
         // Where what is kept of the photo says the store has the image, the store is asked too:
         // a sync killed after writing the store and before keeping that leaves it stale.
         if try anew || photos.images[id] != state.image.sha256 || storeImage(id, current, matching: state.image, user: false) == nil {
-            guard let bytes = try folder.image(state.image, devices: sources, publishedBy: state.stamps["image"]?.device) ?? storeImage(id, current, matching: state.image, user: false) else {
+            guard
+                let bytes = try folder.image(state.image, devices: sources, publishedBy: state.stamps["image"]?.device)
+                    ?? storeImage(id, current, matching: state.image, user: false)
+            else {
                 return nil
             }
             request.image = try StoreRequest.Image(Data(bytes), kind: .image)
@@ -112,7 +115,10 @@ extension StoreSync {
         if let user = state.userImage,
             try anew || photos.userImages[id] != user.sha256 || storeImage(id, current, matching: user, user: true) == nil
         {
-            guard let bytes = try folder.image(user, devices: sources, publishedBy: state.stamps["userImage"]?.device) ?? storeImage(id, current, matching: user, user: true) else { return nil }
+            guard
+                let bytes = try folder.image(user, devices: sources, publishedBy: state.stamps["userImage"]?.device)
+                    ?? storeImage(id, current, matching: user, user: true)
+            else { return nil }
             request.userImage = try StoreRequest.Image(Data(bytes), kind: .userImage)
         }
         // What the merge cleared is cleared: a user image, the metadata (replaced whole).
