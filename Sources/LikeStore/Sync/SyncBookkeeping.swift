@@ -340,15 +340,29 @@ package final class PhotoShards {
 
     /// Writes the uses kept aside since ``deferUses()`` into their shards, and writes them at
     /// once again from then on.
+    /// A shard of the uses at a time, written by a few shards and let go of: a join of 100,000
+    /// photos never holds every image's name as text.
     package func writeDeferredUses() throws {
         guard let kept = deferred else { return }
         deferred = nil
-        for (sha256, change) in kept.changes.map({ ($0.key.hex, $0.value) }) + kept.others.map({ ($0.key, $0.value) }) {
-            try countUse(of: sha256, change)
+        var files: [(name: String, data: Data?)] = []
+        try kept.forEachShard { shard, changes in
+            guard !changes.isEmpty else { return }
+            for (sha256, change) in changes { try countUse(of: sha256, change) }
+            files.append((Self.usesName(shard), try usesFile(shard)))
+            usesChanged.remove(shard)
+            uses[shard] = nil
+            if files.count == Self.usesWrittenTogether {
+                try store.setSyncFiles(files)
+                files = []
+            }
         }
-        try store.setSyncFiles(try usesChanged.sorted().map { (Self.usesName($0), try usesFile($0)) })
+        try store.setSyncFiles(files + (try usesChanged.sorted().map { (Self.usesName($0), try usesFile($0)) }))
         usesChanged = []
     }
+
+    /// How many shards of the uses one flush writes when they are written anew.
+    private static let usesWrittenTogether = 32
 
     /// Counts how many photos have each image anew from the photos' shards, a shard at a time,
     /// and writes every shard of the uses: what a merge that kept the uses aside left when it
@@ -366,12 +380,18 @@ package final class PhotoShards {
             }
         }
         unload()
-        for shard in 0..<Self.count { uses[shard] = [:] }
-        for (sha256, count) in counted.changes.map({ ($0.key.hex, $0.value) }) + counted.others.map({ ($0.key, $0.value) }) where count > 0 {
-            uses[Self.usesShard(of: sha256)]?[sha256] = count
+        // Every shard written, an empty one too (what it held is stale), a few at a time.
+        var files: [(name: String, data: Data?)] = []
+        try counted.forEachShard { shard, counts in
+            uses[shard] = Dictionary(counts.filter { $0.change > 0 }) { first, _ in first }
+            files.append((Self.usesName(shard), try usesFile(shard)))
+            uses[shard] = nil
+            if files.count == Self.usesWrittenTogether {
+                try store.setSyncFiles(files)
+                files = []
+            }
         }
-        try store.setSyncFiles(try (0..<Self.count).map { (Self.usesName($0), try usesFile($0)) })
-        uses = [:]
+        try store.setSyncFiles(files)
     }
 
     /// Takes note that the store no longer holds each photo the shards know that `present`
@@ -505,6 +525,20 @@ private struct DeferredUses {
     var changes: [Digest: Int] = [:]
     /// Names that are no SHA-256 in lower-case hex (none the store makes), kept as they are.
     var others: [String: Int] = [:]
+
+    /// Calls `body` with each shard of the uses (``PhotoShards/usesShard(of:)``), in order, every
+    /// one of them, and its changes by SHA-256 in hex: the names made as text a shard at a time.
+    func forEachShard(_ body: (Int, [(sha256: String, change: Int)]) throws -> Void) throws {
+        var buckets = [[(Digest, Int)]](repeating: [], count: PhotoShards.count)
+        for (digest, change) in changes { buckets[Int(digest.words.0 >> 56) % PhotoShards.count].append((digest, change)) }
+        var strays = [[(String, Int)]](repeating: [], count: PhotoShards.count)
+        for (name, change) in others { strays[PhotoShards.usesShard(of: name)].append((name, change)) }
+        for shard in 0..<PhotoShards.count {
+            let named = buckets[shard].map { (sha256: $0.0.hex, change: $0.1) } + strays[shard].map { (sha256: $0.0, change: $0.1) }
+            buckets[shard] = []
+            try body(shard, named)
+        }
+    }
 
     mutating func add(_ sha256: String, _ change: Int) {
         if let digest = Digest(sha256), digest.hex == sha256 {
