@@ -121,3 +121,21 @@ extension Store {
         return (try? StoredRecord.decode(Data(bytes)))?.stamps?[RecordStamps.unliked] != nil
     }
 }
+
+extension Store {
+    /// Hands on every photo's record as its file holds it, one at a time and in no order: what a
+    /// sync that looks at every record needs, without the listing, which on a journal a killed
+    /// merge left out of date order is made from an index of every photo (a sync after a killed
+    /// join of 100,000 photos would hold them all).
+    ///
+    /// - Throws: ``StoreError``: `damagedRecord` for a record that does not read, `io`.
+    package func forEachRecord(_ body: (StoredRecord) throws -> Void) throws {
+        guard let root = try openRoot(), let directory = try root.subdirectoryIfFolder(StoreLayout.recordsDirectory) else { return }
+        let records = RecordFiles(directory: directory)
+        try directory.forEachName { name in
+            // Gone since listed: unliked meanwhile, which the next sync finds.
+            guard let key = StoreLayout.key(ofRecordFile: name), let record = try records.read(key: key) else { return }
+            try body(record)
+        }
+    }
+}

@@ -66,15 +66,11 @@ extension StoreSync {
         } else {
             // Read before the records, so that the journal and the records are not in memory at once.
             unlikeTimes = try store.unlikeTimes()
-            var page = StoreQuery(newestFirst: true, limit: 500, offset: 0, after: nil, since: nil, album: nil, color: nil, words: nil)
-            while true {
-                let read = try store.page(page)
-                for item in read.items {
-                    present.insert(item.record.id)
-                    if Self.hasOwnParts(item.record) { records.append(item.record) }
-                }
-                guard read.more, let last = read.items.last else { break }
-                page.after = last.record.listingKey
+            // Record by record from their files, not by the listing: a journal that a killed join
+            // left out of date order would have the listing index every photo at once.
+            try store.forEachRecord { record in
+                present.insert(record.id)
+                if Self.hasOwnParts(record) { records.append(record) }
             }
             // Having read every record: the photos the store no longer holds, noted so (an
             // unlike whose line a journal written anew no longer has), a shard at a time.

@@ -23,6 +23,10 @@ struct StoreSync {
     func run(_ folder: SyncFolder, newDevice: Bool, forgetting: String?) throws -> StoreSyncReport {
         let shards = PhotoShards(store: store, displayPath: store.displayPath)
         var (saved, isNew) = try loadSync(newDevice: newDevice, shards)
+        // A sync that died writing merged photos may have left the journal out of date order: it
+        // is sorted first, by the sort that holds each line's key and date, so that neither the
+        // look at every record nor the first write of this sync indexes every photo at once.
+        if saved.usesAside == true || saved.applying != nil { try store.sortJournalAfterRestore() }
         if saved.usesAside == true {
             try shards.countUsesAnew()
             saved.usesAside = nil
