@@ -340,8 +340,9 @@ package final class PhotoShards {
 
     /// Writes the uses kept aside since ``deferUses()`` into their shards, and writes them at
     /// once again from then on.
-    /// A shard of the uses at a time, written by a few shards and let go of: a join of 100,000
-    /// photos never holds every image's name as text.
+    ///
+    /// A shard of the uses at a time, written a few shards a flush and let go of: a join of
+    /// 100,000 photos never holds every image's name as text.
     package func writeDeferredUses() throws {
         guard let kept = deferred else { return }
         deferred = nil
@@ -530,7 +531,7 @@ private struct DeferredUses {
     /// one of them, and its changes by SHA-256 in hex: the names made as text a shard at a time.
     func forEachShard(_ body: (Int, [(sha256: String, change: Int)]) throws -> Void) throws {
         var buckets = [[(Digest, Int)]](repeating: [], count: PhotoShards.count)
-        for (digest, change) in changes { buckets[Int(digest.words.0 >> 56) % PhotoShards.count].append((digest, change)) }
+        for (digest, change) in changes { buckets[Int(digest.words.0 >> 56)].append((digest, change)) }
         var strays = [[(String, Int)]](repeating: [], count: PhotoShards.count)
         for (name, change) in others { strays[PhotoShards.usesShard(of: name)].append((name, change)) }
         for shard in 0..<PhotoShards.count {
