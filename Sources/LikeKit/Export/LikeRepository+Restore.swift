@@ -101,11 +101,13 @@ extension LikeRepository {
             progress?(done, planned.count)
         }
         // Sorted also after a failure, when the store lets it be; else the next change sorts it.
-        // (A restore that stored nothing marked nothing, and leaves a missing store missing; one
-        // that found the store locked by another process for too long does not wait again.)
+        // Also when every photo was there already: a restore killed after its last batch and
+        // before its sort is finished by running it again. (A restore that found no photo there
+        // and stored none leaves a missing store missing; one that found the store locked by
+        // another process for too long does not wait again.)
         var busy = false
         if case LikeRepositoryError.storeBusy? = failure { busy = true }
-        if wroteAny, !busy {
+        if wroteAny || !report.alreadyLiked.isEmpty, !busy {
             do {
                 try translating { try store.sortJournalAfterRestore() }
             } catch {

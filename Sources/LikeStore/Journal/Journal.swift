@@ -268,59 +268,73 @@ struct Journal {
         if durable { try root.sync(commit: true) }
     }
 
-    /// A journal that restores left unsorted, written anew in the listing's order by moving its
-    /// lines, when it holds nothing but the `L` lines of distinct photos (a restore, or a sync's
-    /// merge, into a store that had nothing else): each line read again from the journal and
-    /// written as it is, a megabyte at a time, so that sorting 100,000 likes takes a few
-    /// megabytes where the index would take a hundred. `nil`, writing nothing, where it holds
-    /// anything else: then ``rewrite(_:records:durable:format:)`` from its index is the way.
-    /// Returns the newest time in it.
-    func rewriteSortingLikes(durable: Bool) throws -> Int64? {
-        guard let reader = try reader(records: nil) else { return nil }
+    /// The journal written anew in the listing's order, as ``rewrite(_:records:durable:format:)``
+    /// writes it from an index, with a few megabytes where the index of 100,000 photos takes a
+    /// hundred: a walk through the journal keeps of each live photo only its `likedAt` and where
+    /// its newest line is; then each such line is read again and written, as it is where it is
+    /// the photo's `L` line, else (an `M` line) as the `L` line it amounts to. What a sync still
+    /// owes the folder is kept as that writer keeps it. `nil`, writing nothing, where the journal
+    /// is missing, damaged, cut short or of the format before the catalog: the index's way then
+    /// (which rescues what a damaged one lost). Returns the newest time in it.
+    func rewriteByMoving(records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64? {
+        guard let reader = try reader(records: records) else { return nil }
         let source = reader.source
         let size = try source.currentSize()
-        var likes: [(likedAt: Int64, key: String, start: Int, count: Int)] = []
-        var keys = Set<String>()
-        var offset = 0
-        var carried: [UInt8] = []
-        while offset < size {
-            let piece = try source.read(offset..<min(size, offset + (1 << 20)))
-            guard !piece.isEmpty else { break }
-            var lineStart = 0
-            while let newline = piece[lineStart...].firstIndex(of: 0x0A) {
-                let line = carried + piece[lineStart..<newline]
-                let start = offset + lineStart - carried.count
-                carried = []
-                lineStart = newline + 1
-                let parsed = line.withUnsafeBufferPointer { bytes in
-                    JournalLine.View(bytes).map { (operation: $0.operation, at: $0.at, key: String(decoding: $0.key, as: UTF8.self)) }
-                }
-                if start == 0 {
-                    guard parsed?.operation == .header else { return nil }
-                    continue
-                }
-                guard let parsed, parsed.operation == .liked, keys.insert(parsed.key).inserted else { return nil }
-                likes.append((parsed.at, parsed.key, start, line.count + 1))
+        if let noted = notedLength(reader), size < noted { return nil }
+        var places: [String: LinePlace] = [:]
+        var sound = true
+        let end = try reader.forward { item in
+            guard let line = item.line, line.operation != .liked && line.operation != .updated || line.catalog != nil else {
+                sound = false
+                return false
             }
-            carried += piece[lineStart...]
-            offset += piece.count
+            let place = LinePlace(likedAt: line.at, start: item.start, count: item.end - item.start, isLike: true)
+            switch line.operation {
+            case .liked: places[line.key] = place
+            case .updated:
+                places[line.key] = LinePlace(likedAt: places[line.key]?.likedAt ?? line.at, start: place.start, count: place.count, isLike: false)
+            case .unliked: places.removeValue(forKey: line.key)
+            case .header, .aborted, .purged: break
+            }
+            return true
         }
-        // A torn end, or a journal of nothing but its header: the index's way.
-        guard carried.isEmpty, !likes.isEmpty else { return nil }
-        keys = []
-        likes.sort { ($0.likedAt, $0.key) < ($1.likedAt, $1.key) }
-        let now = max(Timestamp.now(), likes.last?.likedAt ?? 0)
+        guard sound, end.lineCount > 0, end.tornTailBytes == 0 else { return nil }
+        let sorted = places.sorted { ($0.value.likedAt, $0.key) < ($1.value.likedAt, $1.key) }
+        places = [:]
+        let owed = try SyncOwed.unlikeLines(in: reader, root: root)
+        let now = max(Timestamp.now(), sorted.last?.value.likedAt ?? 0, owed.map(\.at).max() ?? 0)
         try install(durable: durable) { write in
-            var buffer = JournalLine.header(at: now, snapshotLines: likes.count).encoded
-            for (number, like) in likes.enumerated() {
-                buffer += try source.read(like.start..<(like.start + like.count))
-                if buffer.count >= 1 << 20 || number == likes.count - 1 {
-                    try write(buffer, number == likes.count - 1)
+            var buffer = JournalLine.header(at: now, snapshotLines: owed.count + sorted.count, format: format).encoded
+            for line in owed { buffer += line.encoded }
+            for (number, entry) in sorted.enumerated() {
+                let bytes = try source.read(entry.value.start..<(entry.value.start + entry.value.count))
+                if entry.value.isLike {
+                    buffer += bytes
+                } else {
+                    // `M <time> <the rest>` as `L <likedAt> <the rest>`: the fields after the
+                    // time are those of an `L` line (the line parsed when it was walked through).
+                    let rest = bytes.dropFirst(2).drop { $0 != 0x20 }
+                    buffer += [JournalLine.Operation.liked.rawValue, 0x20]
+                    buffer += Array(String(entry.value.likedAt).utf8)
+                    buffer += rest
+                }
+                if buffer.count >= 1 << 20 || number == sorted.count - 1 {
+                    try write(buffer, number == sorted.count - 1)
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
+            if sorted.isEmpty { try write(buffer, true) }
         }
         return now
+    }
+
+    /// Where a live photo's newest line is, for ``rewriteByMoving(records:durable:format:)``.
+    private struct LinePlace {
+        var likedAt: Int64
+        var start: Int
+        var count: Int
+        /// Whether it is the photo's `L` line (else an `M` line).
+        var isLike: Bool
     }
 
     /// The journal a new one replaces: the one in place, else (a repair set it aside as damaged

@@ -93,7 +93,6 @@ struct JournalReader {
     /// one (or each malformed one) to `body`, which returns false to stop.
     @discardableResult
     func forward(from offset: Int = 0, _ body: (Item) throws -> Bool) throws -> ForwardEnd {
-        let bytes = try source.read(offset..<max(offset, try source.currentSize()))
         var result = ForwardEnd(end: offset)
         // A change line waits here until the next line says whether an `A` line takes it back.
         var pending: Item?
@@ -102,41 +101,68 @@ struct JournalReader {
             result.end = item.end
             if try !body(item) { stopped = true }
         }
-        try bytes.withUnsafeBufferPointer { buffer in
-            var start = 0
-            while !stopped, start < buffer.count {
-                guard let newline = buffer[start...].firstIndex(of: 0x0A) else {
-                    result.tornTailBytes = buffer.count - start
-                    break
+        result.tornTailBytes = try completeLines(from: offset) { bytes, start, end in
+            result.lineCount += 1
+            let line = JournalLine.parse(bytes).flatMap { ($0.operation == .header) == (start == 0) ? $0 : nil }
+            let item = Item(line: line, number: result.lineCount, start: start, end: end)
+            if let waiting = pending {
+                pending = nil
+                if let line, let changed = waiting.line, line.takesBack(changed) {
+                    result.end = item.end  // it never happened
+                    return true
                 }
-                result.lineCount += 1
-                let line = JournalLine.parse(UnsafeBufferPointer(rebasing: buffer[start..<newline])).flatMap {
-                    ($0.operation == .header) == (offset + start == 0) ? $0 : nil
-                }
-                let item = Item(line: line, number: result.lineCount, start: offset + start, end: offset + newline + 1)
-                start = newline + 1
-                if let waiting = pending {
-                    pending = nil
-                    if let line, let changed = waiting.line, line.takesBack(changed) {
-                        result.end = item.end  // it never happened
-                        continue
-                    }
-                    try handOn(waiting)
-                    if stopped { break }
-                }
-                if line?.operation == .aborted {
-                    result.end = item.end  // an `A` line with nothing to take back says nothing
-                } else if line?.operation.changesPhoto == true {
-                    pending = item
-                } else {
-                    try handOn(item)
-                }
+                try handOn(waiting)
+                if stopped { return false }
             }
+            if line?.operation == .aborted {
+                result.end = item.end  // an `A` line with nothing to take back says nothing
+            } else if line?.operation.changesPhoto == true {
+                pending = item
+            } else {
+                try handOn(item)
+            }
+            return !stopped
         }
         if !stopped, let last = pending, let line = last.line, try isCommitted(line) {
             try handOn(last)
         }
         return result
+    }
+
+    /// How many bytes ``completeLines(from:_:)`` reads at a time: a walk through a journal of
+    /// 100,000 photos holds a megabyte of it, not the whole file.
+    static let forwardPiece = 1 << 20
+
+    /// Hands each complete line from `offset` (the start of a line) to the journal's length as it
+    /// is now, without its newline, with the offsets of its start and of just after its newline,
+    /// reading a piece at a time; `visit` returns false to stop. Returns the bytes after the
+    /// last newline (a torn append), 0 when it stopped.
+    private func completeLines(
+        from offset: Int, _ visit: (UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) throws -> Bool
+    ) throws -> Int {
+        let size = try source.currentSize()
+        var carried: [UInt8] = []
+        var position = offset  // where the next piece starts in the file
+        while position < size {
+            let piece = try source.read(position..<min(size, position + Self.forwardPiece))
+            guard !piece.isEmpty else { break }
+            let bufferStart = position - carried.count  // the file offset of the buffer's first byte
+            let buffer = carried.isEmpty ? piece : carried + piece
+            position += piece.count
+            var rest = 0
+            let goOn = try buffer.withUnsafeBufferPointer { bytes in
+                while let newline = bytes[rest...].firstIndex(of: 0x0A) {
+                    let line = UnsafeBufferPointer(rebasing: bytes[rest..<newline])
+                    let start = bufferStart + rest
+                    rest = newline + 1
+                    guard try visit(line, start, bufferStart + rest) else { return false }
+                }
+                return true
+            }
+            guard goOn else { return 0 }
+            carried = Array(buffer[rest...])
+        }
+        return carried.count
     }
 
     /// The offset just after the header and the snapshot lines it announces: where the changes
@@ -178,14 +204,7 @@ struct JournalReader {
 
     /// Every complete line from the start, as bytes, unsettled; `visit` returns false to stop.
     private func forwardLines(_ visit: (UnsafeBufferPointer<UInt8>, _ end: Int) throws -> Bool) throws {
-        let bytes = try source.read(0..<(try source.currentSize()))
-        try bytes.withUnsafeBufferPointer { buffer in
-            var start = 0
-            while let newline = buffer[start...].firstIndex(of: 0x0A) {
-                guard try visit(UnsafeBufferPointer(rebasing: buffer[start..<newline]), newline + 1) else { return }
-                start = newline + 1
-            }
-        }
+        _ = try completeLines(from: 0) { bytes, _, end in try visit(bytes, end) }
     }
 
     // MARK: Backward

@@ -14,28 +14,29 @@ import LikeSync
 extension StoreSync {
     /// Writes each photo of `touched` (a group of a round's) as the merge left it. Returns the
     /// photos it could not write because an image they need is gone from the folder (a folder
-    /// emptied since they were merged): they stay to be written by a later sync; and whether a
-    /// photo was liked anew at its first date, so that the journal is to be sorted once the
-    /// round has written every group (written anew as every such journal is, keeping the
-    /// unlikes no sync has published yet).
+    /// emptied since they were merged): they stay to be written by a later sync; and whether it
+    /// wrote anything, so that the journal is to be sorted once the round has written every group
+    /// (written anew as every such journal is, keeping the unlikes no sync has published yet).
+    /// Photos liked anew at their first dates leave it unsorted, and every other change of a
+    /// merge leaves it so too: sorted once at the end, not before each change.
     ///
     /// Photos liked anew are committed together, a batch of at most ``mergedBatch`` photos and
     /// ``mergedBatchBytes`` of images at a time, each batch flushed once: a device joining a
     /// collection of 100,000 small photos makes about 200 commits, not 100,000 (large photos
     /// make a commit of each 16 MB).
     func apply(_ touched: [String: PhotoState?], devices: [String], from folder: SyncFolder, _ shards: PhotoShards, engine: DeviceSyncState)
-        throws -> (waiting: [String], restored: Bool)
+        throws -> (waiting: [String], wrote: Bool)
     {
         var waiting: [String] = []
         let sources = devices + [engine.device]
         var batch: [(request: StoreRequest, likedAt: Int64, state: PhotoState)] = []
         var batchBytes = 0
-        var restored = false
+        var wrote = false
         func commitBatch() throws {
             guard !batch.isEmpty else { return }
             let records = try store.restore(batch.map { ($0.request, $0.likedAt) }, onCommit: onCommit)
             for (entry, record) in zip(batch, records) { notePublished(entry.request.id, entry.state, written: record, shards) }
-            restored = true
+            wrote = true
             batch = []
             batchBytes = 0
         }
@@ -44,7 +45,10 @@ extension StoreSync {
             let current = try store.storedRecord(for: id)
             guard let state else {
                 let unlike = engine.histories[id]?.lastUnlike?.description
-                if current != nil { _ = try store.unlike(id, stamp: unlike, onCommit: onCommit) }
+                if current != nil {
+                    _ = try store.unlike(id, stamp: unlike, amongRestores: true, onCommit: onCommit)
+                    wrote = true
+                }
                 shards.photos.forget(id)
                 continue
             }
@@ -58,7 +62,8 @@ extension StoreSync {
             if current == nil || current?.likedAt != state.likedAt {
                 if current != nil {
                     let stamp = state.stamps[RecordStamps.liked]?.description
-                    _ = try store.unlike(id, stamp: stamp, onCommit: onCommit)
+                    _ = try store.unlike(id, stamp: stamp, amongRestores: true, onCommit: onCommit)
+                    wrote = true
                 }
                 var whole = request
                 whole.removeAlbums = []
@@ -66,12 +71,13 @@ extension StoreSync {
                 batchBytes += (whole.image?.byteCount ?? 0) + (whole.userImage?.byteCount ?? 0)
                 if batch.count >= Self.mergedBatch || batchBytes >= Self.mergedBatchBytes { try commitBatch() }
             } else {
-                let written = try store.like(request, onCommit: onCommit).record ?? store.storedRecord(for: id)
+                let written = try store.like(request, amongRestores: true, onCommit: onCommit).record ?? store.storedRecord(for: id)
+                wrote = true
                 notePublished(id, state, written: written, shards)
             }
         }
         try commitBatch()
-        return (waiting, restored)
+        return (waiting, wrote)
     }
 
     /// How many photos liked anew one commit of a merge holds, at most.

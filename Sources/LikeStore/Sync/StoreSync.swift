@@ -56,7 +56,7 @@ struct StoreSync {
         saved.engine.deviceNames = round.devices
         let written = try writeMerge(unfinished, &plan, &round, &saved, folder, shards, hooks)
         saved.engine.endMerge(plan, into: &round, hooks: hooks)
-        if written.restored { try store.sortJournalAfterRestore() }
+        if written.mayBeUnsorted { try store.sortJournalAfterRestore() }
         let waiting = written.waiting
         saved.applying = waiting.isEmpty ? nil : waiting
         if round.changedState || written.any || found.photosChanged || forgetting != nil {
@@ -165,8 +165,9 @@ struct StoreSync {
     private struct WrittenMerge {
         /// The photos that wait for an image no longer in the folder.
         var waiting: [String] = []
-        /// Whether a photo was liked anew at its first date (the journal then needs sorting).
-        var restored = false
+        /// Whether the merge wrote into the store in sessions that leave the journal unsorted
+        /// (it then needs sorting).
+        var mayBeUnsorted = false
         /// Whether any photo was written.
         var any = false
     }
@@ -183,9 +184,9 @@ struct StoreSync {
         saved.applying = (written.waiting + touched.keys).sorted()
         try shards.save()
         try saveSync(saved)
-        let (waiting, restored) = try apply(touched, devices: Array(round.devices.keys), from: folder, shards, engine: saved.engine)
+        let (waiting, wrote) = try apply(touched, devices: Array(round.devices.keys), from: folder, shards, engine: saved.engine)
         written.waiting += waiting
-        written.restored = written.restored || restored
+        written.mayBeUnsorted = written.mayBeUnsorted || wrote
         written.any = true
     }
 

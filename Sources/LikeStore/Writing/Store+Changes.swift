@@ -18,9 +18,13 @@ extension Store {
     /// Likes or updates one photo; ``StoredChange/Kind/unchanged`` writing nothing when it has
     /// all that is asked already.
     ///
+    /// `amongRestores`: one change among a run of ``restore(_:onCommit:)``'s (a sync's merge), which
+    /// leaves a journal they left unsorted so for the run to sort once at its end
+    /// (``sortJournalAfterRestore()``), instead of sorting it first as every other change does.
+    ///
     /// - Throws: ``StoreError``: `imageRequired`, `idCollision`, `busy`, `io`.
-    package func like(_ request: StoreRequest, onCommit: CommitListener) throws -> StoredChange {
-        let change = try withWriteSession { session in Self.heard(try session.like(request), onCommit) }
+    package func like(_ request: StoreRequest, amongRestores: Bool = false, onCommit: CommitListener) throws -> StoredChange {
+        let change = try withWriteSession(restoring: amongRestores) { session in Self.heard(try session.like(request), onCommit) }
         keepThumbnailPictures([(request, change)])
         return change
     }
@@ -91,9 +95,11 @@ extension Store {
 
     /// Unlikes a photo: its record and every image of it removed.
     ///
+    /// `amongRestores`: as for ``like(_:amongRestores:onCommit:)``.
+    ///
     /// - Throws: ``StoreError/notLiked(id:)``; `busy`, `io`.
-    package func unlike(_ id: String, stamp: String? = nil, onCommit: CommitListener) throws -> StoredChange {
-        try withWriteSession { session in Self.heard(try session.unlike(id, stamp: stamp), onCommit) }
+    package func unlike(_ id: String, stamp: String? = nil, amongRestores: Bool = false, onCommit: CommitListener) throws -> StoredChange {
+        try withWriteSession(restoring: amongRestores) { session in Self.heard(try session.unlike(id, stamp: stamp), onCommit) }
     }
 
     /// Unlikes a liked photo, else likes it with `request`; `nil` when it is not liked and there

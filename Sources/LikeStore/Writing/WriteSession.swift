@@ -280,33 +280,29 @@ struct WriteSession {
     /// Sorts a journal that a restore marked unsorted, and gives it the usual header.
     mutating func sortJournal() throws {
         guard isUnsorted else { return }
-        try commitBatch()
-        // Likes alone, as a restore into a store with nothing else leaves them: moved, not
-        // written anew from the index.
-        if let newest = try journal.rewriteSortingLikes(durable: durable) {
-            clock = max(clock, newest)
-            isUnsorted = false
-            newestLiked = nil
-            return
-        }
         try rewriteJournal(format: JournalLine.formatName)
     }
 
-    /// Writes the journal anew from its index (from the records where it is damaged), sorted,
-    /// under the header `format`.
+    /// Writes the journal anew, sorted, under the header `format`: by moving its lines where it
+    /// is sound (a few megabytes at 100,000 photos), else from its index (from the records where
+    /// it is damaged).
     private mutating func rewriteJournal(format: String) throws {
         // A batch under way is committed into the journal it began in.
         if batch != nil {
             try commitBatch()
             beginBatch()
         }
-        let index = try journal.index(records: records)
-        var entries = Array(index.live.values)
-        if index.damage != nil {
-            try rescueLostRecords()
-            entries = try records.decodeAll().entries
+        if let newest = try journal.rewriteByMoving(records: records, durable: durable, format: format) {
+            clock = max(clock, newest)
+        } else {
+            let index = try journal.index(records: records)
+            var entries = Array(index.live.values)
+            if index.damage != nil {
+                try rescueLostRecords()
+                entries = try records.decodeAll().entries
+            }
+            clock = max(clock, try journal.rewrite(entries, records: records, durable: durable, format: format))
         }
-        clock = max(clock, try journal.rewrite(entries, records: records, durable: durable, format: format))
         isUnsorted = format == JournalLine.unsortedFormatName
         newestLiked = nil
     }
