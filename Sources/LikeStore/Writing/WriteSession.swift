@@ -92,6 +92,8 @@ struct WriteSession {
         /// The journal's length before the batch's lines.
         var offset: Int?
         var queued: [Queued] = []
+        /// The keys of the queued records, so that a like need not look through the batch.
+        var keys: Set<String> = []
     }
 
     private struct Queued {
@@ -155,7 +157,7 @@ struct WriteSession {
 
     /// Commits the batch first when it holds a like of this photo: a like of it after sees it.
     private mutating func commitBatchHolding(_ key: String) throws {
-        if batch?.queued.contains(where: { $0.record.key == key }) == true { try commitBatch(); beginBatch() }
+        if batch?.keys.contains(key) == true { try commitBatch(); beginBatch() }
     }
 
     // MARK: Like and unlike
@@ -362,6 +364,7 @@ struct WriteSession {
             let line = JournalLine.describing(record.liveEntry, operation: existing == nil ? .liked : .updated, at: now)
             if batch != nil {
                 batch?.queued.append(Queued(record: record, line: line, existing: existing, progress: progress))
+                batch?.keys.insert(record.key)
                 return StoredChange(kind: existing == nil ? .liked : .updated, id: record.id, at: now, record: record)
             }
             try journal.append([line], durable: flushEach)
