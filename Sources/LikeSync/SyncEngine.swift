@@ -127,7 +127,18 @@ package struct DeviceSyncState: Sendable {
     mutating func record(_ change: SyncChange) -> Bool {
         var history = histories[change.id] ?? PhotoHistory()
         let published = history.changes.filter { $0.stamp.device == device && $0.stamp < change.stamp }.flatMap(\.images).map(\.sha256)
-        guard history.insert(change) else { return false }
+        guard history.insert(change) else {
+            // This device's own change that an unlike merged before it ends (a round merges the
+            // files in any order): the images its file brought into the folder are let go of
+            // with that unlike's, as they would be had the change been merged first.
+            if change.stamp.device == device, let lastUnlike = history.lastUnlike, change.stamp < lastUnlike, !change.images.isEmpty {
+                var release = releasing[change.id] ?? Release(unlike: lastUnlike, images: [])
+                release.unlike = max(release.unlike, lastUnlike)
+                release.images = Array(Set(release.images + change.images.map(\.sha256))).sorted()
+                releasing[change.id] = release
+            }
+            return false
+        }
         histories[change.id] = history
         if change.kind == .unlike, history.lastUnlike == change.stamp {
             var release = releasing[change.id] ?? Release(unlike: change.stamp, images: [])
