@@ -88,6 +88,10 @@ let package = Package(
         .testTarget(name: "LikesSupportTests", dependencies: ["LikesSupport", "TestSupport"]),
         .testTarget(name: "LikeStoreTests", dependencies: ["LikeStore", "LikesSupport", "JPEGCodec", "TestSupport"]),
         .testTarget(name: "LikeKitTests", dependencies: ["LikesSupport", "LikeStore", "LikeKit", "JPEGCodec", "TestSupport"]),
+        // LikeKit as an app uses it: its public API alone (no package access, so LikeKit's
+        // `package` declarations are out of its reach, as they are out of an app's), on the main
+        // actor, with the `likes` executable as another process.
+        .testTarget(name: "LikeKitAppTests", dependencies: ["LikeKit", "likes"], packageAccess: false),
         .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
         .testTarget(name: "LikeSyncTests", dependencies: ["LikeSync", "LikesSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),

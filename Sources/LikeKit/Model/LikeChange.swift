@@ -66,8 +66,16 @@ public struct LikeChange: Sendable, Hashable {
     /// its first sync, and for ``Kind/purged``). See ``LikeRepository/sync(with:newDevice:forgetting:)-2lmy9``.
     public var device: String?
 
-    init(kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = [], device: String? = nil) {
+    /// The record as the store keeps it, for a change read from the journal: what a live query
+    /// asks whether it passes its filters.
+    var stored: StoredRecord?
+
+    init(
+        kind: Kind, id: PhotoID?, date: Date, record: LikeRecord?, fields: Set<Field> = [], files: [String] = [], device: String? = nil,
+        stored: StoredRecord? = nil
+    ) {
         self.kind = kind
+        self.stored = stored
         self.device = device
         self.fields = fields
         self.id = id

@@ -14,6 +14,10 @@ import Observation
 /// kept current with likes and unlikes made anywhere (another screen, a widget, the command line,
 /// a sync), within a second.
 ///
+/// It is precise: a change to a photo it does not track changes nothing, and ``liked``,
+/// ``tracked`` and ``error`` are assigned only when their value differs, so a heart redraws only
+/// when its own photo's state changed.
+///
 /// ```swift
 /// struct Heart: View {
 ///     let status: LikeStatus
@@ -42,8 +46,10 @@ public final class LikeStatus {
     public private(set) var liked: Set<PhotoID> = []
     /// The photos tracked.
     public private(set) var tracked: Set<PhotoID> = []
-    /// What went wrong with the last read or toggle, if it failed.
-    public private(set) var error: LikeRepositoryError?
+    /// What went wrong with the last read or toggle, if it failed, as the repository threw it (a
+    /// ``LikeRepositoryError`` for the store's own failures). A read cancelled with its task is
+    /// not an error: it leaves this as it was.
+    public private(set) var error: (any Error)?
 
     @ObservationIgnored private let repository: LikeRepository
     @ObservationIgnored private let following = Following()
@@ -66,20 +72,25 @@ public final class LikeStatus {
         do {
             let found = try await repository.likedIDs(among: new)
             // A change heard while reading is newer than what was read: it stands.
-            liked.formUnion(found.subtracting(heardMeanwhile.unliked))
-            liked.subtract(new.subtracting(found).subtracting(heardMeanwhile.liked))
+            var now = liked
+            now.formUnion(found.subtracting(heardMeanwhile.unliked))
+            now.subtract(new.subtracting(found).subtracting(heardMeanwhile.liked))
+            if now != liked { liked = now }
             heardMeanwhile = ([], [])
-            error = nil
+            if error != nil { error = nil }
+        } catch is CancellationError {
+            // The view went away while reading: what it tracked stays unread, not failed.
+            tracked.subtract(new)
         } catch {
-            self.error = error as? LikeRepositoryError
+            self.error = error
         }
     }
 
     /// Stops tracking these photos (a page scrolled away).
     public func untrack(_ ids: some Sequence<PhotoID>) {
         let gone = Set(ids)
-        tracked.subtract(gone)
-        liked.subtract(gone)
+        if !tracked.isDisjoint(with: gone) { tracked.subtract(gone) }
+        if !liked.isDisjoint(with: gone) { liked.subtract(gone) }
     }
 
     /// The heart button: unlikes a liked photo, or likes it with the JPEG `image` gives (awaited
@@ -95,14 +106,32 @@ public final class LikeStatus {
     ) async throws -> LikeChange {
         do {
             let change = try await repository.toggle(id, note: note, photo: photo, albums: albums, image: image)
-            tracked.insert(id)
-            if change.kind == .liked { liked.insert(id) } else if change.kind == .unliked { liked.remove(id) }
-            error = nil
+            if !tracked.contains(id) { tracked.insert(id) }
+            if change.kind == .liked, !liked.contains(id) {
+                liked.insert(id)
+            } else if change.kind == .unliked, liked.contains(id) {
+                liked.remove(id)
+            }
+            if error != nil { error = nil }
             return change
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            self.error = error as? LikeRepositoryError
+            self.error = error
             throw error
         }
+    }
+
+    /// The heart button with the JPEG at hand: unlikes a liked photo, or likes it with `image`.
+    ///
+    /// - Returns: The change made.
+    /// - Throws: What ``LikeRepository/toggle(_:note:photo:albums:isolation:image:)`` throws,
+    ///   kept in ``error`` as well.
+    @discardableResult
+    public func toggle(_ id: PhotoID, note: String? = nil, photo: PhotoMetadata? = nil, albums: [AlbumName] = [], image: Data) async throws
+        -> LikeChange
+    {
+        try await toggle(id, note: note, photo: photo, albums: albums) { image }
     }
 
     /// Likes and unlikes heard while ``track(_:)`` reads.
@@ -125,11 +154,11 @@ public final class LikeStatus {
         case .liked:
             heardMeanwhile.liked.insert(id)
             heardMeanwhile.unliked.remove(id)
-            if tracked.contains(id) { liked.insert(id) }
+            if tracked.contains(id), !liked.contains(id) { liked.insert(id) }
         case .unliked:
             heardMeanwhile.unliked.insert(id)
             heardMeanwhile.liked.remove(id)
-            liked.remove(id)
+            if liked.contains(id) { liked.remove(id) }
         case .updated, .purged, .unchanged:
             break
         }

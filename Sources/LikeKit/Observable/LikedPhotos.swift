@@ -3,6 +3,7 @@
 // repository's change feed and its listing; used by apps (and Samples/AppSample) on the main
 // actor.
 
+import LikeStore
 import LikesSupport
 import Observation
 
@@ -17,9 +18,14 @@ import Observation
 /// line) or merged by a sync.
 ///
 /// Only what is shown is loaded: the first page when ``load()`` is called, a page more on each
-/// ``loadMore()``. A change reloads the pages shown (a like that matches appears in its place,
-/// an unliked photo leaves, an edited one changes, one that no longer matches the filters
-/// leaves), within a second of its commit, whichever process made it.
+/// ``loadMore()``. A change that can alter what is shown reloads the pages shown (a like that
+/// matches appears in its place, an unliked photo leaves, an edited one changes, one that no
+/// longer matches the filters leaves), within a second of its commit, whichever process made it.
+///
+/// Like GRDB's `ValueObservation`, it is precise: a change to a photo that neither is shown nor
+/// passes the query's filters before the last photo shown (a like in another album, a note on a
+/// photo further down) reads nothing, and ``records``, ``hasMore`` and ``error`` are assigned only
+/// when their value differs, so a view that reads them redraws only when what it shows changed.
 ///
 /// ```swift
 /// struct FavoritesGrid: View {
@@ -55,8 +61,10 @@ public final class LikedPhotos {
     public var hasMore: Bool { next != nil }
     /// Whether the first page has been loaded.
     public private(set) var isLoaded = false
-    /// What went wrong with the last load, if it failed; cleared by the next load that succeeds.
-    public private(set) var error: LikeRepositoryError?
+    /// What went wrong with the last load, if it failed, as the repository threw it (a
+    /// ``LikeRepositoryError`` for the store's own failures); cleared by the next load that
+    /// succeeds. A load cancelled with its task is not an error: it leaves this as it was.
+    public private(set) var error: (any Error)?
 
     /// The query, its filters and order; its `limit` is the page size (60 when `nil`), and its
     /// `offset` and `after` are not used.
@@ -64,6 +72,9 @@ public final class LikedPhotos {
 
     private var next: LikeCursor?
     @ObservationIgnored private let repository: LikeRepository
+    /// The query's filters as the store asks them; `nil` where the query is not one the store
+    /// takes (the load says why).
+    @ObservationIgnored private let filters: StoreQuery?
     @ObservationIgnored private let following = Following()
     /// Whether a reload is running, and whether changes came in since it began.
     @ObservationIgnored private var reloading = false
@@ -80,6 +91,7 @@ public final class LikedPhotos {
         query.offset = 0
         query.after = nil
         self.query = query
+        filters = try? query.storeQuery()
     }
 
     private var pageSize: Int { max(1, query.limit ?? 60) }
@@ -107,31 +119,59 @@ public final class LikedPhotos {
         page.limit = pageSize
         guard let listing = await listed(page) else { return }
         var seen = Set(records.map(\.id))
-        records += listing.records.filter { seen.insert($0.id).inserted }
-        self.next = listing.next
+        let added = listing.records.filter { seen.insert($0.id).inserted }
+        if !added.isEmpty { records += added }
+        if listing.next != self.next { self.next = listing.next }
     }
 
     /// The listing `query` gives, or `nil` with ``error`` set to why not.
     private func listed(_ query: LikeQuery) async -> LikeListing? {
         do {
             let listing = try await repository.list(query)
-            error = nil
+            if error != nil { error = nil }
             return listing
+        } catch is CancellationError {
+            return nil
         } catch {
-            self.error = error as? LikeRepositoryError ?? .io(action: "list", path: repository.directory.path, code: 0)
+            self.error = error
             return nil
         }
     }
 
-    /// A change to the store: what is shown is read again, once for a burst of changes.
-    private func changed(_ change: LikeChange) async {
-        guard isLoaded, change.kind != .unchanged else { return }
-        if change.kind == .unliked, let id = change.id {
-            records.removeAll { $0.id == id }  // at once; the reload below keeps the page's length
+    /// Whether `change` can alter what is shown: a change to a photo shown, or to one that passes
+    /// the filters and falls before the last photo shown (anywhere, when every match is shown).
+    /// A change whose record is not known is taken to alter it.
+    private func mayAlter(_ change: LikeChange) -> Bool {
+        switch change.kind {
+        case .unchanged, .purged:
+            return false
+        case .unliked:
+            guard let id = change.id else { return true }
+            return records.contains { $0.id == id }
+        case .liked, .updated:
+            if let id = change.id, records.contains(where: { $0.id == id }) { return true }
+            guard let stored = change.stored, let filters else { return true }
+            guard filters.admits(stored) else { return false }
+            guard next != nil, let last = records.last else { return true }
+            let place = ListingKey(likedAt: stored.likedAt, key: stored.key)
+            let lastShown = LikeCursor(record: last).place
+            return query.order == .newestFirst ? lastShown < place : place < lastShown
         }
+    }
+
+    /// A change to the store: what is shown is read again where the change can alter it, once
+    /// for a burst of changes.
+    private func changed(_ change: LikeChange) async {
+        guard isLoaded, change.kind != .unchanged, change.kind != .purged else { return }
         if reloading {
+            // What is being read may be older than this change, and what is shown is about to be
+            // replaced: judged after the reload, by reading again.
             changedMeanwhile = true
             return
+        }
+        guard mayAlter(change) else { return }
+        if change.kind == .unliked, let id = change.id, let index = records.firstIndex(where: { $0.id == id }) {
+            records.remove(at: index)  // at once; the reload below keeps the page's length
         }
         // After a like one more than shown: a like that comes in above pushes the last one
         // down, not out.
@@ -149,9 +189,9 @@ public final class LikedPhotos {
             var first = query
             first.limit = count
             guard let listing = await listed(first) else { return }
-            records = listing.records
-            next = listing.next
-            isLoaded = true
+            if listing.records != records { records = listing.records }
+            if listing.next != next { next = listing.next }
+            if !isLoaded { isLoaded = true }
             // Changes came in meanwhile: read again, with room for a like among them.
             count = max(records.count + 1, pageSize)
         } while changedMeanwhile

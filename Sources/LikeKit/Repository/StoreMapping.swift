@@ -93,7 +93,7 @@ extension LikeRepository {
         LikeChange(
             kind: LikeChange.Kind(change.kind), id: change.id.map(PhotoID.init(stored:)), date: Timestamp.date(change.at),
             record: change.record.map { publicRecord($0, thumbnailBytes: nil, in: directory) }, fields: Set(change.fields.map(LikeChange.Field.init)),
-            files: change.files, device: change.kind == .purged ? nil : change.device ?? ownDevice())
+            files: change.files, device: change.kind == .purged ? nil : change.device ?? ownDevice(), stored: change.record)
     }
 
     /// A record as stored, with its images' places in the store whose directory's absolute path

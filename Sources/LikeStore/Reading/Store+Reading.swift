@@ -69,10 +69,19 @@ package struct StoreQuery: Sendable {
         return true
     }
 
-    /// Whether a decoded record passes the colour and search filters.
+    /// Whether a decoded record passes every filter (album, date, colour, words), wherever it
+    /// falls in the order: what a live query asks of a changed record before it reads again.
+    package func admits(_ record: StoredRecord) -> Bool {
+        if let album, !record.albums.contains(where: { Names.sameAlbum($0, album) }) { return false }
+        if let since, record.likedAt < since { return false }
+        return matches(record)
+    }
+
+    /// Whether a decoded record passes the colour and search filters: its source's colour, else
+    /// the one measured from its pixels, as the catalog keeps it.
     func matches(_ record: StoredRecord) -> Bool {
         if let color {
-            guard let digits = ColorFilter.catalogColor(record.photo?.color),
+            guard let digits = ColorFilter.catalogColor(record.photo?.color) ?? record.image.color,
                 Array(digits.utf8).withUnsafeBufferPointer({ color.matches(catalogColor: $0) })
             else { return false }
         }
