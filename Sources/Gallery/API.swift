@@ -131,7 +131,7 @@ extension Gallery {
         }
         let image: PhotoImage
         do {
-            image = try repository.image(for: id, maxPixelSize: side)
+            image = try repository.image(for: id, covering: side)
         } catch LikeRepositoryError.notLiked {
             return Self.text(404, "This photo is not among the favorites.")
         } catch {

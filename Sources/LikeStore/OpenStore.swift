@@ -66,3 +66,17 @@ struct OpenStore {
         return Array(index.live.values)
     }
 }
+
+extension OpenStore {
+    /// Refuses a store a later version changed last: the records the journal's last two changes
+    /// wrote are looked at for their format (two reads), for the answers that read no record
+    /// otherwise (`statistics` counts from the catalog).
+    ///
+    /// - Throws: ``StoreError/newerFormat(file:format:)``; `io`.
+    func refuseNewerLatestRecords() throws {
+        guard let records, let reader = try? Journal(root: root).reader(records: nil), let lines = try? reader.lastChanges() else { return }
+        for line in lines where line.operation != .unliked {
+            _ = try records.existsInKnownFormat(key: line.key)
+        }
+    }
+}

@@ -70,7 +70,7 @@ enum CameraPhotos {
         for (asked, kind) in [
             (100, PhotoImage.Kind.thumbnail), (thumbnailSide + 1, .rendition), (sizes[0].height + 1, .rendition), (2099, .original),
         ] {
-            let image = try repository.image(for: id, maxPixelSize: asked)
+            let image = try repository.image(for: id, covering: asked)
             #expect(image.kind == kind, "\(asked) px")
             #expect(max(image.width, image.height) >= asked)
             guard kind != .original else { continue }
@@ -84,14 +84,14 @@ enum CameraPhotos {
         #expect(statistics.renditions == 2)
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
         // The smallest that covers: asking just above the first rendition gets the second.
-        #expect(try repository.image(for: id, maxPixelSize: max(sizes[0].width, sizes[0].height) + 1).height == sizes[1].height)
+        #expect(try repository.image(for: id, covering: max(sizes[0].width, sizes[0].height) + 1).height == sizes[1].height)
     }
 
     @Test func aDamagedRenditionIsMadeAnewByVerifyOrByItsReaderAndSetAsideByRepair() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "wide")
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800))
-        let first = try repository.image(for: id, maxPixelSize: 500)
+        let first = try repository.image(for: id, covering: 500)
         #expect(first.kind == .rendition)
         let whole = try Data(contentsOf: first.file)
         var bytes = whole
@@ -107,7 +107,7 @@ enum CameraPhotos {
         // Asked for while damaged, it is made anew.
         try bytes.write(to: first.file)
         repository.removeCachedImages()
-        let again = try repository.image(for: id, maxPixelSize: 500)
+        let again = try repository.image(for: id, covering: 500)
         #expect(again.data == first.data)
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
         // Damaged again: repair sets it aside and the store verifies.
@@ -126,8 +126,8 @@ enum CameraPhotos {
         }
         var files: [URL] = []
         for id in ids {
-            files.append(try repository.image(for: id, maxPixelSize: 500).file)
-            _ = try repository.image(for: id, maxPixelSize: 200)
+            files.append(try repository.image(for: id, covering: 500).file)
+            _ = try repository.image(for: id, covering: 200)
         }
         let sizes = try files.map { try #require(try FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? Int) }
         // Used in the order 2, 0, 3, 1 (each a second apart: modification times to the second
@@ -152,7 +152,7 @@ enum CameraPhotos {
         }
         // A new rendition over the budget pushes out the older one, not itself.
         repository.removeCachedImages()
-        let newest = try repository.image(for: ids[0], maxPixelSize: 500)
+        let newest = try repository.image(for: ids[0], covering: 500)
         #expect(FileManager.default.fileExists(atPath: newest.file.path))
         #expect(!FileManager.default.fileExists(atPath: files[1].path))
         try repository.setRenditionBudget(nil)
@@ -163,12 +163,12 @@ enum CameraPhotos {
         let repository = folder.repository()
         let id = PhotoID(valid: "gone")
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800))
-        let rendition = try repository.image(for: id, maxPixelSize: 500)
+        let rendition = try repository.image(for: id, covering: 500)
         #expect(rendition.kind == .rendition)
         // Liked again with another image: the old one's renditions go.
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 808))
         #expect(!FileManager.default.fileExists(atPath: rendition.file.path))
-        let second = try repository.image(for: id, maxPixelSize: 500)
+        let second = try repository.image(for: id, covering: 500)
         // Left behind as a crash would: an orphan, which purge removes.
         let copy = second.file.deletingLastPathComponent().appendingPathComponent("^x~0123456789ab~1024.jpg")
         try second.data.write(to: copy)
@@ -184,20 +184,20 @@ enum CameraPhotos {
         let ids = (0..<3).map { PhotoID(valid: "cached-\($0)") }
         for id in ids { try await repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800)) }
         repository.imageCacheLimit = 0
-        _ = try await repository.image(for: ids[0], maxPixelSize: 500)
+        _ = try await repository.image(for: ids[0], covering: 500)
         #expect(repository.imageCacheBytes == 0)
         repository.imageCacheLimit = 1 << 20
-        let first = try await repository.image(for: ids[0], maxPixelSize: 500)
+        let first = try await repository.image(for: ids[0], covering: 500)
         #expect(repository.imageCacheBytes == first.data.count)
         // Served from memory: the file removed behind the store's back does not matter.
         try FileManager.default.removeItem(at: first.file)
-        #expect(try await repository.image(for: ids[0], maxPixelSize: 500).data == first.data)
+        #expect(try await repository.image(for: ids[0], covering: 500).data == first.data)
         repository.imageCacheLimit = first.data.count + 10
-        _ = try await repository.image(for: ids[1], maxPixelSize: 500)
+        _ = try await repository.image(for: ids[1], covering: 500)
         #expect(repository.imageCacheBytes <= first.data.count + 10)
         // Prefetching: cancelled before it begins, it makes nothing.
         repository.removeCachedImages()
-        let prefetch = repository.prefetchImages(for: ids, maxPixelSize: 500)
+        let prefetch = repository.prefetchImages(for: ids, covering: 500)
         await prefetch.wait()
         #expect(prefetch.completed == 3)
         #expect(try await repository.statistics().renditions == 3)
@@ -207,7 +207,7 @@ enum CameraPhotos {
         let repository = folder.repository()
         let ids = (0..<12).map { PhotoID(valid: "many-\($0)") }
         for id in ids { try await repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800)) }
-        let prefetch = repository.prefetchImages(for: ids, maxPixelSize: 500)
+        let prefetch = repository.prefetchImages(for: ids, covering: 500)
         prefetch.cancel()
         await prefetch.wait()
         #expect(prefetch.completed < ids.count)

@@ -152,7 +152,7 @@ import Testing
         try Data().write(to: thumbnail.file)
         #expect(try repository.file(.thumbnail, of: id)?.data == whole, "as the gallery reads it")
         try Data().write(to: thumbnail.file)
-        #expect(try repository.image(for: id, maxPixelSize: 100).data == Data(ThumbnailFiles.untagged([UInt8](whole))))
+        #expect(try repository.image(for: id, covering: 100).data == Data(ThumbnailFiles.untagged([UInt8](whole))))
     }
 
     @Test func aMissingThumbnailIsNoProblemAndIsMadeOnFirstNeed() throws {

@@ -620,7 +620,7 @@ def decoded_size(data):
 
 def derived_reads(rig, label):
     """Every photo's thumbnail as `likes show --json` names it, and its thumbnail and images at
-    every size as the gallery serves them (through LikeKit's image(for:maxPixelSize:)): each a
+    every size as the gallery serves them (through LikeKit's image(for:covering:)): each a
     whole JPEG of the size it claims, upright as the photo shows."""
     problems = []
     records = json.loads(rig.run("list", "--json", check=True).stdout)

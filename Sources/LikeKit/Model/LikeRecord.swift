@@ -100,7 +100,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
 
     /// The pixel sizes of the photo's renditions, smallest first (none for a photo not much
     /// larger than its thumbnail): twice the thumbnail's long side, doubled while smaller than
-    /// the photo. ``LikeRepository/image(for:maxPixelSize:)-5ew70`` gives each, made when missing.
+    /// the photo. ``LikeRepository/image(for:covering:)-6nwig`` gives each, made when missing.
     public var renditionSizes: [(width: Int, height: Int)] { StoredRecord.renditionSizes(width: image.width, height: image.height) }
 
     /// The number of bytes of the record's images together.

@@ -79,7 +79,7 @@ public struct LikeStatistics: Sendable, Hashable {
     /// Requests photo sources still owe for liked photos (Unsplash's download count of a photo
     /// imported while its hourly limit was reached): the next `unsplash` command makes them.
     public var owedRequests: Int = 0
-    /// The renditions the store keeps (see ``LikeRepository/image(for:maxPixelSize:)-5ew70``).
+    /// The renditions the store keeps (see ``LikeRepository/image(for:covering:)-6nwig``).
     public var renditions = 0
     /// Their bytes together.
     public var renditionBytes = 0

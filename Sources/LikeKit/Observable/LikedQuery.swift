@@ -43,7 +43,7 @@
     ///
     /// The query is the one the view was first made with; give the view a new identity (`.id`)
     /// to start another.
-    @available(macOS 14, iOS 17, watchOS 10, tvOS 17, visionOS 1, *)
+    @available(macOS 14, iOS 17, watchOS 10, *)
     @MainActor @propertyWrapper
     public struct LikedQuery: DynamicProperty {
         @Environment(\.likeRepository) private var repository

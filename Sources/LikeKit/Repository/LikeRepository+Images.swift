@@ -1,5 +1,6 @@
 // Images at the size a view needs: the smallest of a photo's thumbnail, renditions and original
-// that covers it, upright, made when missing; a memory cache with a cost limit the app sets, and
+// that covers it (the thumbnail and renditions upright, the original with its orientation), made
+// when missing; a memory cache with a cost limit the app sets, and
 // prefetching that stops the work not begun when cancelled.
 
 import Dispatch
@@ -13,7 +14,16 @@ import LikesSupport
 #endif
 
 /// One of a liked photo's stored JPEGs, chosen for a size (see
-/// ``LikeRepository/image(for:maxPixelSize:)-5ew70``).
+/// ``LikeRepository/image(for:covering:)-6nwig``), with the orientation to draw it in.
+///
+/// A thumbnail or rendition is upright; the original is as it was liked, and a camera's
+/// original often still carries an Exif orientation to apply:
+///
+/// ```swift
+/// let image = try await repository.image(for: id, covering: 1200)
+/// // UIKit: UIImage(data:) reads the orientation from the bytes; a CGImage does not, so pass it:
+/// // UIImage(cgImage: cgImage, scale: 1, orientation: image.orientation.uiImageOrientation)
+/// ```
 public struct PhotoImage: Sendable, Hashable {
     /// Which of the photo's images it is.
     public enum Kind: String, Sendable, Hashable {
@@ -36,6 +46,13 @@ public struct PhotoImage: Sendable, Hashable {
     /// The JPEG's bytes. A thumbnail or rendition is upright with orientation 1 and carries the
     /// photo's ICC profile; the original is as liked (image views turn it by its Exif).
     public var data: Data
+    /// The Exif orientation still to apply to ``data`` to show it upright, 1–8 as TIFF numbers
+    /// them (1 upright, 6 turned a quarter clockwise to show it, …): always 1 for a thumbnail or
+    /// rendition; the original's own for the original. ``width`` and ``height`` are the size
+    /// once it is applied.
+    public var orientation: Int
+    /// Whether ``data`` shows the photo upright as it is (``orientation`` is 1).
+    public var isUpright: Bool { orientation == 1 }
     /// ``file``'s absolute path.
     package var path: String
 }
@@ -147,65 +164,90 @@ public final class ImagePrefetch: Sendable {
 }
 
 extension LikeRepository {
-    /// The smallest of a liked photo's stored images whose long side is at least
-    /// `maxPixelSize` pixels, upright: the thumbnail, a rendition (made now when missing, as
-    /// the store's own codec makes it: decoded at the DCT scale at or above the size, resized,
-    /// with the photo's colour profile), or the original when it is the only one large enough.
+    /// The smallest of a liked photo's stored images that covers `pixelSize`: whose long side,
+    /// upright, is at least that many pixels. The thumbnail or a rendition (made now when
+    /// missing, as the store's own codec makes it: decoded at the DCT scale at or above the size,
+    /// resized, upright, with the photo's colour profile), or the original when it is the only
+    /// one large enough, as liked: see ``PhotoImage/orientation``.
+    ///
+    /// The image is never smaller than asked unless the original is; it is the opposite of
+    /// ImageIO's and Nuke's `maxPixelSize`, which caps the size. Ask for the pixels a view covers
+    /// and let the view scale the image down.
     ///
     /// Renditions stand on a ladder whose steps are at most twice apart (twice the thumbnail's
     /// long side, doubled while shorter than the photo), kept in the store under a byte budget
-    /// (``renditionBudget``), the least recently used out first. Found images are also kept in
+    /// (``renditionBudget()-76qg``), the least recently used out first. Found images are also kept in
     /// memory (``imageCacheLimit``).
     ///
     /// Ask for the device pixels a view covers:
     ///
     /// ```swift
     /// // A grid cell of 160 points on a 3x screen.
-    /// let image = try await repository.image(for: id, maxPixelSize: 160 * 3)
+    /// let image = try await repository.image(for: id, covering: 160 * 3)
     /// cell.image = UIImage(data: image.data)
     /// ```
     ///
     /// - Throws: ``LikeRepositoryError/notLiked(id:)``; `io` when a file cannot be read.
-    public func image(for id: PhotoID, maxPixelSize: Int) throws -> PhotoImage {
+    public func image(for id: PhotoID, covering pixelSize: Int) throws -> PhotoImage {
         let cache = imageCache
         let sized = try translating {
-            try store.image(for: id.rawValue, longSide: max(1, maxPixelSize), readingOriginal: true, cached: { cache.data(for: $0) })
+            try store.image(for: id.rawValue, longSide: max(1, pixelSize), readingOriginal: true, cached: { cache.data(for: $0) })
         }
         let path = Self.joined(self.path, sized.path)
         let data = sized.data ?? Data()
         // Tagged files are given without the store's tag: what a thumbnail's reader expects.
         let bytes = sized.kind == .original ? data : Store.untaggedImage(data)
         cache.insert(bytes, for: sized.path)
-        return PhotoImage(kind: PhotoImage.Kind(sized.kind), width: sized.width, height: sized.height, data: bytes, path: path)
+        return PhotoImage(
+            kind: PhotoImage.Kind(sized.kind), width: sized.width, height: sized.height, data: bytes, orientation: sized.orientation, path: path)
     }
 
-    /// The image of `id` at `maxPixelSize`; see ``image(for:maxPixelSize:)-5ew70``. Runs off
+    /// The image of `id` that covers `pixelSize`; see ``image(for:covering:)-6nwig``. Runs off
     /// Swift's cooperative pool.
-    public func image(for id: PhotoID, maxPixelSize: Int) async throws -> PhotoImage {
-        try await work.read { try self.image(for: id, maxPixelSize: maxPixelSize) }
+    public func image(for id: PhotoID, covering pixelSize: Int) async throws -> PhotoImage {
+        try await work.read { try self.image(for: id, covering: pixelSize) }
     }
 
-    /// Makes (and caches) the images of `ids` at `maxPixelSize`, one after another on a queue
-    /// of their own, for the rows a grid is about to show. Cancel the returned handle when they
-    /// scroll away: the images not yet begun are not made.
+    /// The image of `id` that covers `maxPixelSize`, under its first name.
+    @available(*, deprecated, renamed: "image(for:covering:)", message: "At least this size, not at most as ImageIO's maxPixelSize.")
+    public func image(for id: PhotoID, maxPixelSize: Int) throws -> PhotoImage {
+        try image(for: id, covering: maxPixelSize)
+    }
+
+    /// The image of `id` that covers `maxPixelSize`, under its first name.
+    @available(*, deprecated, renamed: "image(for:covering:)", message: "At least this size, not at most as ImageIO's maxPixelSize.")
+    public func image(for id: PhotoID, maxPixelSize: Int) async throws -> PhotoImage {
+        try await image(for: id, covering: maxPixelSize)
+    }
+
+    /// Makes (and caches) the images of `ids` that cover `pixelSize`, one after another on a
+    /// queue of their own, for the rows a grid is about to show. Cancel the returned handle when
+    /// they scroll away: the images not yet begun are not made.
     ///
     /// ```swift
-    /// let prefetch = repository.prefetchImages(for: nextRows.map(\.id), maxPixelSize: 480)
+    /// let prefetch = repository.prefetchImages(for: nextRows.map(\.id), covering: 480)
     /// // …scrolled the other way:
     /// prefetch.cancel()
     /// ```
     @discardableResult
-    public func prefetchImages(for ids: [PhotoID], maxPixelSize: Int) -> ImagePrefetch {
+    public func prefetchImages(for ids: [PhotoID], covering pixelSize: Int) -> ImagePrefetch {
         let handle = ImagePrefetch()
         DispatchQueue(label: "LikeKit.prefetch", qos: .utility).async {
             for id in ids {
                 if handle.isCancelled { break }
-                _ = try? self.image(for: id, maxPixelSize: maxPixelSize)
+                _ = try? self.image(for: id, covering: pixelSize)
                 handle.didOne()
             }
             handle.finish()
         }
         return handle
+    }
+
+    /// Prefetches the images of `ids` that cover `maxPixelSize`, under its first name.
+    @available(*, deprecated, renamed: "prefetchImages(for:covering:)")
+    @discardableResult
+    public func prefetchImages(for ids: [PhotoID], maxPixelSize: Int) -> ImagePrefetch {
+        prefetchImages(for: ids, covering: maxPixelSize)
     }
 
     /// The most bytes the memory cache of images keeps (32 MB by default); 0 keeps none.
@@ -222,9 +264,17 @@ extension LikeRepository {
 
     /// The budget of bytes the store keeps renditions under (1 GB unless set): the least
     /// recently used are removed once their bytes pass it. Thumbnails and originals are never
-    /// removed.
-    public var renditionBudget: Int {
-        get { (try? store.renditionStatistics().budget) ?? 0 }
+    /// removed. Reads the store's budget file (and counts the renditions) each time.
+    ///
+    /// - Throws: ``LikeRepositoryError``: `io`, `newerFormat`.
+    public func renditionBudget() throws -> Int {
+        try translating { try store.renditionStatistics().budget }
+    }
+
+    /// The budget of bytes for renditions, read off the caller's thread; see
+    /// ``renditionBudget()``.
+    public func renditionBudget() async throws -> Int {
+        try await work.read { try self.renditionBudget() }
     }
 
     /// Sets the store's budget of bytes for renditions (`nil`: back to the default), removing

@@ -60,7 +60,7 @@ public final class LikeRepository: Sendable {
     let observers: ObserverRegistry
     /// Where the `async` overloads run their blocking work.
     let work: BlockingWork
-    /// Recently used images, by their path in the store (see ``image(for:maxPixelSize:)-5ew70``).
+    /// Recently used images, by their path in the store (see ``image(for:covering:)-6nwig``).
     let imageCache = ImageCache()
     /// For a store made by ``temporary(durability:)``: its folder, removed with the repository.
     let temporaryFolder: TemporaryStoreFolder?

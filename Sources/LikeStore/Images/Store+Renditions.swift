@@ -29,6 +29,9 @@ package struct StoreSizedImage: Sendable {
     package var data: Data?
     /// The image generation it shows: a cache keyed by it is never stale.
     package var generation: String
+    /// The Exif orientation still to apply to the bytes, 1–8: the original's own; 1 for a
+    /// thumbnail or rendition, which are made upright.
+    package var orientation = 1
 }
 
 /// What ``Store/makeImagesAhead(for:)`` made.
@@ -50,8 +53,8 @@ package struct StoreRenditionStatistics: Sendable, Hashable {
 
 extension Store {
     /// The smallest stored image of `id`'s photo whose long side is at least `longSide` pixels
-    /// (the original when none is), upright: its thumbnail or a rendition made now when missing
-    /// or damaged, else the original. Where an image cannot be made (a JPEG kind the codec does
+    /// (the original when none is): its thumbnail or a rendition made now when missing or
+    /// damaged, both upright, else the original with its own orientation (``StoreSizedImage/orientation``). Where an image cannot be made (a JPEG kind the codec does
     /// not scale, a read-only store) the next larger one is given.
     ///
     /// `cached` is asked first for the bytes of the file that would be chosen (by its path in
@@ -68,7 +71,7 @@ extension Store {
         let size = (width: stored.image.width, height: stored.image.height)
         let original = StoreSizedImage(
             kind: .original, path: stored.imagePath(user: false) ?? "", width: size.width, height: size.height, bytes: stored.image.bytes,
-            generation: stored.image.generation)
+            generation: stored.image.generation, orientation: stored.image.orientation ?? 1)
         let thumbnailSize = stored.thumbnailSize
         let ladder = RenditionFiles.ladder(width: size.width, height: size.height)
         // What would be chosen, if the cache has it.

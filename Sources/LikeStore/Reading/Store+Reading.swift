@@ -124,15 +124,16 @@ extension Store {
         }
     }
 
-    /// Whether `id` is liked.
+    /// Whether `id` is liked: a read of its record file, refused where a later version wrote it.
     package func isLiked(_ id: String) throws -> Bool {
-        try open()?.records?.exists(key: StorageKey.make(for: id)) ?? false
+        try open()?.records?.existsInKnownFormat(key: StorageKey.make(for: id)) ?? false
     }
 
-    /// For each of `ids`, whether it is liked: one look at a file name each.
+    /// For each of `ids`, whether it is liked: a read of each record file there, refused where a
+    /// later version wrote one.
     package func liked(_ ids: [String]) throws -> [Bool] {
         guard let records = try open()?.records else { return ids.map { _ in false } }
-        return try ids.map { try records.exists(key: StorageKey.make(for: $0)) }
+        return try ids.map { try records.existsInKnownFormat(key: StorageKey.make(for: $0)) }
     }
 
     /// The page `query` asks for.
@@ -192,6 +193,7 @@ extension Store {
         guard let opened = try open() else {
             return StoreStatistics(count: 0, bytes: 0, oldest: nil, newest: nil, fileSystem: fileSystem, flush: flush)
         }
+        try opened.refuseNewerLatestRecords()
         if let counted = try opened.catalogStatistics() {
             return StoreStatistics(
                 count: counted.count, bytes: Int(counted.bytes), oldest: counted.oldest, newest: counted.newest, fileSystem: fileSystem, flush: flush)

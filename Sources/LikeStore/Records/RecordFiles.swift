@@ -125,6 +125,53 @@ struct RecordFiles {
         try directory.entry(StoreLayout.recordFileName(key)) != nil
     }
 
+    /// Whether a record file of `key` is there, read and looked at for its format (not decoded):
+    /// what a question about a photo answers from, refusing a record a later version wrote.
+    ///
+    /// - Throws: ``StoreError/newerFormat(file:format:)`` for such a record; `io`.
+    func existsInKnownFormat(key: String) throws -> Bool {
+        let name = StoreLayout.recordFileName(key)
+        let bytes: [UInt8]
+        do {
+            guard let read = try directory.readBytes(name) else { return false }
+            bytes = read
+        } catch StoreError.io(_, _, let code) where code == EISDIR || code == ELOOP {
+            return true  // damage where the record should be: a photo liked, as `exists` says
+        }
+        if let format = Self.statedFormat(in: bytes), format > 1 {
+            throw StoreError.newerFormat(file: directory.path(name), format: "record format \(format)")
+        }
+        return true
+    }
+
+    /// The number a record file's bytes give as `"format"`, found without decoding the rest;
+    /// `nil` where there is none.
+    static func statedFormat(in bytes: [UInt8]) -> Int? {
+        let key = Array(#""format""#.utf8)
+        guard bytes.count > key.count else { return nil }
+        var start = 0
+        while start + key.count <= bytes.count {
+            guard bytes[start..<start + key.count].elementsEqual(key) else {
+                start += 1
+                continue
+            }
+            var index = start + key.count
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+            index += 1
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
+            var value = 0
+            var digits = 0
+            while index < bytes.count, (0x30...0x39).contains(bytes[index]), digits < 9 {
+                value = value * 10 + Int(bytes[index] - 0x30)
+                digits += 1
+                index += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        return nil
+    }
+
     /// Whether any record file is present.
     func hasAny() throws -> Bool {
         try directory.names().contains { StoreLayout.key(ofRecordFile: $0) != nil }
