@@ -48,6 +48,12 @@ import Testing
         await refusesAsNewer("isLiked") { _ = try await app.isLiked(newest) }
         await refusesAsNewer("likedIDs") { _ = try await app.likedIDs(among: ids) }
         await refusesAsNewer("statistics") { _ = try await app.statistics() }
+        await refusesAsNewer("albums") { _ = try await app.albums() }
+        await refusesAsNewer("months") { _ = try await app.months() }
+        await refusesAsNewer("thumbnail") { _ = try await app.thumbnail(for: newest) }
+        await refusesAsNewer("image") { _ = try await app.image(for: newest, covering: 100) }
+        await refusesAsNewer("note") { try await app.setNote("a note", for: newest) }
+        await refusesAsNewer("unlike") { _ = try await app.unlike(newest) }
         await refusesAsNewer("list") { _ = try await app.list(LikeQuery()) }
         await refusesAsNewer("record") { _ = try await app.record(for: newest) }
         await refusesAsNewer("like") { _ = try await app.like(newest, image: try Data(contentsOf: Repository.samplePhoto)) }
