@@ -67,15 +67,22 @@ struct RepairPlan {
     }
 
     /// Only the rescue of photos whose record files are missing or damaged, for a write session
-    /// about to write a missing or damaged journal anew from the record files: each is rebuilt
-    /// from what the journals still say, a temporary record or its images, or set aside, so that
-    /// none of its images is left for purge to take as an orphan once the new journal no longer
-    /// names it.
+    /// about to write the journal anew from the record files (a missing or damaged one, or a
+    /// sound one as `purge --rebuild-index` asks): each is rebuilt from what the journals still
+    /// say, a temporary record or its images, or set aside, so that none of its images is left
+    /// for purge to take as an orphan once the new journal no longer names it.
+    ///
+    /// Beside a sound journal that knows every record file, an image no line names is what a
+    /// write that never committed left (a merge killed between a photo's images and its record,
+    /// after the unlike that made room for it): an orphan, as `repair` takes it, not a photo to
+    /// bring back from its image alone (which would be liked anew at the time the image was
+    /// written, with none of what it had, and published by the next sync as this store's like).
     mutating func rescueLostRecords(_ records: RecordFiles) throws {
         guard let images = try root.subdirectory(ImageFiles.directoryName).map(ImageFiles.init) else { return }
         let evidence = try JournalEvidence(root: root)
-        journalAccountsForEveryWrite = false
-        try rescueRecordless(records, images: images, evidence: evidence)
+        let keysWithRecord = Set(try records.directory.names().compactMap(StoreLayout.key(ofRecordFile:)))
+        journalAccountsForEveryWrite = evidence.currentIsSound && keysWithRecord.isSubset(of: evidence.current.live.keys)
+        try rescueRecordless(records, images: images, evidence: evidence, keysWithRecord: keysWithRecord)
     }
 
     /// Sets the sync bookkeeping aside whole: kept in part it could pass a merged change for
