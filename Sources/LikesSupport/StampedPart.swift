@@ -1,6 +1,7 @@
 // Owns the names of the parts of a liked photo that carry their own stamp (the period's start,
 // each field, each album's membership and chosen cover): the vocabulary a store's records and the sync merge
-// share, so that neither depends on the other. Called by LikeStore's RecordStamps and LikeSync.
+// share. It sits beneath both, from when neither depended on the other; LikeStore depends on
+// LikeSync now, which could hold it as well. Called by LikeStore's RecordStamps and LikeSync.
 
 /// The parts of a liked photo that each change stamps.
 package enum StampedPart {

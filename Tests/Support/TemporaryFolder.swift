@@ -6,7 +6,7 @@ import Foundation
 /// A unique folder under the system's temporary directory, removed on deinit: the one such type
 /// of every test target, each of which adds its helpers in an extension (a repository in it,
 /// `likes` run on its store, a sync folder).
-public final class TemporaryFolder: @unchecked Sendable {  // `url` is all it holds, and never changes
+public final class TemporaryFolder: Sendable {  // `url` is all it holds, and never changes
     public let url: URL
 
     /// A folder named after the test (`label`, the calling function by default), made now.

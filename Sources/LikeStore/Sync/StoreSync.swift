@@ -70,7 +70,7 @@ struct StoreSync {
         }
         // The folder's upkeep once the store holds what was merged, and what is kept of the
         // photos says so: an image is let go of only when no photo of the store has it.
-        round = try keepUp(&saved, folder, shards, round, found)
+        round = try keepUp(after: round, &saved, in: folder, shards, found: found)
         var shown = round
         shown.pending += waiting.map { FolderProblem(id: $0, reason: "its image is no longer in the folder; a later sync writes it") }
         return report(saved.engine, shown)
@@ -192,7 +192,7 @@ struct StoreSync {
 
     /// Acknowledges what the store merged, lets go of images every device has seen unliked and
     /// compacts the change files, as the engine finds called for; keeps what that changed.
-    private func keepUp(_ saved: inout SavedSync, _ folder: SyncFolder, _ shards: PhotoShards, _ round: SyncRound, _ found: LocalChanges) throws
+    private func keepUp(after round: SyncRound, _ saved: inout SavedSync, in folder: SyncFolder, _ shards: PhotoShards, found: LocalChanges) throws
         -> SyncRound
     {
         var kept = round
