@@ -2,6 +2,7 @@
 // listing, the albums, the statistics, and where each file of a record lives. Answered from the
 // catalog where it can, else by the sure path through the index and the record files.
 
+import LikeSync
 import LikesSupport
 
 #if canImport(Darwin)
@@ -245,16 +246,22 @@ extension Store {
         }
     }
 
-    /// Of the photos chosen as `album`'s cover, the one chosen last: by the milliseconds of its
-    /// choice's stamp, then by key, so that every device that holds the same records picks the
-    /// same one.
+    /// Of the photos chosen as `album`'s cover, the one chosen last: by its choice's stamp as
+    /// devices order stamps (milliseconds, then the counter of changes within one millisecond,
+    /// then the device; a stamp of this store's own, not yet published, counts as the first of its
+    /// millisecond), then by key, so that every device that holds the same records picks the same
+    /// one. The counter matters: one restore that chooses two photos as an album's cover stamps
+    /// both in one millisecond, the later one counted after the earlier.
     static func newestChoice(of album: String, among records: [StoredRecord]) -> StoredRecord? {
         let part = RecordStamps.cover(album)
+        func order(_ record: StoredRecord) -> (Int64, Int, String) {
+            guard let text = record.stamps?[part] else { return (0, 0, "") }
+            guard let stamp = Stamp(text) else { return (StampedPart.milliseconds(of: text), 0, "") }
+            return (stamp.milliseconds, stamp.counter, stamp.device)
+        }
         return records.max { left, right in
-            let (leftTime, rightTime) = (
-                left.stamps?[part].map(StampedPart.milliseconds) ?? 0, right.stamps?[part].map(StampedPart.milliseconds) ?? 0
-            )
-            return leftTime != rightTime ? leftTime < rightTime : left.key.utf8.lexicographicallyPrecedes(right.key.utf8)
+            let (leftOrder, rightOrder) = (order(left), order(right))
+            return leftOrder != rightOrder ? leftOrder < rightOrder : left.key.utf8.lexicographicallyPrecedes(right.key.utf8)
         }
     }
 
