@@ -14,9 +14,9 @@ import Observation
 /// kept current with likes and unlikes made anywhere (another screen, a widget, the command line,
 /// a sync), within a second.
 ///
-/// It is precise: a change to a photo it does not track changes nothing, and ``liked``,
-/// ``tracked`` and ``error`` are assigned only when their value differs, so a heart redraws only
-/// when its own photo's state changed.
+/// It is precise: a change to a photo it does not track changes nothing, and ``liked`` and
+/// ``tracked`` are assigned only when their value differs (``error`` is cleared only when it was
+/// set), so a heart redraws only when its own photo's state changed.
 ///
 /// ```swift
 /// struct Heart: View {

@@ -24,8 +24,9 @@ import Observation
 ///
 /// Like GRDB's `ValueObservation`, it is precise: a change to a photo that neither is shown nor
 /// passes the query's filters before the last photo shown (a like in another album, a note on a
-/// photo further down) reads nothing, and ``records``, ``hasMore`` and ``error`` are assigned only
-/// when their value differs, so a view that reads them redraws only when what it shows changed.
+/// photo further down) reads nothing, and ``records`` and ``hasMore`` are assigned only when their
+/// value differs (``error`` is cleared only when it was set), so a view that reads them redraws
+/// only when what it shows changed.
 ///
 /// ```swift
 /// struct FavoritesGrid: View {
