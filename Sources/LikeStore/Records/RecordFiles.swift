@@ -144,8 +144,9 @@ struct RecordFiles {
         return true
     }
 
-    /// The number a record file's bytes give as `"format"`, found without decoding the rest;
-    /// `nil` where there is none.
+    /// The number a record file's bytes give as `"format"`, found without decoding the rest (the
+    /// first `"format"` followed by a colon: inside a string a quote is escaped); `nil` where
+    /// there is none.
     static func statedFormat(in bytes: [UInt8]) -> Int? {
         let key = Array(#""format""#.utf8)
         guard bytes.count > key.count else { return nil }
@@ -157,7 +158,10 @@ struct RecordFiles {
             }
             var index = start + key.count
             while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                start += 1  // the word as a value (an album named so), not the member: look on
+                continue
+            }
             index += 1
             while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D { index += 1 }
             var value = 0

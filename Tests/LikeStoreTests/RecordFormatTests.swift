@@ -1,0 +1,14 @@
+// The format a record file names, read without decoding it: what isLiked and likedIDs refuse a
+// later version's record by.
+
+import Testing
+
+@testable import LikeStore
+
+@Suite struct RecordFormatTests {
+    @Test func theFormatIsTheMemberNotAValueOfTheSameWord() {
+        #expect(RecordFiles.statedFormat(in: Array(#"{"albums":["format"],"format" : 7,"id":"p"}"#.utf8)) == 7)
+        #expect(RecordFiles.statedFormat(in: Array(#"{"format":1,"note":"\"format\":9"}"#.utf8)) == 1)
+        #expect(RecordFiles.statedFormat(in: Array(#"{"id":"format"}"#.utf8)) == nil)
+    }
+}
