@@ -20,7 +20,9 @@ among them, and one of 4000×3000), with a stand-in for Unsplash's and Flickr's 
 - the viewer: the photo filling the window beside its details, no navigation; a rendition at the
   fit, the original only when zoomed to its pixels by double-click; + - Escape, Ctrl-wheel, drag
   to pan, pinch on a phone; i for the details, ? for the shortcuts; ← → and swipes; the page's
-  own unlike not announced back; a photo that does not exist shows no controls;
+  own unlike not announced back; a photo that does not exist shows no controls, neither while it
+  is asked for (400 ms late) nor after, and its keys (? and Escape) work from the first moment;
+- the shortcuts with the focus on a check box just ticked: Ctrl-A, Escape, ? and /, on both screens;
 - albums renamed and deleted in the page (no prompt()); an album that does not exist offers
   nothing; the albums page; Back and Escape to the same place; the sources' pages named Unsplash
   and Flickr and shown only with their keys; the dark scheme. Screenshots of each page go to
@@ -332,7 +334,9 @@ def main():
         run("like", "oXV3bzR7jxI", "--image", os.path.join(samples, "chelsea.jpg"))
         driver.get(origin + "/")
         viewer_checks(driver, check, wait, origin, records, run)
+        missing_photo_checks(driver, check, wait, origin, "")
         back_checks(driver, check, wait, origin, figures)
+        keys_after_tick_checks(driver, check, wait, origin, figures, records, "")
         driver.get(origin + "/")
         check("with their keys, the sources' pages are in the navigation, named Unsplash and Flickr",
               wait(lambda: [a.text for a in driver.find_elements(By.CSS_SELECTOR, "nav a")] == ["Favorites", "Albums", "Unsplash", "Flickr"]))
@@ -382,6 +386,8 @@ def main():
         # A phone.
         screen(390, 844, 3, True)
         phone_checks(driver, check, wait, origin, figures, records, shots)
+        missing_photo_checks(driver, check, wait, origin, "on a phone, ")
+        keys_after_tick_checks(driver, check, wait, origin, figures, records, "on a phone, ")
         screen(1280, 800, 2, False)
         time_checks(driver, check, wait, likes, store, top, shots, screen)
         keyless_checks(driver, check, wait, likes, store, shots)
@@ -846,6 +852,78 @@ def viewer_checks(driver, check, wait, origin, records, run):
     controls = [node for node in driver.find_elements(By.CSS_SELECTOR, "#heart, textarea, input[name=album], button[name=save], #zoom-in")
                 if node.is_displayed()]
     check("a photo that does not exist shows no heart, note or album field", controls == [], f"{[c.get_attribute('id') for c in controls]}")
+
+
+def missing_photo_checks(driver, check, wait, origin, where):
+    """A photo that does not exist, its answer 400 ms late: nothing to act on while it is asked for
+    nor after, and the keys there from the first moment (? for the shortcuts, Escape back)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    controls = "#heart, #zoom-in, #zoom-out, #info-toggle, textarea, input[name=album], button[name=save]"
+    shown = lambda: [n.get_attribute("id") or n.tag_name for n in driver.find_elements(By.CSS_SELECTOR, controls) if n.is_displayed()]  # noqa: E731
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
+    try:
+        driver.get(origin + "/photo?id=no-such-photo")
+        asking = driver.execute_script("return document.getElementById('detail').getAttribute('aria-busy')") == "true"
+        early = shown()
+        ActionChains(driver).send_keys("?").perform()
+        listed = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open].shortcuts"), 10)
+        check(f"{where}a photo still being asked for shows no heart, zoom, details button, note or album field, and ? lists its keys",
+              asking and early == [] and bool(listed), f"asking {asking}, shown {early}, shortcuts {bool(listed)}")
+        if listed:
+            ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+            wait(lambda: not driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+        said = wait(lambda: driver.find_element(By.ID, "name").text == "Not found")
+    finally:
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    late = shown()
+    message = driver.find_element(By.ID, "info").is_displayed() and driver.find_element(By.ID, "facts").text.strip() != ""
+    check(f"{where}a photo that does not exist says why and offers nothing to act on, the details button among them",
+          bool(said) and late == [] and message, f"shown {late}, message {message}")
+    ActionChains(driver).send_keys("?").perform()
+    keys = wait(lambda: [k.text for k in driver.find_elements(By.CSS_SELECTOR, "dialog[open].shortcuts dt kbd")], 10)
+    if keys:
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        wait(lambda: not driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    back = wait(lambda: driver.execute_script("return location.pathname") == "/", 10)
+    check(f"{where}there, ? lists only Escape and ?, and Escape goes back to the photos", keys == ["Escape", "?"] and bool(back), f"{keys}, back {back}")
+
+
+def keys_after_tick_checks(driver, check, wait, origin, figures, records, where):
+    """With the focus on a tile's check box just ticked: Ctrl-A selects the whole listing (and no
+    text), Escape ends the selection, ? lists the shortcuts and / goes to the search."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    driver.get(origin + "/?fresh=1")
+    wait(lambda: len(figures()) == 60)
+    count = driver.find_element(By.ID, "selected-count")
+    bar = driver.find_element(By.ID, "selection")
+    if where:
+        driver.find_element(By.ID, "select-mode").click()  # on a phone the boxes show while selecting
+    figures()[1].find_element(By.CSS_SELECTOR, "input[name=select]").click()
+    ticked = wait(lambda: count.text == "1 selected")
+    focused = driver.execute_script("return document.activeElement.name") == "select"
+    total = len(records())
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("a").key_up(Keys.CONTROL).perform()
+    everything = wait(lambda: count.text == f"{total} selected", 10)
+    highlighted = driver.execute_script("return String(getSelection()).length")
+    check(f"{where}with a ticked check box focused, Ctrl-A selects the whole listing and no text",
+          bool(ticked and focused and everything) and highlighted == 0, f"focused {focused}, {count.text} of {total}, {highlighted} characters highlighted")
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    ended = wait(lambda: not bar.is_displayed(), 10)
+    ActionChains(driver).send_keys("?").perform()
+    listed = wait(lambda: driver.find_element(By.CSS_SELECTOR, "dialog[open].shortcuts"), 10)
+    if listed:
+        ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+        wait(lambda: not driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+    ActionChains(driver).send_keys("/").perform()
+    searching = wait(lambda: driver.execute_script("return document.activeElement.type") == "search", 10)
+    check(f"{where}then Escape ends the selection, ? lists the shortcuts and / goes to the search",
+          bool(ended and listed and searching), f"ended {ended}, shortcuts {bool(listed)}, search {searching}")
 
 
 VIEWER_BOX = """

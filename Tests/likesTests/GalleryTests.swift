@@ -129,6 +129,17 @@ enum GalleryTools {
             "an album's cover is as sharp as the screen: an image with the device pixels of its square, or the original",
             "a photo that does not exist shows no heart, note or album field", "Enter in the album field adds the photo to that album",
             "the page's own unlike is not announced back to it as someone else's: the undo hint stays",
+            // Issue 67: the keys after a tick, and a photo that does not exist, on both screens.
+            "with a ticked check box focused, Ctrl-A selects the whole listing and no text",
+            "on a phone, with a ticked check box focused, Ctrl-A selects the whole listing and no text",
+            "then Escape ends the selection, ? lists the shortcuts and / goes to the search",
+            "on a phone, then Escape ends the selection, ? lists the shortcuts and / goes to the search",
+            "a photo still being asked for shows no heart, zoom, details button, note or album field, and ? lists its keys",
+            "on a phone, a photo still being asked for shows no heart, zoom, details button, note or album field, and ? lists its keys",
+            "a photo that does not exist says why and offers nothing to act on, the details button among them",
+            "on a phone, a photo that does not exist says why and offers nothing to act on, the details button among them",
+            "there, ? lists only Escape and ?, and Escape goes back to the photos",
+            "on a phone, there, ? lists only Escape and ?, and Escape goes back to the photos",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }

@@ -38,7 +38,15 @@ function el(tag, properties = {}, ...children) {
   return node;
 }
 const live = () => new EventSource("/events");
-const typingIn = (target) => target.closest && target.closest("input, textarea, select, dialog");
+// Whether a key pressed in `target` is typing: in a text field, a text area, a list or a dialog.
+// A check box, a radio button or a button with the focus (one just ticked) takes shortcuts.
+const notTyped = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"]);
+const typingIn = (target) => {
+  if (!target.closest) return false;
+  if (target.closest("textarea, select, dialog, [contenteditable]:not([contenteditable=false])")) return true;
+  const input = target.closest("input");
+  return Boolean(input) && !notTyped.has(input.type);
+};
 
 // The changes this page made, by photo id, for a few seconds: their events come back through the
 // live stream, and must not be announced as someone else's.
@@ -104,12 +112,13 @@ function ask({ title, message, field, confirm, list }) {
 }
 
 // `?`: the keyboard shortcuts of the page, in a dialog.
+// `list` is the shortcuts, or a function that gives those that work now.
 function shortcuts(list) {
   addEventListener("keydown", (event) => {
     if (event.key !== "?" || typingIn(event.target) || document.querySelector("dialog[open]")) return;
     event.preventDefault();
     const dialog = el("dialog", { className: "ask shortcuts", "aria-label": "Keyboard shortcuts" });
-    const rows = list.flatMap(([keys, what]) => [el("dt", {}, ...keys.split(" ").map((key) => el("kbd", { text: key }))), el("dd", { text: what })]);
+    const rows = (typeof list === "function" ? list() : list).flatMap(([keys, what]) => [el("dt", {}, ...keys.split(" ").map((key) => el("kbd", { text: key }))), el("dd", { text: what })]);
     const close = el("button", { type: "button", text: "Close", className: "primary" });
     dialog.append(el("h2", { text: "Keyboard shortcuts" }), el("dl", {}, ...rows), el("p", { className: "buttons" }, close));
     close.addEventListener("click", () => dialog.close());
@@ -825,16 +834,36 @@ async function photoPage() {
   showInfo(sessionStorage.getItem("likes.info") !== "closed");
   infoToggle.addEventListener("click", () => showInfo(info.hidden));
 
+  // The keys, from the first moment: Escape and ? at once, the rest once the photo is here
+  // (`ready`); until then, and for a photo that does not exist, nothing else is offered.
   let photo;
+  let ready = false;
+  addEventListener("keydown", (event) => {
+    if (typingIn(event.target) || document.querySelector("dialog[open]")) return;
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.key === "Escape") { if (ready && zoom > 1.001) zoomTo(1); else back(); }
+    else if (!ready) return;
+    else if (event.key === "ArrowLeft") go("previous");
+    else if (event.key === "ArrowRight") go("next");
+    else if (event.key === "i") showInfo(info.hidden);
+    else if (event.key === "+" || event.key === "=") zoomTo(zoom * 1.5);
+    else if (event.key === "-") zoomTo(zoom / 1.5);
+    else if (event.key === "0") zoomTo(1);
+    else return;
+    event.preventDefault();
+  });
+  const always = [["Escape", "Back to the photos"], ["?", "These shortcuts"]];
+  shortcuts(() => ready ? [["← →", "Previous and next photo"], ["i", "Show or hide the details"], ["+ −", "Zoom in and out"],
+    ["0", "Fit the window"], ["Escape", "Fit, then back to the photos"], ["?", "These shortcuts"]] : always);
   try {
     photo = await api("/api/photo?id=" + encodeURIComponent(id));
   } catch (error) {
-    // Nothing to act on: no heart, no album field, no note; the way back stays.
+    // Nothing to act on (no heart, zoom, album field or note, as while it was asked for, and no
+    // button for the details, which say why); the way back stays.
     document.getElementById("name").textContent = "Not found";
     document.title = "Not found · likes";
     facts.replaceChildren(el("p", { text: error.message }));
-    for (const node of [heart, document.getElementById("album-part"), document.getElementById("note-part"), full,
-      document.getElementById("zoom-in"), document.getElementById("zoom-out")]) node.hidden = true;
+    full.hidden = true;
     showInfo(true);
     article.setAttribute("aria-busy", "false");
     return;
@@ -1041,6 +1070,8 @@ async function photoPage() {
   }));
   note.value = photo.note || "";
   render(photo);
+  for (const node of [heart, infoToggle, document.getElementById("zoom-in"), document.getElementById("zoom-out"),
+    document.getElementById("album-part"), document.getElementById("note-part")]) node.hidden = false;
   article.setAttribute("aria-busy", "false");
 
   // Previous and next in the listing's order (newer and older), by the photo's cursor.
@@ -1076,21 +1107,7 @@ async function photoPage() {
   document.getElementById("previous").addEventListener("click", () => go("previous"));
   document.getElementById("next").addEventListener("click", () => go("next"));
   close.addEventListener("click", (event) => { event.preventDefault(); back(); });
-  addEventListener("keydown", (event) => {
-    if (typingIn(event.target) || document.querySelector("dialog[open]")) return;
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
-    if (event.key === "ArrowLeft") go("previous");
-    else if (event.key === "ArrowRight") go("next");
-    else if (event.key === "Escape") { if (zoom > 1.001) zoomTo(1); else back(); }
-    else if (event.key === "i") showInfo(info.hidden);
-    else if (event.key === "+" || event.key === "=") zoomTo(zoom * 1.5);
-    else if (event.key === "-") zoomTo(zoom / 1.5);
-    else if (event.key === "0") zoomTo(1);
-    else return;
-    event.preventDefault();
-  });
-  shortcuts([["← →", "Previous and next photo"], ["i", "Show or hide the details"], ["+ −", "Zoom in and out"],
-    ["0", "Fit the window"], ["Escape", "Fit, then back to the photos"], ["?", "These shortcuts"]]);
+  ready = true;
   neighbour("previous");
   neighbour("next");
   dropToLike();
