@@ -36,6 +36,10 @@ package final class Store: Sendable {
     /// decoding the photo again. At most ``pictureLimit``, the oldest dropped first.
     let thumbnailPictures = Locked<[(generation: String, picture: PlanarImage, metadata: JPEGMetadata)]>([])
     static let pictureLimit = 64
+    /// The journal as the last ``open()`` found it settled (its ``StoreDirectory/changeStamp(_:)``):
+    /// in a format this version reads, with no change a cut left to finish. An open that finds
+    /// the same journal skips both looks, since only a change to it can leave one to finish.
+    private let settledJournal = Locked<[Int64]?>(nil)
 
     package init(path: String, durable: Bool, lockTimeout: Double, faults: FaultInjector?) {
         self.path = path
@@ -66,10 +70,15 @@ package final class Store: Sendable {
     /// ``OpenStore/sharedLock()``.
     func open() throws -> OpenStore? {
         guard let root = try openRoot() else { return nil }
-        // One journal opened for both looks: its header's format, and its last lines.
-        let reader = try? Journal(root: root).reader(records: nil)
-        if let reader { try Journal.refuseNewerFormat(of: reader.source) }
-        finishPendingChange(root, reader)
+        // Taken before the looks: a journal changed meanwhile has another stamp next time.
+        let stamp = root.changeStamp(Journal.fileName)
+        if stamp == nil || stamp != settledJournal.withLock({ $0 }) {
+            // One journal opened for both looks: its header's format, and its last lines.
+            let reader = try? Journal(root: root).reader(records: nil)
+            if let reader { try Journal.refuseNewerFormat(of: reader.source) }
+            let settled = finishPendingChange(root, reader)
+            settledJournal.withLock { $0 = settled ? stamp : nil }
+        }
         return try OpenStore(root: root, lockTimeout: lockTimeout)
     }
 
@@ -79,11 +88,13 @@ package final class Store: Sendable {
     /// the finishing itself, only then, takes the exclusive lock if it is free at once (a writer
     /// holding it settles the lines itself). Where the store cannot be written, nothing is
     /// finished and readers see such a change as not made, until a writer comes.
-    private func finishPendingChange(_ root: StoreDirectory, _ reader: JournalReader?) {
+    ///
+    /// - Returns: Whether the journal's last changes were found settled, none waiting.
+    @discardableResult
+    private func finishPendingChange(_ root: StoreDirectory, _ reader: JournalReader?) -> Bool {
         let journal = Journal(root: root)
-        guard let reader, let changes = try? reader.lastChanges(), !changes.isEmpty,
-            let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName)
-        else { return }
+        guard let reader, let changes = try? reader.lastChanges() else { return false }
+        guard !changes.isEmpty, let recordsDirectory = try? root.subdirectory(RecordFiles.directoryName) else { return changes.isEmpty }
         // Without reading records: whether a change may be waiting, by one name each (a batch's,
         // by its mark).
         let batch = (try? root.entry(Journal.batchMarkName)) != nil
@@ -105,17 +116,18 @@ package final class Store: Sendable {
                 }
                 return (try? recordsDirectory.entry(name)) != nil
             }
-        guard waiting else { return }
+        guard waiting else { return true }
         // The file lock alone: it also excludes this process's writers (flock belongs to the
         // open file), and this may run on a thread that holds `writer`.
         guard let lock = try? FileLock(in: root, timeout: 0), let imagesDirectory = try? root.subdirectory(ImageFiles.directoryName),
             let locked = try? journal.reader(records: nil)
-        else { return }
+        else { return false }
         let (records, images) = (RecordFiles(directory: recordsDirectory), ImageFiles(directory: imagesDirectory))
         let finishing = { (line: JournalLine) in try WriteSession.finish(line, records: records, images: images, root: root, durable: self.durable) }
         try? journal.finishBatch(locked, records: records, finishing: finishing)
         _ = try? journal.settle(locked, records: records, finishing: finishing)
         _ = consume lock
+        return false  // finished now: looked at again next time
     }
 
     /// Runs `body` holding this process's writer lock and the store's exclusive file lock, with

@@ -48,6 +48,22 @@ import Testing
         #expect(!journal.contains("\nA "), "nothing was taken back")
     }
 
+    /// A repository keeps the journal it found settled and skips the look at its last lines
+    /// while the journal is the same: a cut after its last read is still finished by its next.
+    @Test func aReaderThatReadBeforeTheCutStillFinishesTheLikeAtItsNextRead() throws {
+        try folder.repository().like(PhotoID(valid: "old"), image: Samples.coffee)
+        let reader = folder.repository()
+        #expect(try reader.list().records.map(\.id) == [PhotoID(valid: "old")])
+        #expect(try reader.record(for: PhotoID(valid: "old")) != nil)
+        let id = PhotoID(valid: "new")
+        try stopping(before: "rename") { try $0.like(id, image: Samples.rocket, note: "kept") }
+        #expect(!recordNames.contains("new.json"))
+
+        #expect(try reader.list().records.map(\.id) == [id, PhotoID(valid: "old")])
+        #expect(try reader.record(for: id)?.note == "kept")
+        #expect(recordNames == ["new.json", "old.json"])
+    }
+
     @Test func anUpdateWhoseRenameWasLostIsFinishedByTheNextWriterAndItsOldImageRemoved() throws {
         let id = PhotoID(valid: "photo")
         let first = try folder.repository().like(id, image: Samples.coffee, note: "first")

@@ -432,6 +432,7 @@ final class StoreDirectory: Sendable {
         let name: String
         /// The file's identity: a file put in its place under the same name has another.
         let inode: UInt64
+        private let device: UInt64
         let sizeWhenOpened: Int
         /// Whether ``withMappedBytes(_:)`` maps the file (see ``Journal/reader(records:mapped:)``).
         var mayMap = false
@@ -441,6 +442,7 @@ final class StoreDirectory: Sendable {
             self.descriptor = descriptor
             self.name = name
             self.inode = UInt64(info.st_ino)
+            self.device = UInt64(info.st_dev)
             self.sizeWhenOpened = Int(info.st_size)
             self.directory = directory
         }
@@ -471,17 +473,22 @@ final class StoreDirectory: Sendable {
             return data
         }
 
-        /// The file as it is now, mapped read-only into memory for the call; `nil` unless
-        /// ``mayMap`` and the file is not empty, or where mapping fails (then read it instead).
+        /// The file as it is now, mapped read-only into memory for the call (a mapping kept from
+        /// an earlier call where it is the same file and covers it: ``FileMappings``); `nil`
+        /// unless ``mayMap`` and the file is not empty, or where mapping fails (then read it
+        /// instead).
         func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
             let size = try currentSize()
-            guard mayMap, size > 0 else { return nil }
-            guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else { return nil }
-            defer { munmap(address, size) }
-            // A touched page is read alone, not with megabytes around it: readers ask for the
-            // parts they walk through (MADV_WILLNEED), and a jump touches a page here and there.
-            _ = madvise(address, size, MADV_RANDOM)
-            return try body(UnsafeBufferPointer(start: address.assumingMemoryBound(to: UInt8.self), count: size))
+            guard mayMap, let mapping = mapping(covering: size) else { return nil }
+            return try withExtendedLifetime(mapping) { try body(mapping.bytes(size)) }
+        }
+
+        /// A read-only mapping of the file's first `size` bytes (its length now, which the
+        /// caller read), kept from an earlier read where it covers them (``FileMappings``);
+        /// `nil` for an empty file or where mapping fails.
+        func mapping(covering size: Int) -> FileMapping? {
+            guard size > 0 else { return nil }
+            return FileMappings.mapping(path: directory.path(name), descriptor: descriptor, device: device, inode: inode, size: size)
         }
 
         func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
@@ -575,6 +582,24 @@ final class StoreDirectory: Sendable {
         return Entry(
             name: name, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG, isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, size: Int(info.st_size),
             inode: UInt64(info.st_ino), modified: Int64(modified.tv_sec) * 1000 + Int64(modified.tv_nsec) / 1_000_000)
+    }
+
+    /// The regular file `name` as a list of numbers that changes whenever the file may have: its
+    /// device, inode and size and the time of its last change of either content or inode (to
+    /// the nanosecond the file system keeps). `nil` where it is no regular file.
+    func changeStamp(_ name: String) -> [Int64]? {
+        guard (try? Self.checkName(name)) != nil else { return nil }
+        var info = stat()
+        guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        #if canImport(Darwin)
+            let (modified, changed) = (info.st_mtimespec, info.st_ctimespec)
+        #else
+            let (modified, changed) = (info.st_mtim, info.st_ctim)
+        #endif
+        return [
+            Int64(info.st_dev), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_size), Int64(modified.tv_sec), Int64(modified.tv_nsec),
+            Int64(changed.tv_sec), Int64(changed.tv_nsec),
+        ]
     }
 
     /// Whether `path` names a directory, a link followed: what `URL(fileURLWithPath:)` asks of

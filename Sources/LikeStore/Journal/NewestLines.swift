@@ -114,18 +114,19 @@ enum NewestLines {
 
     /// The file mapped into memory, checked against the journal it was opened for.
     final class Mapped {
-        private let address: UnsafeMutableRawPointer
+        private let mapping: FileMapping
+        private let address: UnsafeRawPointer
         private let size: Int
         /// The journal's length the file describes.
         let covered: Int
         let likeCount: Int
         private let slotCount: Int
 
-        private init(address: UnsafeMutableRawPointer, size: Int, covered: Int, likeCount: Int, slotCount: Int) {
-            (self.address, self.size, self.covered, self.likeCount, self.slotCount) = (address, size, covered, likeCount, slotCount)
+        /// `address`: the start of `mapping`, which this holds, so that it stays valid.
+        private init(mapping: FileMapping, address: UnsafeRawPointer, size: Int, covered: Int, likeCount: Int, slotCount: Int) {
+            (self.mapping, self.address, self.size) = (mapping, address, size)
+            (self.covered, self.likeCount, self.slotCount) = (covered, likeCount, slotCount)
         }
-
-        deinit { munmap(address, size) }
 
         private func number(at offset: Int) -> Int {
             Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
@@ -185,9 +186,10 @@ enum NewestLines {
         static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
             guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
                 let file = try? root.openForReading(NewestLines.fileName), file.sizeWhenOpened >= NewestLines.headerSize,
-                let address = mmap(nil, file.sizeWhenOpened, PROT_READ, MAP_PRIVATE, file.descriptor, 0), address != MAP_FAILED
+                let mapping = file.mapping(covering: file.sizeWhenOpened), let start = mapping.bytes(file.sizeWhenOpened).baseAddress
             else { return nil }
             let size = file.sizeWhenOpened
+            let address = UnsafeRawPointer(start)
             func number(_ offset: Int) -> Int {
                 Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
             }
@@ -198,12 +200,8 @@ enum NewestLines {
                 covered > 0, covered <= journal.count, NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(112)),
                 likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
                 size == NewestLines.headerSize + 8 * likes + NewestLines.slotSize * slots
-            else {
-                munmap(address, size)
-                return nil
-            }
-            _ = madvise(address, size, MADV_RANDOM)
-            return Mapped(address: address, size: size, covered: covered, likeCount: likes, slotCount: slots)
+            else { return nil }
+            return Mapped(mapping: mapping, address: address, size: size, covered: covered, likeCount: likes, slotCount: slots)
         }
     }
 
