@@ -22,6 +22,7 @@ Usage: userstore.py RELEASE_DIR WORKDIR [--one-pass] [SIZE ...]   (sizes default
        userstore.py RELEASE_DIR WORKDIR --million [SIZE ...]
        userstore.py RELEASE_DIR WORKDIR --changes [SIZE]
        userstore.py RELEASE_DIR WORKDIR --cold-io [SIZE]
+       userstore.py RELEASE_DIR WORKDIR --build-only [SIZE ...]
 The second form measures flat cost up to a million photos on one-pass stores (a store of a
 million built the user's way would take hours): the newest page, a search for a word every photo
 has and for one none has, and one durable like (an image and its record) against sqlite3
@@ -29,7 +30,9 @@ inserting the record and the image (`readfile`) in one transaction; sizes defaul
 100000 1000000; it writes million.json and million-chart.txt. The third measures the newest page,
 a colour page and a search page on the one-pass store of SIZE (default 10000) after 0, 1,000,
 10,000 and 100,000 changes since its last like (`likes-bench changes`), each beside sqlite3 on the
-same records; it writes changes.json and changes-chart.txt.
+same records; it writes changes.json and changes-chart.txt. The fourth builds stores (a), (b) and
+(c) of each size and their tables (WORKDIR/user-SIZE-KEY/{store,likes.db,records.jsonl}), measures
+nothing and stops: what Benchmarks/InProcess measures in one process.
 Needs Pillow (python3-pil) for the one small JPEG the photos are made from; root for the cold
 rows (the page cache emptied before each run) and for the warm rows' two states of `likes` in
 the page cache (see `measure`); without root, one warm row each, in whatever state it is.
@@ -52,7 +55,8 @@ MILLION = "--million" in sys.argv
 COLD_IO = "--cold-io" in sys.argv
 CHANGES = "--changes" in sys.argv
 ONE_PASS = "--one-pass" in sys.argv
-ARGUMENTS = [argument for argument in sys.argv[1:] if argument not in ("--million", "--cold-io", "--changes", "--one-pass")]
+BUILD_ONLY = "--build-only" in sys.argv
+ARGUMENTS = [argument for argument in sys.argv[1:] if argument not in ("--million", "--cold-io", "--changes", "--one-pass", "--build-only")]
 RELEASE, WORK = ARGUMENTS[0], ARGUMENTS[1]
 SIZES = [int(size) for size in ARGUMENTS[2:]] or (
     [1000, 10000, 100000, 1000000] if MILLION else [100000] if COLD_IO else [10000] if CHANGES else [1000, 10000, 100000])
@@ -536,6 +540,8 @@ for size in SIZES:
             steps["photos"] = peer_database(folders[key], os.path.join(folders[key], "store"))
             results["build"][f"{size}-{key}"] = steps
             print(f"built store ({key}) of {size:,}: " + ", ".join(f"{k} {v:.1f}" for k, v in steps.items()), flush=True)
+    if BUILD_ONLY:
+        continue
     for (key, label), part in zip(STORES, ("user", "inUseMore", "restored")):
         results[part][str(size)] = measure(f"({key}) {label}", os.path.join(folders[key], "store"), folders[key], size)
     if ONE_PASS:
@@ -550,6 +556,8 @@ for size in SIZES:
     results["user"][str(size)]["purge --dry-run"] = {"likesMs": purge_times[0] * 1000, "findMs": purge_times[1] * 1000, "ratio": purge_times[0] / purge_times[1]}
     print(f"  (a) {size:,}: verify {results['user'][str(size)]['verify']}, purge --dry-run vs find: {purge_times[0] * 1000:.0f} vs {purge_times[1] * 1000:.0f} ms", flush=True)
 
+if BUILD_ONLY:
+    sys.exit(0)
 with open(os.path.join(WORK, "userstore.json"), "w") as handle:
     json.dump(results, handle, indent=2)
 picture = chart({"user": {size: {k: v for k, v in rows.items() if "sqliteMs" in v} for size, rows in results["user"].items()}})
