@@ -40,6 +40,9 @@ package final class Store: Sendable {
     /// in a format this version reads, with no change a cut left to finish. An open that finds
     /// the same journal skips both looks, since only a change to it can leave one to finish.
     private let settledJournal = Locked<[Int64]?>(nil)
+    /// The journal as the last look at its latest records found them in a format this version
+    /// reads (see ``refuseNewerLatestRecords(_:)``).
+    private let knownLatestRecords = Locked<[Int64]?>(nil)
 
     package init(path: String, durable: Bool, lockTimeout: Double, faults: FaultInjector?) {
         self.path = path
@@ -80,6 +83,21 @@ package final class Store: Sendable {
             settledJournal.withLock { $0 = settled ? stamp : nil }
         }
         return try OpenStore(root: root, lockTimeout: lockTimeout)
+    }
+
+    /// Refuses a store a later version changed last, as ``OpenStore/refuseNewerLatestRecords()``
+    /// does, looking again only once the journal changed: a later version's change, like every
+    /// change, appends to the journal, so its record is among the latest ones until this
+    /// version writes after it. What asks whether photos are liked answers from the names of
+    /// their record files then: one look at a name each, as SQLite's look-up of a key.
+    ///
+    /// - Throws: ``StoreError/newerFormat(file:format:)``; `io`.
+    func refuseNewerLatestRecords(_ opened: OpenStore) throws {
+        // Taken before the look: a journal changed meanwhile has another stamp next time.
+        let stamp = opened.root.changeStamp(Journal.fileName)
+        if let stamp, stamp == knownLatestRecords.withLock({ $0 }) { return }
+        try opened.refuseNewerLatestRecords()
+        knownLatestRecords.withLock { $0 = stamp }
     }
 
     /// Finishes the journal's last changes where a power cut left them on disk but not yet shown

@@ -73,6 +73,37 @@ import Testing
         }
         #expect(try snapshot(of: app.directory) == before)
     }
+
+    /// An app that found the store in its own format keeps asking it; then another program
+    /// likes a photo there, as a later version does (a line appended to the journal, a record
+    /// of that version's format). The app's next question refuses the store, though the answer
+    /// it gave before came from names alone.
+    @available(macOS 14, iOS 17, watchOS 10, *)
+    @Test func aLaterVersionsLikeIsRefusedByAnAppThatAskedBefore() async throws {
+        let app = try LikeRepository.temporary()
+        try await app.likeSamplePhotos(count: 2)
+        let ids = [try PhotoID("sample-1"), try PhotoID("sample-2")]
+        #expect(try await app.likedIDs(among: ids) == Set(ids))
+        #expect(try await app.isLiked(ids[0]))
+
+        let other = LikeRepository(directory: app.directory)
+        let newer = try PhotoID("from-a-later-version")
+        try await other.like(newer, image: try Data(contentsOf: Repository.samplePhoto))
+        let records = app.directory.appendingPathComponent("records")
+        var rewritten = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: records.path) where name.hasSuffix(".json") {
+            let file = records.appendingPathComponent(name)
+            let text = try String(contentsOf: file, encoding: .utf8)
+            guard text.contains("\"\(newer.rawValue)\"") else { continue }
+            try Data(text.replacingOccurrences(of: "\"format\":1", with: "\"format\":7").utf8).write(to: file)
+            rewritten += 1
+        }
+        try #require(rewritten == 1)
+
+        await refusesAsNewer("isLiked of a photo liked before") { _ = try await app.isLiked(ids[0]) }
+        await refusesAsNewer("likedIDs") { _ = try await app.likedIDs(among: ids) }
+        await refusesAsNewer("isLiked, blocking") { _ = try app.isLiked(ids[1]) }
+    }
 }
 
 /// The image API's names as ImageIO's and Nuke's read: an image that covers a size, and the

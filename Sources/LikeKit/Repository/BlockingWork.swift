@@ -37,6 +37,17 @@ final class BlockingWork: Sendable {
         try await run(on: DispatchQueue(label: label + ".read", qos: .userInitiated), work)
     }
 
+    /// Runs a read that never waits for the store's lock and reads a few small files, on the
+    /// awaiting task's own thread (Swift's pool, off the caller's actor: these overloads are
+    /// `nonisolated`). A queue's thread would be woken for it and the task's thread woken
+    /// again after it, and those two wake-ups cost more than the read: `record(for:)` took
+    /// 0.20 ms through a queue and 0.11 ms here (BENCHMARKS.md). A pool thread may do brief
+    /// work; only a wait must never hold one.
+    func brief<Value>(_ work: () throws -> Value) async throws -> Value {
+        try Task.checkCancellation()
+        return try work()
+    }
+
     private func run<Value: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         let cancellation = LockWaitCancellation()
         return try await withTaskCancellationHandler {

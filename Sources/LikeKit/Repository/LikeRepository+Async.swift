@@ -155,18 +155,18 @@ extension LikeRepository {
 
     /// Whether the photo is liked; see ``isLiked(_:)``.
     public func isLiked(_ id: PhotoID) async throws -> Bool {
-        try await work.read { try self.isLiked(id) }
+        try await work.brief { try self.isLiked(id) }
     }
 
     /// Which of `ids` are liked; see ``likedIDs(among:)``.
     public func likedIDs(among ids: some Sequence<PhotoID>) async throws -> Set<PhotoID> {
         let ids = Array(ids)
-        return try await work.read { try self.likedIDs(among: ids) }
+        return try await work.brief { try self.likedIDs(among: ids) }
     }
 
     /// The record of a liked photo; see ``record(for:)``.
     public func record(for id: PhotoID) async throws -> LikeRecord? {
-        try await work.read { try self.record(for: id) }
+        try await work.brief { try self.record(for: id) }
     }
 
     /// The thumbnail of a liked photo, made now if missing; see ``thumbnail(for:)-7l7hw``.

@@ -125,16 +125,18 @@ extension Store {
         }
     }
 
-    /// Whether `id` is liked: a read of its record file, refused where a later version wrote it.
+    /// Whether `id` is liked: a look at its record file's name, once the store's latest records
+    /// are found in a format this version reads (see ``refuseNewerLatestRecords(_:)``).
     package func isLiked(_ id: String) throws -> Bool {
-        try open()?.records?.existsInKnownFormat(key: StorageKey.make(for: id)) ?? false
+        try liked([id])[0]
     }
 
-    /// For each of `ids`, whether it is liked: a read of each record file there, refused where a
-    /// later version wrote one.
+    /// For each of `ids`, whether it is liked: a look at each record file's name, as
+    /// ``isLiked(_:)``.
     package func liked(_ ids: [String]) throws -> [Bool] {
-        guard let records = try open()?.records else { return ids.map { _ in false } }
-        return try ids.map { try records.existsInKnownFormat(key: StorageKey.make(for: $0)) }
+        guard let opened = try open(), let records = opened.records else { return ids.map { _ in false } }
+        try refuseNewerLatestRecords(opened)
+        return try ids.map { try records.exists(key: StorageKey.make(for: $0)) }
     }
 
     /// The page `query` asks for.
@@ -194,7 +196,7 @@ extension Store {
         guard let opened = try open() else {
             return StoreStatistics(count: 0, bytes: 0, oldest: nil, newest: nil, fileSystem: fileSystem, flush: flush)
         }
-        try opened.refuseNewerLatestRecords()
+        try refuseNewerLatestRecords(opened)
         if let counted = try opened.catalogStatistics() {
             return StoreStatistics(
                 count: counted.count, bytes: Int(counted.bytes), oldest: counted.oldest, newest: counted.newest, fileSystem: fileSystem, flush: flush)
