@@ -7,17 +7,22 @@ import LikeKit
 import Testing
 
 @MainActor @Suite struct LiveQueryTests {
-    /// What a grid shows of a live query.
+    /// What a grid shows of a live query: which photos, their notes, whether each has its
+    /// thumbnail (a like shows its photo at once, from its change; the thumbnail `likes` makes
+    /// after the like is there at the next reading), and whether more follow.
     struct Shown: Sendable, Equatable {
         var ids: [String]
         var notes: [String?]
+        var thumbnails: [Bool]
         var hasMore: Bool
         var failed: Bool
     }
 
     @available(macOS 14, iOS 17, watchOS 10, *)
     func shown(_ photos: LikedPhotos) -> Shown {
-        Shown(ids: photos.records.map(\.id.rawValue), notes: photos.records.map(\.note), hasMore: photos.hasMore, failed: photos.error != nil)
+        Shown(
+            ids: photos.records.map(\.id.rawValue), notes: photos.records.map(\.note), thumbnails: photos.records.map { $0.thumbnail != nil },
+            hasMore: photos.hasMore, failed: photos.error != nil)
     }
 
     @available(macOS 14, iOS 17, watchOS 10, *)
@@ -49,7 +54,9 @@ import Testing
         #expect(try OtherProcess.likes(store, "note", "t5", "shown") == 0)
         #expect(await redraws.until { $0.notes.contains("shown") })
         #expect(redraws.seen.allSatisfy { $0.notes.contains("shown") }, "redrawn before the change it shows: \(redraws.seen)")
-        #expect(redraws.seen.last == Shown(ids: ["t6", "t5", "t4"], notes: [nil, "shown", nil], hasMore: true, failed: false))
+        #expect(
+            redraws.seen.last
+                == Shown(ids: ["t6", "t5", "t4"], notes: [nil, "shown", nil], thumbnails: [true, true, true], hasMore: true, failed: false))
 
         // A like into the album comes in on top, pushing the last one down, not out; an unlike of
         // a photo shown takes it out.
@@ -64,7 +71,8 @@ import Testing
         #expect(try OtherProcess.likes(store, "album", "add", "Trip", "x1") == 0)
         #expect(await redraws.until { $0.ids == ["t7", "x1", "t4"] }, "\(redraws.seen)")
         // Each redraw showed something new: none repeated what was shown before it.
-        let values = [Shown(ids: ["t6", "t5", "t4"], notes: [nil, nil, nil], hasMore: true, failed: false)] + redraws.seen
+        let values =
+            [Shown(ids: ["t6", "t5", "t4"], notes: [nil, nil, nil], thumbnails: [true, true, true], hasMore: true, failed: false)] + redraws.seen
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 != $1 }, "\(values)")
     }
 

@@ -18,9 +18,11 @@ import Observation
 /// line) or merged by a sync.
 ///
 /// Only what is shown is loaded: the first page when ``load()`` is called, a page more on each
-/// ``loadMore()``. A change that can alter what is shown reloads the pages shown (a like that
-/// matches appears in its place, an unliked photo leaves, an edited one changes, one that no
-/// longer matches the filters leaves), within a second of its commit, whichever process made it.
+/// ``loadMore()``. A change that can alter what is shown updates it (a like that matches appears
+/// in its place, an unliked photo leaves, an edited one changes, one that no longer matches the
+/// filters leaves), within a second of its commit, whichever process made it: a like, and an
+/// unlike where every match is shown, from the record the change carries; anything else by
+/// reading the pages shown again.
 ///
 /// Like GRDB's `ValueObservation`, it is precise: a change to a photo that neither is shown nor
 /// passes the query's filters before the last photo shown (a like in another album, a note on a
@@ -170,13 +172,77 @@ public final class LikedPhotos {
             changedMeanwhile = true
             return
         }
-        guard mayAlter(change) else { return }
+        guard mayAlter(change) else {
+            if mayEndWhatFollows(change) { await checkWhatFollows() }
+            return
+        }
+        if let shown = applied(change) {
+            records = shown
+            return
+        }
         if change.kind == .unliked, let id = change.id, let index = records.firstIndex(where: { $0.id == id }) {
             records.remove(at: index)  // at once; the reload below keeps the page's length
         }
         // After a like one more than shown: a like that comes in above pushes the last one
         // down, not out.
         await reload(count: records.count + (change.kind == .liked ? 1 : 0))
+    }
+
+    /// Whether `change`, which alters nothing shown, may have taken away the last match that
+    /// follows what is shown: an unlike, or an edit after which the photo no longer matches, of
+    /// a photo not shown while more follow.
+    private func mayEndWhatFollows(_ change: LikeChange) -> Bool {
+        guard next != nil else { return false }
+        switch change.kind {
+        case .unliked: return true
+        case .updated: return change.stored.map { filters?.admits($0) != true } ?? true
+        case .liked, .unchanged, .purged: return false
+        }
+    }
+
+    /// Reads whether a match still follows what is shown (one record past the last), so that
+    /// ``hasMore`` does not promise a page that is not there.
+    private func checkWhatFollows() async {
+        guard let next else { return }
+        var after = query
+        after.after = next
+        after.limit = 1
+        guard let listing = await listed(after), listing.records.isEmpty, self.next == next else { return }
+        self.next = nil
+    }
+
+    /// What is shown once `change` is applied to it without reading the store, where the change
+    /// itself says all of it: a like of a photo not shown, with its record, that passes the
+    /// filters (``mayAlter(_:)`` asked that), goes in at its place in the order, as a reading of
+    /// one more would put it; an unlike, when every match is shown, takes its photo out. `nil`
+    /// where the store must be read: an edit, an unlike that leaves room for a photo not yet
+    /// shown, a change from further back than the store keeps records for.
+    private func applied(_ change: LikeChange) -> [LikeRecord]? {
+        switch change.kind {
+        case .liked:
+            guard filters != nil, let record = change.record, let stored = change.stored, !records.contains(where: { $0.id == record.id }) else {
+                return nil
+            }
+            let place = ListingKey(likedAt: stored.likedAt, key: stored.key)
+            let newestFirst = query.order == .newestFirst
+            let index =
+                records.firstIndex { shown in
+                    let shownPlace = LikeCursor(record: shown).place
+                    return newestFirst ? shownPlace < place : place < shownPlace
+                } ?? records.endIndex
+            // Past the last one shown, while more follow: not shown yet (mayAlter says so too).
+            guard index < records.endIndex || next == nil else { return nil }
+            var shown = records
+            shown.insert(record, at: index)
+            return shown
+        case .unliked:
+            guard next == nil, let id = change.id, let index = records.firstIndex(where: { $0.id == id }) else { return nil }
+            var shown = records
+            shown.remove(at: index)
+            return shown
+        case .updated, .unchanged, .purged:
+            return nil
+        }
     }
 
     /// Reads the first `count` records of the query again (a page at least), and again while
