@@ -74,6 +74,29 @@ final class LockHolder: Sendable {
         #expect(try await repository.isLiked(PhotoID(valid: "never")) == false)
     }
 
+    /// A page is read on the awaiting task's thread while the lock is free; while another process
+    /// holds it, the read waits for it (on a queue of its own), and one cancelled meanwhile ends.
+    @Test func aReadWaitsForAnotherProcessesLockAndACancelledOneEnds() async throws {
+        let repository = folder.repository(durability: .relaxed)
+        try await repository.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))
+        #expect(try await repository.list().records.map(\.id) == [PhotoID(valid: "first")])
+
+        let holder = try LockHolder(store: folder.store, seconds: patienceAgainstHanging)
+        let finished = Locked(false)
+        let waiting = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await repository.list().records.map(\.id)
+        }
+        let cancelled = Task { try await repository.list() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // The cancelled read ended while the lock was held, and the other had not.
+        #expect(holder.isHolding)
+        #expect(!finished.withLock { $0 }, "a page was read while another process held the lock")
+        holder.release()
+        #expect(try await waiting.value == [PhotoID(valid: "first")])
+    }
+
     @Test func subscribingNeverWaitsForTheLock() async throws {
         let repository = folder.repository(durability: .relaxed)
         try await repository.like(PhotoID(valid: "first"), image: Samples.jpeg(seed: 1))

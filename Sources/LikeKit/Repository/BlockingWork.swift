@@ -1,6 +1,7 @@
-// Owns where LikeKit's blocking work runs for `async` callers (lock waits and file I/O, off
-// Swift's cooperative pool), and hands a cancelled task's wish down to the store's lock wait
-// (LockWaitCancellation). Used by the façade's async overloads.
+// Owns where LikeKit's work runs for `async` callers: a wait for the store's lock never on Swift's
+// cooperative pool, a read that needs no wait on the awaiting task's own thread; and hands a
+// cancelled task's wish down to the store's lock wait (LockWaitCancellation). Used by the
+// façade's async overloads.
 
 import Dispatch
 import LikeStore
@@ -9,7 +10,8 @@ import LikeStore
 ///
 /// Changes go to one serial queue per repository (they are serialized by the store's lock
 /// anyway, so a queue of eight likes waiting on another process occupies one thread, not
-/// eight); each read goes to a queue of its own, so reads run side by side. Serial Dispatch
+/// eight); a read that must wait for the lock goes to a queue of its own, so reads run side
+/// by side. Serial Dispatch
 /// queues get a thread whenever they have work, and those threads are not Swift's cooperative
 /// pool: a wait for the lock never holds a pool thread.
 final class BlockingWork: Sendable {
@@ -33,8 +35,18 @@ final class BlockingWork: Sendable {
     /// Runs a read on a serial queue of its own; see ``change(_:)``. Not on a concurrent queue:
     /// Dispatch gives those only as many threads as there are cores (on Linux), so readers
     /// waiting for the lock would hold up the others.
+    ///
+    /// The read is tried first on the awaiting task's own thread, as ``brief(_:)`` runs one,
+    /// refusing to wait: where the store's lock is free (whenever no other process is half way
+    /// through a change), that is all, and the two thread wake-ups of a queue are saved; where
+    /// it is not, the lock throws before anything is read and the read runs on its queue.
     func read<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await run(on: DispatchQueue(label: label + ".read", qos: .userInitiated), work)
+        try Task.checkCancellation()
+        do {
+            return try LockWaitCancellation.neverWaiting.whileCurrent(work)
+        } catch is LockWouldWait {
+            return try await run(on: DispatchQueue(label: label + ".read", qos: .userInitiated), work)
+        }
     }
 
     /// Runs a read that never waits for the store's lock and reads a few small files, on the

@@ -53,6 +53,10 @@ struct FileLock: ~Copyable {
                 close(fd)
                 throw StoreError.io(action: "lock", path: directory.path(name), code: code)
             }
+            if LockWaitCancellation.current?.waits == false {
+                close(fd)
+                throw LockWouldWait()
+            }
             if Date() >= deadline {
                 close(fd)
                 throw StoreError.busy(directory: directory.displayPath, waitedSeconds: timeout)

@@ -14,7 +14,16 @@ import LikesSupport
 /// Whether the task awaiting the work on this thread was cancelled: set from the task's
 /// cancellation handler by the façade, read by ``FileLock`` between two tries of the lock.
 package final class LockWaitCancellation: Sendable {
-    package init() {}
+    /// A cancellation that does not wait at all: the lock, when it is not free at once, throws
+    /// ``LockWouldWait``, so that the work can be run again where a wait does no harm.
+    package static let neverWaiting = LockWaitCancellation(waits: false)
+
+    /// Whether a lock that is not free may be waited for.
+    let waits: Bool
+
+    package init() { waits = true }
+
+    private init(waits: Bool) { self.waits = waits }
 
     private let cancelled = Locked(false)
 
@@ -42,3 +51,7 @@ package final class LockWaitCancellation: Sendable {
         return key
     }()
 }
+
+/// Thrown by a lock that is not free where the work running refuses to wait
+/// (``LockWaitCancellation/neverWaiting``): nothing was read or changed under it.
+package struct LockWouldWait: Error {}

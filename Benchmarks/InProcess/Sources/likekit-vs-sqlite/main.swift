@@ -10,7 +10,9 @@
 // whether both found the same photos, and the peak memory each side added over 20 more runs.
 // The cold rows open the store and the database afresh after evicting their files from the page
 // cache, as an app's first screen after launch, the program itself already in memory; as root,
-// once more after emptying the whole page cache. The like row ends with the new photos unliked.
+// once more after emptying the whole page cache. Each cold run is a process of its own (this
+// program, with `--cold-one`), timed inside from the eviction's end: a process that read the
+// store before keeps the journal mapped, and neither eviction takes a mapped page out. The like row ends with the new photos unliked.
 // It exits with status 1 when a row's two sides found different photos. `--only TEXT` runs the
 // rows whose names hold TEXT ("cold" and "like" name those sections), for a profile.
 
@@ -51,9 +53,6 @@ if !FileManager.default.fileExists(atPath: peerPath) {
     }
 }
 
-var repository = LikeRepository(directory: URL(fileURLWithPath: storePath))
-var peer = try SQLitePeer(path: peerPath)
-
 let newest = "SELECT record FROM likes ORDER BY likedAt DESC, id DESC LIMIT 20"
 let byFamily = "SELECT record FROM likes WHERE family = ? ORDER BY likedAt DESC, id DESC LIMIT 20"
 let bySearch = "SELECT record FROM likes WHERE record LIKE ? ORDER BY likedAt DESC, id DESC LIMIT 20"
@@ -66,6 +65,47 @@ let isLiked = "SELECT 1 FROM likes WHERE id = ?"
 let albumRows =
     "SELECT album, count(*), max(likedAt), (SELECT l2.record FROM likes l2 JOIN members m2 USING (id) WHERE m2.album = m.album ORDER BY l2.likedAt DESC LIMIT 1) FROM members m JOIN likes USING (id) GROUP BY album ORDER BY album"
 
+let word = "lighthouse"
+let album = "Album 7"
+
+/// The cold rows: a name, LikeKit's query, the peer's, and its values; the colour family is the
+/// one the setup found commonest.
+func coldRows(family: String) throws -> [(String, LikeQuery, String, [String])] {
+    [
+        ("newest page", LikeQuery(limit: 20), newest, []),
+        ("colour page", LikeQuery(limit: 20, color: family), byFamily, [family]),
+        ("search page", LikeQuery(limit: 20, search: word), bySearch, ["%\(word)%"]),
+        ("album page", LikeQuery(limit: 20, album: try AlbumName(album)), byAlbum, [album]),
+    ]
+}
+
+// One cold run, in a process of its own: `--cold-one ours|peer ROW FAMILY data|all` evicts,
+// opens and reads the row's first page, and prints the milliseconds and the ids found.
+if let flag = arguments.firstIndex(of: "--cold-one"), flag + 4 < arguments.count {
+    let (side, row, family, mode) = (arguments[flag + 1], Int(arguments[flag + 2]) ?? 0, arguments[flag + 3], arguments[flag + 4])
+    let (_, query, sql, values) = try coldRows(family: family)[row]
+    if mode == "all" {
+        guard dropEverything() else { exit(3) }
+    } else {
+        evict([storePath, peerFolder])
+    }
+    /// In a function: top-level code would call the blocking overloads.
+    @MainActor func firstPage() async throws -> [String] {
+        if side == "ours" {
+            return try await LikeRepository(directory: URL(fileURLWithPath: storePath)).list(query).records.map(\.id.rawValue)
+        }
+        let fresh = try SQLitePeer(path: peerPath)
+        return try await fresh.run { try $0.records(sql, values) }.map(\.id.rawValue)
+    }
+    let start = now()
+    let found = try await firstPage()
+    print(String(format: "%.4f", milliseconds(now() - start)), found.joined(separator: " "))
+    exit(0)
+}
+
+var repository = LikeRepository(directory: URL(fileURLWithPath: storePath))
+var peer = try SQLitePeer(path: peerPath)
+
 // What the rows ask: the commonest colour family, a word in 1 % of the photos, an album, the
 // place halfway down, 200 ids of which 150 are liked, ids to read one at a time.
 let setupFacts = try await peer.run { peer -> (family: String, count: Int, middle: [String?], liked: [String]) in
@@ -76,8 +116,6 @@ let setupFacts = try await peer.run { peer -> (family: String, count: Int, middl
     return (family[0][0] ?? "blue", count, middle, liked)
 }
 let family = setupFacts.family
-let word = "lighthouse"
-let album = "Album 7"
 let middleRecord = try repository.record(for: PhotoID(setupFacts.middle[1] ?? ""))
 guard let middleRecord else { fatalError("the store lacks the photo the database has halfway down") }
 let cursor = LikeCursor(record: middleRecord)
@@ -182,44 +220,46 @@ for row in rows where runs(row.name) {
     report(row.name, median(times.0), median(times.1), same: first.0 == first.1, memory: memory)
 }
 
-// Cold: the store and the database opened afresh after their files left the page cache.
-let coldRows: [(String, LikeQuery, String, [String])] = [
-    ("newest page", LikeQuery(limit: 20), newest, []),
-    ("colour page", LikeQuery(limit: 20, color: family), byFamily, [family]),
-    ("search page", LikeQuery(limit: 20, search: word), bySearch, ["%\(word)%"]),
-    ("album page", LikeQuery(limit: 20, album: try AlbumName(album)), byAlbum, [album]),
-]
-@MainActor func coldRuns(_ label: String, drop: () -> Bool) async throws {
-    print("\n| \(label) (open + first page), \(coldRepeats) runs each | LikeKit | SQLite | ratio | photos |")
+// Cold: the store and the database opened afresh after their files left the page cache, each
+// run in a process of its own.
+/// One cold run of `side` in a new process of this program: its milliseconds and the ids found,
+/// `nil` where it failed (as not root, for `all`).
+@MainActor func coldOne(_ side: String, row: Int, mode: String) throws -> (Double, [String])? {
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    child.arguments = [folder, arguments[2], "--cold-one", side, String(row), family, mode]
+    let output = Pipe()
+    child.standardOutput = output
+    try child.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    child.waitUntilExit()
+    let words = String(decoding: data, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+    guard child.terminationStatus == 0, let first = words.first, let milliseconds = Double(first) else { return nil }
+    return (milliseconds, Array(words.dropFirst()))
+}
+
+@MainActor func coldRuns(_ label: String, mode: String) throws {
+    print("\n| \(label) (open + first page), \(coldRepeats) runs each, each a new process | LikeKit | SQLite | ratio | photos |")
     print("|---|---|---|---|---|")
-    for (name, query, sql, values) in coldRows {
+    for (row, (name, _, _, _)) in try coldRows(family: family).enumerated() {
         var times: ([Double], [Double]) = ([], [])
         var same = true
         for _ in 0..<coldRepeats {
-            guard drop() else { return }
-            var start = now()
-            let fresh = LikeRepository(directory: URL(fileURLWithPath: storePath))
-            let ours = ids(try await fresh.list(query).records)
-            times.0.append(milliseconds(now() - start))
-            guard drop() else { return }
-            start = now()
-            let freshPeer = try SQLitePeer(path: peerPath)
-            let theirs = ids(try await freshPeer.run { try $0.records(sql, values) })
-            times.1.append(milliseconds(now() - start))
-            same = same && ours == theirs
+            guard let ours = try coldOne("ours", row: row, mode: mode), let theirs = try coldOne("peer", row: row, mode: mode) else {
+                print("(\(label): a cold run failed)")
+                return
+            }
+            times.0.append(ours.0)
+            times.1.append(theirs.0)
+            same = same && ours.1 == theirs.1
         }
         report("\(name), \(label)", median(times.0), median(times.1), same: same)
     }
 }
-if runs("data cold") {
-    try await coldRuns("data cold") {
-        evict([storePath, peerFolder])
-        return true
-    }
-}
+if runs("data cold") { try coldRuns("data cold", mode: "data") }
 if !runs("all cold") {
 } else if getuid() == 0 {
-    try await coldRuns("all cold") { dropEverything() }
+    try coldRuns("all cold", mode: "all")
 } else {
     print("(not root: no row with the whole page cache emptied)")
 }
