@@ -12,11 +12,14 @@ among them, and one of 4000×3000), with a stand-in for Unsplash's and Flickr's 
   hover, focus and while selecting; search, a colour chip, the heart's unlike and undo, the
   keyboard; a like elsewhere shown without a reload; dropped JPEGs liked, other files named;
 - selection: a bar that stays in view with the count and Download, Add to album and Unlike;
-  shift-click ranges; Select all and Ctrl-A over the whole listing; an album made from a
+  shift-click ranges; on a phone a long press that selects and a drag across photos that selects
+  them (and gives back those it leaves, and scrolls on at the window's edge), a swipe that selects
+  nothing and a tap that opens; Select all and Ctrl-A over the whole listing; an album made from a
   selection; a selection unliked and brought back; two photos downloaded as one zip;
 - time: in a store liked over 20 months (an export with its dates moved), the rail of years and
   months on a wide screen, a jump to the oldest month loading only its page (timed and printed),
   the newer photos loaded above as one scrolls up; on a phone headers and no rail;
+- the note: saved by itself after typing stops and when the page is left at once, on both screens;
 - the viewer: the photo filling the window beside its details, no navigation; a rendition at the
   fit, the original only when zoomed to its pixels by double-click; + - Escape, Ctrl-wheel, drag
   to pan, pinch on a phone; i for the details, ? for the shortcuts; ← → and swipes; the page's
@@ -299,11 +302,9 @@ def main():
         check("credit: Photo by NAME on Unsplash, both linked with Unsplash's referral",
               "Photo by Ana Lake on Unsplash" in text and any(t == "Ana Lake" and "unsplash.com/@analake" in h and "utm_source=likes" in h for t, h in links)
               and any(t == "Unsplash" and "utm_medium=referral" in h for t, h in links), f"{links}")
-        note = driver.find_element(By.CSS_SELECTOR, "textarea[name=note]")
-        note.clear()
-        note.send_keys("Seen at dawn,\nfrom the north shore")
-        driver.find_element(By.CSS_SELECTOR, "button[name=save]").click()
-        check("the note is saved", wait(lambda: records()["lake"]["note"] == "Seen at dawn,\nfrom the north shore"))
+        note_checks(driver, check, wait, origin, records, "")
+        driver.get(origin + "/photo?id=lake")
+        wait(lambda: driver.find_element(By.CSS_SELECTOR, "input[name=album]").is_displayed())
         driver.find_element(By.CSS_SELECTOR, "input[name=album]").send_keys("Mornings")
         driver.find_element(By.CSS_SELECTOR, "button[name=add-album]").click()
         check("the photo is added to an album", wait(lambda: records()["lake"]["albums"] == ["Mornings"])
@@ -387,6 +388,7 @@ def main():
         screen(390, 844, 3, True)
         phone_checks(driver, check, wait, origin, figures, records, shots)
         missing_photo_checks(driver, check, wait, origin, "on a phone, ")
+        note_checks(driver, check, wait, origin, records, "on a phone, ")
         keys_after_tick_checks(driver, check, wait, origin, figures, records, "on a phone, ")
         screen(1280, 800, 2, False)
         time_checks(driver, check, wait, likes, store, top, shots, screen)
@@ -849,9 +851,35 @@ def viewer_checks(driver, check, wait, origin, records, run):
     # A photo that does not exist: said so, and nothing to act on.
     driver.get(origin + "/photo?id=no-such-photo")
     wait(lambda: driver.find_element(By.ID, "name").text == "Not found")
-    controls = [node for node in driver.find_elements(By.CSS_SELECTOR, "#heart, textarea, input[name=album], button[name=save], #zoom-in")
+    controls = [node for node in driver.find_elements(By.CSS_SELECTOR, "#heart, textarea, input[name=album], #note-state:not(:empty), #zoom-in")
                 if node.is_displayed()]
     check("a photo that does not exist shows no heart, note or album field", controls == [], f"{[c.get_attribute('id') for c in controls]}")
+
+
+def note_checks(driver, check, wait, origin, records, where):
+    """The note saves itself: after typing stops, with no button, saying so under the field; and
+    what was typed just before the page is left is saved all the same."""
+    from selenium.webdriver.common.by import By
+    driver.get(origin + "/photo?id=lake")
+    note = wait(lambda: driver.find_element(By.CSS_SELECTOR, "textarea[name=note]") if driver.find_element(
+        By.CSS_SELECTOR, "textarea[name=note]").is_displayed() else None)
+    state = lambda: driver.find_element(By.ID, "note-state").text  # noqa: E731
+    check(f"{where}the note has no Save button to miss", not driver.find_elements(By.CSS_SELECTOR, "#note-part button"))
+    note.clear()
+    text = "Seen at dawn,\nfrom the north shore" + (" (phone)" if where else "")
+    note.send_keys(text)
+    check(f"{where}a note typed saves itself, and says so under the field once it is stored",
+          wait(lambda: state() == "Saved" and records()["lake"]["note"] == text), f"{state()!r}, {records()['lake']['note']!r}")
+    driver.refresh()
+    check(f"{where}...and is there when the page is opened again",
+          wait(lambda: driver.find_element(By.CSS_SELECTOR, "textarea[name=note]").get_attribute("value") == text))
+    # Typed, and the page left at once, before the pause that saves it.
+    note = driver.find_element(By.CSS_SELECTOR, "textarea[name=note]")
+    note.send_keys(" again")
+    typed = driver.execute_script("return document.getElementById('note-state').textContent")
+    driver.get(origin + "/albums")
+    check(f"{where}a note typed just before the page is left is saved all the same",
+          typed == "Not saved yet" and wait(lambda: records()["lake"]["note"] == text + " again"), f"{typed!r}, {records()['lake']['note']!r}")
 
 
 def missing_photo_checks(driver, check, wait, origin, where):
@@ -860,7 +888,7 @@ def missing_photo_checks(driver, check, wait, origin, where):
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    controls = "#heart, #zoom-in, #zoom-out, #info-toggle, textarea, input[name=album], button[name=save]"
+    controls = "#heart, #zoom-in, #zoom-out, #info-toggle, textarea, input[name=album]"
     shown = lambda: [n.get_attribute("id") or n.tag_name for n in driver.find_elements(By.CSS_SELECTOR, controls) if n.is_displayed()]  # noqa: E731
     driver.execute_cdp_cmd("Network.enable", {})
     driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1})
@@ -1048,6 +1076,7 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
           and all(driver.find_element(By.ID, name).is_displayed() for name in ("download", "add-to-album", "unlike-selected", "select-all")))
     driver.find_element(By.ID, "select-done").click()
     wait(lambda: not driver.find_element(By.ID, "selection").is_displayed())
+    touch_selection_checks(driver, check, wait, origin, figures, shots)
     fixed = driver.execute_script("""
         return [...document.querySelectorAll('body *')].filter((node) => {
           const style = getComputedStyle(node), box = node.getBoundingClientRect();
@@ -1093,6 +1122,93 @@ def phone_checks(driver, check, wait, origin, figures, records, shots):
     check("on a phone, two fingers spread apart zoom the photo", bool(grown) and photo_id(driver) == "big-photo",
           f"{width} → {driver.execute_script(WIDTH_OF_FULL)}")
     driver.save_screenshot(os.path.join(shots, "phone-photo-zoomed.png"))
+
+
+def touch_selection_checks(driver, check, wait, origin, figures, shots):
+    """Selecting as on a phone: a long press selects, a drag across photos selects the range and
+    gives back what it leaves, the grid scrolls on at the window's edge, a swipe scrolls and
+    selects nothing, and a short tap opens the photo. Each touch is the browser's own input
+    (`Input.dispatchTouchEvent`); the finger is held until the page shows what the press did."""
+    from selenium.webdriver.common.by import By
+    driver.get(origin + "/")
+    wait(lambda: len(figures()) == 60)
+    driver.execute_script("window.scrollTo(0, 0)")
+
+    def touch(kind, x=0, y=0):
+        driver.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [] if kind == "touchEnd" else [{"x": x, "y": y}]})
+
+    def centre(node):
+        return driver.execute_script("const b = arguments[0].getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]", node)
+
+    def drag(start, end, steps=6):
+        for step in range(1, steps + 1):
+            touch("touchMove", start[0] + (end[0] - start[0]) * step / steps, start[1] + (end[1] - start[1]) * step / steps)
+
+    def settle():
+        # A swipe flings the page on after the finger leaves: the next touch waits until it stops
+        # (the same place in five looks in a row, a quarter of a second).
+        seen = []
+
+        def still():
+            seen.append(driver.execute_script("return scrollY"))
+            return len(seen) >= 5 and len(set(seen[-5:])) == 1
+        wait(still)
+
+    count = lambda: driver.find_element(By.ID, "selected-count").text  # noqa: E731
+    order = [node.get_attribute("data-id") for node in figures()]
+    # A swipe over the photos, moving at once: the grid scrolls, nothing is selected (shown by the
+    # long press after it, which finds one photo selected, its own).
+    start = centre(figures()[8])
+    touch("touchStart", *start)
+    drag(start, (start[0], start[1] - 250), 4)
+    touch("touchEnd")
+    scrolled = wait(lambda: driver.execute_script("return scrollY") > 50)
+    settle()
+    driver.execute_script("window.scrollTo(0, 0)")
+    settle()
+    first = centre(figures()[1])
+    touch("touchStart", *first)
+    held = wait(lambda: count() == "1 selected" and driver.find_element(By.ID, "selection").is_displayed())
+    check("on a phone, a long press on a photo selects it and shows the selection bar (a swipe before it scrolled and selected nothing)",
+          bool(held) and bool(scrolled) and checked_ids(driver) == [order[1]], f"{count()}, {checked_ids(driver)}, scrolled {scrolled}")
+    drag(first, centre(figures()[6]))
+    check("on a phone, the finger dragged on selects every photo from the first to the one under it",
+          wait(lambda: checked_ids(driver) == order[1:7]), f"{checked_ids(driver)} for {order[1:7]}")
+    driver.save_screenshot(os.path.join(shots, "phone-drag-select.png"))
+    drag(centre(figures()[6]), centre(figures()[3]))
+    check("on a phone, dragged back, the photos it leaves are not selected again",
+          wait(lambda: checked_ids(driver) == order[1:4]), f"{checked_ids(driver)} for {order[1:4]}")
+    touch("touchEnd")
+    # A tap after the drag toggles a photo, on the same page: the drag's release opened nothing.
+    tap = centre(figures()[9])
+    touch("touchStart", *tap)
+    touch("touchEnd")
+    check("on a phone, the drag's release opens nothing, and a tap while selecting adds a photo",
+          wait(lambda: checked_ids(driver) == order[1:4] + [order[9]]) and driver.current_url.rstrip("/") == origin,
+          f"{checked_ids(driver)}, {driver.current_url}")
+    driver.find_element(By.ID, "select-done").click()
+    wait(lambda: not driver.find_element(By.ID, "selection").is_displayed() and checked_ids(driver) == [])
+    # Held at the window's bottom edge, the grid scrolls on and the range grows with it.
+    first = centre(figures()[0])
+    touch("touchStart", *first)
+    wait(lambda: count() == "1 selected")
+    bottom = driver.execute_script("return innerHeight") - 8
+    drag(first, (first[0], bottom))
+    grown = wait(lambda: driver.execute_script("return scrollY") > 400 and len(checked_ids(driver)) > 12)
+    touch("touchEnd")
+    shown = [node.get_attribute("data-id") for node in figures()]
+    chosen = checked_ids(driver)
+    check("on a phone, a drag held at the bottom edge scrolls on, selecting every photo it passes",
+          bool(grown) and chosen == shown[:len(chosen)], f"{len(chosen)} selected, scrolled {driver.execute_script('return scrollY')}")
+    driver.find_element(By.ID, "select-done").click()
+    wait(lambda: not driver.find_element(By.ID, "selection").is_displayed())
+    driver.execute_script("window.scrollTo(0, 0)")
+    settle()
+    touch("touchStart", *centre(figures()[2]))
+    touch("touchEnd")
+    check("on a phone, a short tap opens the photo", wait(lambda: photo_id(driver) == order[2]), f"{driver.current_url}")
+    driver.get(origin + "/")
+    wait(lambda: len(figures()) == 60)
 
 
 def drop(driver, paths):

@@ -396,6 +396,94 @@ function favorites() {
     else return;
     event.preventDefault();
   });
+  // On a touch screen, as photo apps do: a long press on a photo selects it (and starts
+  // selecting), and the finger then dragged across the grid gives every photo from that one to
+  // the one under the finger the same state; dragged back, the photos it leaves return to what
+  // they were. Near the window's top or bottom edge the grid scrolls on under the finger. A
+  // finger that moves before the press is long is a scroll, and a short tap opens the photo.
+  let hold = null, swallowClick = false;
+  const longPress = 450, edge = 64;
+  function endPress() {
+    if (hold) clearTimeout(hold.timer);
+    hold = null;
+  }
+  function startDrag() {
+    const all = cards();
+    hold.dragging = true;
+    hold.from = all.indexOf(hold.figure);
+    hold.on = !(selecting && selected.has(hold.figure.dataset.id));
+    hold.before = new Map();
+    if (!selecting) setSelecting(true);
+    dragTo(hold.from);
+    navigator.vibrate?.(10);
+  }
+  function dragTo(index) {
+    const all = cards();
+    if (index < 0 || hold.from < 0) return;
+    const range = new Set(all.slice(Math.min(hold.from, index), Math.max(hold.from, index) + 1).map((node) => node.dataset.id));
+    for (const [id, was] of hold.before) {
+      if (!range.has(id)) { mark(id, was); hold.before.delete(id); }
+    }
+    for (const id of range) {
+      if (!hold.before.has(id)) hold.before.set(id, selected.has(id));
+      mark(id, hold.on);
+    }
+    anchor = hold.figure.dataset.id;
+    counted();
+  }
+  function follow() {
+    const over = document.elementFromPoint(hold.x, hold.y)?.closest("#grid figure[data-id]");
+    if (over) dragTo(cards().indexOf(over));
+  }
+  function scrollStep() {
+    if (!hold || !hold.dragging) return;
+    const top = document.querySelector("header")?.getBoundingClientRect().bottom || 0;
+    const speed = hold.y > innerHeight - edge ? 1 : hold.y < top + edge ? -1 : 0;
+    hold.scrolling = speed !== 0;
+    if (!speed) return;
+    scrollBy(0, speed * 14);
+    follow();
+    requestAnimationFrame(scrollStep);
+  }
+  grid.addEventListener("touchstart", (event) => {
+    const figure = event.target.closest("figure[data-id]");
+    endPress();
+    swallowClick = false;
+    if (!figure || event.touches.length !== 1 || event.target.closest("button, input")) return;
+    hold = { figure, x: event.touches[0].clientX, y: event.touches[0].clientY, dragging: false };
+    hold.timer = setTimeout(startDrag, longPress);
+  }, { passive: true });
+  grid.addEventListener("touchmove", (event) => {
+    if (!hold) return;
+    const touch = event.touches[0];
+    if (!hold.dragging) {
+      if (Math.hypot(touch.clientX - hold.x, touch.clientY - hold.y) > 10) endPress();
+      return;
+    }
+    event.preventDefault();
+    hold.x = touch.clientX;
+    hold.y = touch.clientY;
+    follow();
+    if (!hold.scrolling) scrollStep();
+  }, { passive: false });
+  const release = (event) => {
+    if (hold?.dragging) {
+      if (event.cancelable) event.preventDefault();
+      // The tap the browser may still make of the hold must not open or toggle the photo.
+      swallowClick = true;
+      setTimeout(() => { swallowClick = false; }, 600);
+    }
+    endPress();
+  };
+  grid.addEventListener("touchend", release);
+  grid.addEventListener("touchcancel", release);
+  grid.addEventListener("contextmenu", (event) => { if (hold || swallowClick) event.preventDefault(); });
+  grid.addEventListener("click", (event) => {
+    if (!swallowClick) return;
+    swallowClick = false;
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
   download.addEventListener("click", () => {
     const form = el("form", { method: "post", action: "/download" });
     for (const id of selected) form.append(el("input", { type: "hidden", name: "id", value: id }));
@@ -1039,14 +1127,42 @@ async function photoPage() {
       status(error.message);
     }
   }
-  document.querySelector("button[name=save]").addEventListener("click", async () => {
+  // The note saves itself: a moment after typing stops, when the field is left, and as the page
+  // goes (a request that outlives it). One save at a time; what was typed during one is saved
+  // after it. The line under the field says which: unsaved, saving, saved, or why not.
+  const noteState = document.getElementById("note-state");
+  let savedNote = photo.note || "", saving = null, noteTimer = 0;
+  const showNote = (text, failed = false) => { noteState.textContent = text; noteState.classList.toggle("failed", failed); };
+  async function saveNote() {
+    clearTimeout(noteTimer);
+    if (saving) { await saving.catch(() => {}); return saveNote(); }
+    const text = note.value;
+    if (text === savedNote) { if (noteState.textContent !== "Saved") showNote(savedNote || text ? "Saved" : ""); return; }
+    showNote("Saving…");
+    changing([photo.id]);
+    saving = post("/api/note", [["id", photo.id], ["note", text]]);
     try {
-      changing([photo.id]);
-      render(await post("/api/note", [["id", photo.id], ["note", note.value]]));
-      status("Note saved.");
+      const saved = await saving;
+      savedNote = text;
+      render(saved);
+      showNote(note.value === text ? "Saved" : "Not saved yet");
     } catch (error) {
-      status(error.message);
+      showNote("Not saved: " + error.message + " It is tried again as you type or leave the field.", true);
+      throw error;
+    } finally {
+      saving = null;
     }
+  }
+  note.addEventListener("input", () => {
+    showNote("Not saved yet");
+    clearTimeout(noteTimer);
+    noteTimer = setTimeout(() => saveNote().catch(() => {}), 700);
+  });
+  note.addEventListener("change", () => saveNote().catch(() => {}));
+  addEventListener("pagehide", () => {
+    if (note.value === savedNote) return;
+    const body = new URLSearchParams([["id", photo.id], ["note", note.value]]);
+    fetch("/api/note", { method: "POST", body, credentials: "same-origin", keepalive: true });
   });
   addAlbum.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -1119,7 +1235,8 @@ async function photoPage() {
       if (!isOwn(photo.id)) status("This photo was unliked elsewhere.");
     } else if (change.photo) {
       render(change.photo);
-      if (document.activeElement !== note) note.value = change.photo.note || "";
+      // A note typed here and not saved yet is never replaced by another process's.
+      if (document.activeElement !== note && note.value === savedNote) note.value = savedNote = change.photo.note || "";
     }
   });
 }
