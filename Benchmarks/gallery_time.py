@@ -51,9 +51,12 @@ const month = target.dataset.month;
 const clicked = performance.now();
 target.click();
 (function look() {
-  const header = document.querySelector('#grid h2.month');
-  const first = document.querySelector('#grid figure img');
-  if (header && header.dataset.month === month && first && first.complete && first.naturalWidth > 0) {
+  // The month's header wherever it is (a month near the end has the newer photos above it).
+  const header = [...document.querySelectorAll('#grid h2.month')].find((node) => node.dataset.month === month);
+  let after = header && header.nextElementSibling;
+  while (after && after.tagName !== 'FIGURE') after = after.nextElementSibling;
+  const first = after && after.querySelector('img');
+  if (first && first.complete && first.naturalWidth > 0) {
     const shown = [...document.querySelectorAll('#grid figure img')].filter((image) => image.getBoundingClientRect().top < innerHeight);
     if (shown.every((image) => image.complete)) {
       done({ms: performance.now() - clicked, month, loaded: document.querySelectorAll('#grid figure').length});

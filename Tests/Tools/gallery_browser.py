@@ -16,8 +16,8 @@ among them, and one of 4000×3000), with a stand-in for Unsplash's and Flickr's 
   them (and gives back those it leaves, and scrolls on at the window's edge), a swipe that selects
   nothing and a tap that opens; Select all and Ctrl-A over the whole listing; an album made from a
   selection; a selection unliked and brought back; two photos downloaded as one zip;
-- time: in a store liked over 20 months (an export with its dates moved), the rail of years and
-  months on a wide screen, a jump to the oldest month loading only its page (timed and printed),
+- time: in a store liked over 20 months (an export with its dates moved), day headers in its dense
+  month and none in the others, the rail of years and months on a wide screen, a jump to the oldest month loading only its page (timed and printed),
   the newer photos loaded above as one scrolls up; on a phone headers and no rail;
 - the note: saved by itself after typing stops and when the page is left at once, on both screens;
 - the viewer: the photo filling the window beside its details, no navigation; a rendition at the
@@ -479,7 +479,7 @@ ROWS = """
 const grid = document.getElementById('grid'), bounds = grid.getBoundingClientRect();
 const items = [...grid.children].slice(0, 90).map((node) => {
   const box = node.getBoundingClientRect();
-  return node.tagName === 'H2' ? {header: node.textContent, top: box.top}
+  return node.tagName === 'H2' || node.tagName === 'H3' ? {header: node.textContent, top: box.top}
     : {id: node.dataset.id, top: Math.round(box.top), left: box.left, right: box.right, width: box.width, height: box.height};
 });
 return {items, left: bounds.left, right: bounds.right, more: !!document.querySelector('#more') && grid.children.length > 90};
@@ -1252,7 +1252,7 @@ def drop_checks(driver, check, wait, figure, records, samples, top):
 
 def time_checks(driver, check, wait, likes, store, top, shots, screen):
     """A collection liked over 20 months (an export whose dates are moved, imported): a header
-    for each month; on a wide screen a rail of years and months whose oldest month, chosen, starts
+    for each month, and for each day in a dense one; on a wide screen a rail of years and months whose oldest month, chosen, starts
     the grid there, loading only its page; scrolling up from there brings the newer photos above
     without moving what is in view. On a phone no rail."""
     import datetime
@@ -1263,8 +1263,11 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
         index = json.load(handle)
     start = datetime.datetime(2026, 11, 20, 12, tzinfo=datetime.timezone.utc)
     photos = sorted(index["photos"], key=lambda photo: photo["id"])
+    # The newest 48 two hours apart (a dense November: twelve a day over four days), the rest
+    # four days apart.
     for number, photo in enumerate(photos):
-        photo["likedAt"] = (start - datetime.timedelta(days=4 * number)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        back = datetime.timedelta(hours=2 * number) if number < 48 else datetime.timedelta(hours=96, days=4 * (number - 48))
+        photo["likedAt"] = (start - back).strftime("%Y-%m-%dT%H:%M:%S.000Z")
     with open(os.path.join(exported, "index.json"), "w") as handle:
         json.dump(index, handle)
     months_store = os.path.join(top, "months-store")
@@ -1276,12 +1279,25 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
         driver.get(address)
         wait(lambda: len(driver.find_elements(By.CSS_SELECTOR, "#grid figure")) >= 60)
         heads = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")]
-        check("a header for each month, newest first", heads[:3] == ["November 2026", "October 2026", "September 2026"], f"{heads[:4]}")
+        keys = [h.get_attribute("data-month") for h in driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")]
+        shown_count = len(driver.find_elements(By.CSS_SELECTOR, "#grid figure"))
+        expected_keys = list(dict.fromkeys(r["likedAt"][:7] for r in listed[:shown_count]))
+        check("a header for each month, newest first", heads[:2] == ["November 2026", "October 2026"] and keys == expected_keys,
+              f"{heads[:4]}, {keys} for {expected_keys}")
         rail = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#rail button") if driver.find_element(By.ID, "rail").is_displayed() else None)
+        days = wait(lambda: driver.execute_script(DAYS_SHOWN) if driver.find_elements(By.CSS_SELECTOR, "#grid h3.day") else None)
+        dense = {month: len(ids) for month, ids in days["months"].items() if len(ids) >= 30} if days else {}
+        check("a dense month has a header for each day, each photo under its own day; a sparse month none",
+              days is not None and list(dense) == ["2026-11"] and not days["misplaced"] and len(days["heads"]) == len(set(days["heads"]))
+              and all(head.startswith("2026-11-") for head in days["heads"]) and len(days["heads"]) >= 6,
+              f"{days and (days['heads'], days['misplaced'][:3], dense)}")
         years = [y.text for y in driver.find_elements(By.CSS_SELECTOR, "#rail .year-name")]
         oldest_month = listed[-1]["likedAt"][:7]
-        check("on a wide screen a rail of years and months", bool(rail) and years[:2] == ["2026", "2025"] and len(rail) >= 18,
-              f"{years}, {len(rail or [])} months")
+        bar = driver.execute_script(
+            "const r = document.getElementById('rail'); return [r.scrollHeight, r.clientHeight, innerHeight - document.querySelector('header').offsetHeight]")
+        check("on a wide screen a scrubber of years and months beside the grid, the height of the window, with nothing to scroll in it",
+              bool(rail) and years[:2] == ["2026", "2025"] and len(rail) == len({r["likedAt"][:7] for r in listed}) and bar[0] <= bar[1] + 1 and bar[1] >= 0.8 * bar[2],
+              f"{years}, {len(rail or [])} months, {bar}")
         driver.save_screenshot(os.path.join(shots, "favorites-months.png"))
         in_month = [r["id"] for r in listed if r["likedAt"][:7] == oldest_month]
         # Two jumps (the first from the top, the second from a month back), each timed in the page
@@ -1298,8 +1314,47 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
         jumped = all(t and t["first"] == in_month[0] for t in timings)
         loaded = len(driver.find_elements(By.CSS_SELECTOR, "#grid figure"))
         print(f"     the jumps to the oldest month took {[t and t['ms'] for t in timings]} ms")
-        check("choosing the oldest month starts the grid at its newest photo, loading only what is shown there",
-              bool(jumped) and loaded <= 70, f"{timings}, {loaded} loaded, first {driver.execute_script(FIRST_SHOWN)} for {in_month[:1]}")
+        check("choosing the oldest month shows it from its newest photo, loading only its page and, to fill the view, the page before",
+              bool(jumped) and loaded <= 130, f"{timings}, {loaded} loaded, first {driver.execute_script(MONTH_FIRST, oldest_month)} for {in_month[:1]}")
+        # The oldest month has a few photos: the newer ones fill the view above it, and the view
+        # ends at the last photo, the month's header in it.
+        def filled_view():
+            view = driver.execute_script(VIEW_PLACES, oldest_month)
+            return view if (view["header"] is not None and view["header"][0] >= view["top"] - 1 and view["header"][1] <= view["height"]
+                            and view["grid"] <= view["top"] + 1 and view["height"] - 120 <= view["last"] <= view["height"] + 1) else None
+        filled = wait(filled_view)
+        check("a month at the end of the listing fills the view with the photos before it, never a few photos above an empty screen",
+              bool(filled), f"{driver.execute_script(VIEW_PLACES, oldest_month)}")
+        # Pressed at its top and dragged to its oldest month: the month under the pointer is named
+        # while dragging, and the grid begins there on release.
+        driver.execute_script("document.querySelector('#rail button').click()")
+        wait(lambda: driver.execute_script("return document.querySelector('#grid h2.month').dataset.month === arguments[0] && scrollY === 0",
+                                           listed[0]["likedAt"][:7]))
+        ticks = driver.find_elements(By.CSS_SELECTOR, "#rail button")
+        newest_at, oldest_at = (driver.execute_script(
+            "const b = arguments[0].getBoundingClientRect(); return [b.left + b.width / 2, b.top + Math.min(b.height / 2, 2)]", tick)
+            for tick in (ticks[0], ticks[-1]))
+        oldest_name = ticks[-1].get_attribute("aria-label").split(",")[0]
+
+        def mouse(kind, where, buttons=1):
+            driver.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": kind, "x": where[0], "y": where[1], "button": "left",
+                                                                "buttons": buttons, "clickCount": 1})
+        mouse("mouseMoved", newest_at, 0)
+        mouse("mousePressed", newest_at)
+        for step in range(1, 9):
+            mouse("mouseMoved", (newest_at[0], newest_at[1] + (oldest_at[1] - newest_at[1]) * step / 8))
+        named = wait(lambda: driver.find_element(By.CSS_SELECTOR, "#rail .scrub-label").text == oldest_name)
+        driver.save_screenshot(os.path.join(shots, "favorites-scrubbing.png"))
+        mouse("mouseReleased", oldest_at, 0)
+        landed = wait(lambda: driver.execute_script(MONTH_FIRST, oldest_month))
+        check("dragged along the scrubber, the month under the pointer is named; released, the grid shows that month",
+              bool(named) and bool(landed), f"{driver.find_element(By.CSS_SELECTOR, '#rail .scrub-label').get_attribute('textContent')!r}"
+              f" for {oldest_name!r}, {landed}")
+        # From a month in the middle, scrolling up brings the newer photos above.
+        middle_month = listed[len(listed) // 2]["likedAt"][:7]
+        driver.execute_script("[...document.querySelectorAll('#rail button')].find((b) => b.dataset.month === arguments[0]).click()", middle_month)
+        wait(lambda: driver.execute_script("return document.querySelector('#grid h2.month').dataset.month") == middle_month
+             and driver.execute_script("return document.querySelectorAll('#grid figure').length") >= 40)
         first = driver.execute_script("return document.querySelector('#grid figure').dataset.id")
         place = driver.execute_script("return document.querySelector('#grid figure').getBoundingClientRect().top")
         driver.execute_script("window.scrollBy(0, -200)")
@@ -1326,15 +1381,49 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
         server.wait(timeout=5)
 
 
-JUMP_TIMED = """
+DAYS_SHOWN = """
+const key = (date) => date.getFullYear() + '-' + String(date.getMonth() + 1).padStart(2, '0') + '-' + String(date.getDate()).padStart(2, '0');
+const months = {}, heads = [], misplaced = [];
+let day = null, month = null;
+for (const node of document.getElementById('grid').children) {
+  if (node.tagName === 'H2') { month = node.dataset.month; day = null; }
+  else if (node.tagName === 'H3') { day = node.dataset.day; heads.push(day); }
+  else if (node.dataset.id) {
+    const liked = key(new Date(node.photo.likedAt));
+    (months[liked.slice(0, 7)] = months[liked.slice(0, 7)] || []).push(node.dataset.id);
+    if (liked.slice(0, 7) !== month || (day !== null && day !== liked)) misplaced.push([node.dataset.id, liked, month, day]);
+  }
+}
+return {months, heads, misplaced};
+"""
+# The first photo after a month's header, once its image is drawn: null until then.
+MONTH_FIRST_JS = """
+function monthFirst(month) {
+  const header = [...document.querySelectorAll('#grid h2.month')].find((node) => node.dataset.month === month);
+  let node = header && header.nextElementSibling;
+  while (node && node.tagName !== 'FIGURE') node = node.nextElementSibling;
+  const image = node && node.querySelector('img');
+  return image && image.complete && image.naturalWidth > 0 ? node.dataset.id : null;
+}
+"""
+MONTH_FIRST = MONTH_FIRST_JS + "return monthFirst(arguments[0]);"
+# Where the view's parts are: the navigation's bottom, the window's height, the month's header,
+# the grid's top and the last photo's bottom.
+VIEW_PLACES = """
+const header = [...document.querySelectorAll('#grid h2.month')].find((node) => node.dataset.month === arguments[0]);
+const figures = [...document.querySelectorAll('#grid figure')], box = header && header.getBoundingClientRect();
+return {top: document.querySelector('header').getBoundingClientRect().bottom, height: innerHeight, header: box ? [box.top, box.bottom] : null,
+        grid: document.getElementById('grid').getBoundingClientRect().top, last: figures[figures.length - 1].getBoundingClientRect().bottom};
+"""
+JUMP_TIMED = MONTH_FIRST_JS + """
 const done = arguments[arguments.length - 1], month = arguments[0];
 const target = [...document.querySelectorAll('#rail button')].find((button) => button.dataset.month === month);
 const clicked = performance.now();
 target.click();
 (function look() {
-  const header = document.querySelector('#grid h2.month'), first = document.querySelector('#grid figure img');
-  if (header && header.dataset.month === month && first && first.complete && first.naturalWidth > 0) {
-    done({ms: performance.now() - clicked, first: first.closest('figure').dataset.id});
+  const first = monthFirst(month);
+  if (first) {
+    done({ms: performance.now() - clicked, first});
   } else if (performance.now() - clicked > 60000) {
     done(null);
   } else {

@@ -151,6 +151,8 @@ function gridLink(listing) {
 const caption = (photo) => (photo.note || photo.description || "").trim();
 const monthName = new Intl.DateTimeFormat(undefined, { month: "long", year: "numeric" });
 const monthKey = (date) => date.getFullYear() * 12 + date.getMonth();
+const dayName = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
+const dayKey = (date) => date.getFullYear() + "-" + String(date.getMonth() + 1).padStart(2, "0") + "-" + String(date.getDate()).padStart(2, "0");
 
 // An image as sharp as the screen and no larger: the smallest of the thumbnail, the renditions
 // and the original that covers the cell's device pixels; `sizes` follows the box as laid out.
@@ -268,14 +270,34 @@ function favorites() {
 
   // Rows: each photo keeps its shape; a row's photos share one height, chosen so that they fill
   // the width exactly (a photo smaller than its cell is scaled up). Each month begins with its
-  // header.
+  // header; a dense month (`denseMonth` photos or more, over more than one day, `denseDay` a day
+  // or more on average among those shown: days that fill rows) has a header for each day as
+  // well, counted in the whole listing where the rail has the month.
   const rowHeight = () => (innerWidth <= 600 ? 120 : 220);
+  const denseMonth = 30, denseDay = 6;
+  let monthCounts = new Map();
+  function denseMonths() {
+    const counts = new Map(monthCounts), days = new Map(), shown = new Map();
+    for (const figure of cards()) {
+      if (!monthCounts.has(figure.month)) counts.set(figure.month, (counts.get(figure.month) || 0) + 1);
+      if (!days.has(figure.month)) days.set(figure.month, new Set());
+      days.get(figure.month).add(figure.day);
+      shown.set(figure.month, (shown.get(figure.month) || 0) + 1);
+    }
+    return new Set([...days].filter(([month, seen]) => seen.size > 1 && counts.get(month) >= denseMonth
+      && shown.get(month) / seen.size >= denseDay).map(([month]) => month));
+  }
+  let laidWidth = 0;
   function layout() {
-    for (const header of grid.querySelectorAll("h2.month")) header.remove();
+    // The width is read before the headers go: read after, it would lay out a shorter page, and
+    // the browser would pull a view near the end up to fit it.
     const width = grid.clientWidth;
     const space = parseFloat(getComputedStyle(grid).columnGap) || 0;
+    laidWidth = width;
+    for (const header of grid.querySelectorAll("h2.month, h3.day")) header.remove();
+    const dense = denseMonths();
     const target = rowHeight();
-    let month = null, row = [], shapes = 0;
+    let month = null, day = null, row = [], shapes = 0;
     // A month's last row fills the width too unless that would make it more than half again
     // as tall as rows aim to be (one portrait photo); it then keeps the aimed height.
     const close = (ending) => {
@@ -300,6 +322,12 @@ function favorites() {
         month = figure.month;
         const date = new Date(figure.photo.likedAt);
         grid.insertBefore(el("h2", { className: "month", text: monthName.format(date), "data-month": date.getFullYear() + "-" + String(date.getMonth() + 1).padStart(2, "0") }), figure);
+        day = null;
+      }
+      if (dense.has(month) && figure.day !== day) {
+        close(true);
+        day = figure.day;
+        grid.insertBefore(el("h3", { className: "day", text: dayName.format(new Date(figure.photo.likedAt)), "data-day": day }), figure);
       }
       row.push(figure);
       shapes += figure.shape;
@@ -308,7 +336,8 @@ function favorites() {
     close(true);
     following();
   }
-  new ResizeObserver(() => layout()).observe(grid);
+  // Laid out again when the width changes; the height changes with every page added.
+  new ResizeObserver(() => { if (grid.clientWidth !== laidWidth) layout(); }).observe(grid);
 
   // Colour: a menu of the twelve families, each named.
   for (const [name, hex] of Object.entries(families)) {
@@ -562,6 +591,7 @@ function favorites() {
     figure.photo = photo;
     figure.shape = photo.width / photo.height;
     figure.month = monthKey(new Date(photo.likedAt));
+    figure.day = dayKey(new Date(photo.likedAt));
     figure.style.width = figure.shape * rowHeight() + "px";
     figure.style.height = rowHeight() + "px";
     const words = caption(photo);
@@ -672,6 +702,7 @@ function favorites() {
       layout();
       emptiness();
       if (start && page.photos.length && cards().length === page.photos.length) scrollTo(0, belowRoom());
+      if (start && finished) fillAbove();
     } catch (error) {
       status(error.message);
     } finally {
@@ -709,6 +740,30 @@ function favorites() {
       if (mine === generation) loadingNewer = false;
     }
   }
+  // A grid that begins at a month near the listing's end: when what follows the month does not
+  // fill the view, the newer photos come in above until they do, and the view ends at the last
+  // photo, the month in it: never a few photos above an empty screen.
+  async function fillAbove() {
+    const mine = generation;
+    const view = () => innerHeight - document.querySelector("header").offsetHeight;
+    if (grid.getBoundingClientRect().height >= view()) return;
+    while (mine === generation && start && grid.getBoundingClientRect().height < view()) {
+      if (loadingNewer) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      const before = cards().length;
+      await newerPage();
+      if (cards().length === before) break;
+    }
+    // A page of newer photos asked for as the room above came into view keeps the place it saw
+    // when it lands: the view is moved to the end after it.
+    while (mine === generation && loadingNewer) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (mine !== generation) return;
+    roomAbove();
+    scrollTo(0, document.documentElement.scrollHeight - innerHeight);
+    remember();
+  }
   // Above a grid that begins at a month, room to scroll up into: reaching it loads the newer
   // photos.
   const newerRoom = document.getElementById("newer");
@@ -718,7 +773,7 @@ function favorites() {
     newerRoom.hidden = !start;
     // Room below too, so that the room above can be scrolled out of view however few photos
     // follow, and newer photos put above can be scrolled past to keep the place.
-    document.getElementById("more").style.height = start ? innerHeight + "px" : "";
+    document.getElementById("more").style.height = start && !finished ? innerHeight + "px" : "";
   }
   // Where a grid that begins at a month is shown from: its first header under the navigation.
   const belowRoom = () => newerRoom.getBoundingClientRect().bottom + scrollY - document.querySelector("header").offsetHeight;
@@ -757,7 +812,13 @@ function favorites() {
     }
   }
 
-  // The rail: the listing's years and months; a month chosen, the grid begins there.
+  // The scrubber: the listing's years and months along a bar beside the grid, newest at the top,
+  // each month given room by its photos (half the bar shared evenly, half by count). Pointing at
+  // the bar names the month there; pressed and dragged, it shows the month under the pointer and
+  // the grid begins there on release. Each month is a button of its own, for the keyboard and for
+  // assistive technology; a year is named where its first month has room for it.
+  let railMonths = [], scrubbing = false, scrubbed = false;
+  const bubble = el("span", { className: "scrub-label", hidden: true, "aria-hidden": "true" });
   async function months() {
     const query = listing();
     query.set("utcOffset", String(-new Date().getTimezoneOffset() * 60));
@@ -767,25 +828,86 @@ function favorites() {
     } catch {
       monthsShown = [];
     }
-    const years = new Map();
-    for (const month of monthsShown) {
-      if (!years.has(month.year)) years.set(month.year, []);
-      years.get(month.year).push(month);
-    }
-    const short = new Intl.DateTimeFormat(undefined, { month: "short" });
-    rail.replaceChildren(...[...years].map(([year, list]) => el("div", { className: "year" }, el("span", { className: "year-name", text: String(year) }),
-      ...list.map((month) => {
-        const date = new Date(month.year, month.month - 1, 1);
-        const button = el("button", { type: "button", text: short.format(date), "data-month": month.year + "-" + String(month.month).padStart(2, "0"),
-          title: monthName.format(date) + ": " + month.count + (month.count === 1 ? " photo" : " photos"),
-          "aria-label": monthName.format(date) + ", " + month.count + (month.count === 1 ? " photo" : " photos") });
-        button.addEventListener("click", () => jump(month));
-        return button;
-      }))));
+    railMonths = monthsShown;
+    drawRail();
     // The rail keeps its column when it has nothing to show: the rows do not reflow under it.
     rail.style.visibility = monthsShown.length < 2 ? "hidden" : "visible";
+    const counts = new Map(monthsShown.map((month) => [month.year * 12 + month.month - 1, month.count]));
+    const before = denseMonths();
+    monthCounts = counts;
+    const after = denseMonths();
+    if (before.size !== after.size || [...after].some((month) => !before.has(month))) layout();
     following();
   }
+  function drawRail() {
+    const height = rail.clientHeight, total = railMonths.reduce((sum, month) => sum + month.count, 0) || 1;
+    const nodes = [];
+    let top = 0, year = null, named = -Infinity;
+    for (const month of railMonths) {
+      const size = height * (0.5 / railMonths.length + 0.5 * month.count / total);
+      const date = new Date(month.year, month.month - 1, 1);
+      const words = monthName.format(date) + ", " + month.count + (month.count === 1 ? " photo" : " photos");
+      const button = el("button", { type: "button", className: "tick", "data-month": month.year + "-" + String(month.month).padStart(2, "0"),
+        title: words, "aria-label": words });
+      button.style.top = top + "px";
+      button.style.height = Math.max(size, 1) + "px";
+      button.addEventListener("click", () => jump(month));
+      nodes.push(button);
+      if (month.year !== year && top - named >= 18) {
+        const label = el("span", { className: "year-name", text: String(month.year), "aria-hidden": "true" });
+        label.style.top = top + "px";
+        nodes.push(label);
+        named = top;
+      }
+      year = month.year;
+      month.top = top;
+      month.size = size;
+      top += size;
+    }
+    rail.replaceChildren(...nodes, bubble);
+  }
+  new ResizeObserver(() => { if (railMonths.length) { drawRail(); following(); } }).observe(rail);
+  function monthAt(y) {
+    const top = Math.max(0, y);
+    return railMonths.find((month) => top < month.top + month.size) || railMonths[railMonths.length - 1];
+  }
+  function point(event) {
+    const y = event.clientY - rail.getBoundingClientRect().top;
+    const month = monthAt(y);
+    if (!month) return null;
+    bubble.textContent = monthName.format(new Date(month.year, month.month - 1, 1));
+    bubble.style.top = Math.min(Math.max(y, 0), rail.clientHeight) + "px";
+    bubble.hidden = false;
+    return month;
+  }
+  rail.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0 || !railMonths.length) return;
+    scrubbing = true;
+    rail.setPointerCapture(event.pointerId);
+    rail.classList.add("scrubbing");
+    point(event);
+    event.preventDefault();
+  });
+  rail.addEventListener("pointermove", (event) => { point(event); });
+  rail.addEventListener("pointerleave", () => { if (!scrubbing) bubble.hidden = true; });
+  const endScrub = (event, go) => {
+    if (!scrubbing) return;
+    scrubbing = false;
+    rail.classList.remove("scrubbing");
+    const month = point(event);
+    bubble.hidden = true;
+    // The click the browser makes of the press must not jump a second time.
+    scrubbed = true;
+    setTimeout(() => { scrubbed = false; }, 0);
+    if (go && month) jump(month);
+  };
+  rail.addEventListener("pointerup", (event) => endScrub(event, true));
+  rail.addEventListener("pointercancel", (event) => endScrub(event, false));
+  rail.addEventListener("click", (event) => {
+    if (!scrubbed) return;
+    scrubbed = false;
+    event.stopPropagation();
+  }, true);
   function jump(month) {
     const key = month.year + "-" + String(month.month).padStart(2, "0");
     const shown = grid.querySelector("h2.month[data-month='" + key + "']");
