@@ -444,7 +444,6 @@ function favorites() {
     hold.before = new Map();
     if (!selecting) setSelecting(true);
     dragTo(hold.from);
-    navigator.vibrate?.(10);
   }
   function dragTo(index) {
     const all = cards();
