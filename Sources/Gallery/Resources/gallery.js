@@ -713,6 +713,12 @@ function favorites() {
   }
   // Above a grid that begins at a month: the newer photos, a page at a time as one scrolls up,
   // the view kept where it was.
+  // The page of newer photos being asked for, if any: one at a time, awaited by all who want it.
+  let newerLoad = Promise.resolve();
+  function loadNewer() {
+    if (!loadingNewer) newerLoad = newerPage();
+    return newerLoad;
+  }
   async function newerPage() {
     const first = cards()[0];
     if (!start || loadingNewer || !first) return;
@@ -747,17 +753,13 @@ function favorites() {
     const view = () => innerHeight - document.querySelector("header").offsetHeight;
     if (grid.getBoundingClientRect().height >= view()) return;
     while (mine === generation && start && grid.getBoundingClientRect().height < view()) {
-      if (loadingNewer) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        continue;
-      }
       const before = cards().length;
-      await newerPage();
+      await loadNewer();
       if (cards().length === before) break;
     }
     // A page of newer photos asked for as the room above came into view keeps the place it saw
     // when it lands: the view is moved to the end after it.
-    while (mine === generation && loadingNewer) await new Promise((resolve) => setTimeout(resolve, 50));
+    await newerLoad;
     if (mine !== generation) return;
     roomAbove();
     scrollTo(0, document.documentElement.scrollHeight - innerHeight);
@@ -932,7 +934,7 @@ function favorites() {
     if (entries.some((entry) => entry.isIntersecting)) more();
   }, { rootMargin: "600px" }).observe(document.getElementById("more"));
   new IntersectionObserver((entries) => {
-    if (entries.some((entry) => entry.isIntersecting)) newerPage();
+    if (entries.some((entry) => entry.isIntersecting)) loadNewer();
   }, { rootMargin: -(document.querySelector("header").offsetHeight + 1) + "px 0px 0px 0px" }).observe(newerRoom);
   let typing;
   search.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => reload(), 250); });
