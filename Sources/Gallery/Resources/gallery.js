@@ -38,12 +38,14 @@ function el(tag, properties = {}, ...children) {
   return node;
 }
 const live = () => new EventSource("/events");
-// Whether a key pressed in `target` is typing: in a text field, a text area, a list or a dialog.
-// A check box, a radio button or a button with the focus (one just ticked) takes shortcuts.
+// Whether a key pressed in `target` is typing: in a text field, a text area, a list or an open
+// dialog. A check box, a radio button or a button with the focus (one just ticked) takes
+// shortcuts, and so does the button of a dialog just closed, still in the page until its `close`
+// event removes it: the Escape pressed right after the one that closed it goes back.
 const notTyped = new Set(["checkbox", "radio", "button", "submit", "reset", "image", "range", "color", "file"]);
 const typingIn = (target) => {
   if (!target.closest) return false;
-  if (target.closest("textarea, select, dialog, [contenteditable]:not([contenteditable=false])")) return true;
+  if (target.closest("textarea, select, dialog[open], [contenteditable]:not([contenteditable=false])")) return true;
   const input = target.closest("input");
   return Boolean(input) && !notTyped.has(input.type);
 };
