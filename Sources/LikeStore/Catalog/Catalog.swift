@@ -15,6 +15,29 @@ extension StoredRecord {
     /// Six lower-case hex digits of a colour as a photo's metadata gives it (`#60544D`); `nil`
     /// when it is no hex colour.
     package static func catalogColor(_ color: String?) -> String? { ColorFilter.catalogColor(color) }
+
+    /// Where a photo's date taken comes from.
+    package enum TakenSource: String, Sendable {
+        /// Exif's DateTimeOriginal (with OffsetTimeOriginal where the camera wrote one).
+        case exif
+        /// The source's own date (``StoredPhoto/createdAt``: Unsplash's `created_at`, Flickr's
+        /// `datetaken`).
+        case source
+        /// Neither: the time it was liked.
+        case liked
+    }
+
+    /// When the photo was taken, in milliseconds since 1970, as the listing by date taken orders
+    /// it: the camera's date, else the source's, else the like's. A camera's date without an
+    /// offset is read as UTC: the wall-clock time it shows is then the one written, in every zone.
+    package var taken: (at: Int64, source: TakenSource) {
+        if let text = image.exif?.takenAt {
+            let zoned = text.utf8.count == 19 ? text + "Z" : text
+            if let milliseconds = Timestamp.parse(zoned) { return (milliseconds, .exif) }
+        }
+        if let created = photo?.createdAt { return (Timestamp.milliseconds(created), .source) }
+        return (likedAt, .liked)
+    }
 }
 
 /// What the catalog keeps of a photo beyond what every `L` and `M` line has: derived from its
@@ -25,15 +48,34 @@ struct CatalogFields: Hashable, Sendable {
     /// The id, description, photographer name and username, note and album names, folded and
     /// joined as ``TextFolding/searchable(_:)`` does.
     var text: String
+    /// When the photo was taken (``StoredRecord/taken``), in milliseconds; `nil` in a line of
+    /// the format before it (`likes-journal-2`).
+    var taken: Int64?
 
-    init(color: String?, text: String) {
+    init(color: String?, text: String, taken: Int64?) {
         self.color = color
         self.text = text
+        self.taken = taken
     }
 
     init(record: StoredRecord) {
         color = ColorFilter.catalogColor(record.photo?.color) ?? record.image.color
         text = SearchWords.searchableText(of: record)
+        taken = record.taken.at
+    }
+}
+
+/// How much of the catalog a line has: none (`likes-journal-1`), all but the date taken
+/// (`likes-journal-2`), or all of it.
+enum CatalogDepth: Hashable, Sendable {
+    case none, withoutTaken, whole
+
+    init(_ line: JournalLine.View) {
+        self = line.text == nil ? .none : line.taken == nil ? .withoutTaken : .whole
+    }
+
+    init(_ catalog: CatalogFields?) {
+        self = catalog == nil ? .none : catalog?.taken == nil ? .withoutTaken : .whole
     }
 }
 
@@ -77,13 +119,18 @@ enum CatalogScan {
             hasher.combine(liked.at)
             for field in [newest.generation, newest.image, newest.userImage, newest.last, newest.color, newest.text] { add(field) }
             hasher.combine(newest.bytes)
+            hasher.combine(newest.taken)
             return hasher.finalize()
         }
 
-        /// The digest of the `L` line `entry` makes, with or without its catalog.
-        static func digest(of entry: LiveEntry, withCatalog: Bool) -> Int {
+        /// The digest of the `L` line `entry` makes, with as much of its catalog as `depth`.
+        static func digest(of entry: LiveEntry, depth: CatalogDepth) -> Int {
             var entry = entry
-            if !withCatalog { entry.catalog = nil }
+            switch depth {
+            case .none: entry.catalog = nil
+            case .withoutTaken: entry.catalog?.taken = nil
+            case .whole: break
+            }
             let line = JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded.dropLast()
             return line.withUnsafeBufferPointer { bytes in
                 JournalLine.View(bytes).map { Photo(liked: $0, newest: $0).digest } ?? 0

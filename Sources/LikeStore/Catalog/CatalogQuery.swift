@@ -224,24 +224,25 @@ extension OpenStore {
     /// added up (wrapping), with their number, and whether every photo's line has a catalog
     /// (`nil` where some have one and some not): what `verify` compares the records with, in
     /// memory that does not grow with the collection. `nil` as ``catalogDigests()``.
-    func catalogDigestSum() throws -> (count: Int, sum: Int, withCatalog: Bool?)? {
-        var (count, sum, withCatalog, without) = (0, 0, 0, 0)
+    func catalogDigestSum() throws -> (count: Int, sum: Int, depth: CatalogDepth?)? {
+        var (count, sum) = (0, 0)
+        var depths: Set<CatalogDepth> = []
         let complete = try forEachCatalogPhoto { photo in
             count += 1
             sum &+= photo.digest
-            if photo.newest.text != nil { withCatalog += 1 } else { without += 1 }
+            depths.insert(CatalogDepth(photo.newest))
         }
-        return complete ? (count, sum, without == 0 ? true : withCatalog == 0 ? false : nil) : nil
+        return complete ? (count, sum, depths.count > 1 ? nil : depths.first ?? .whole) : nil
     }
 
     /// What the catalog says of each live photo, as a digest by key (see
     /// ``CatalogScan/Photo/digest``), and whether its line has a catalog; `nil` where the journal
     /// is damaged, missing, cut short or out of order (the index then says which). Reads the
     /// journal in chunks, under a lock the caller holds: memory grows with the keys only.
-    func catalogDigests() throws -> [String: (digest: Int, hasCatalog: Bool)]? {
-        var digests: [String: (digest: Int, hasCatalog: Bool)] = [:]
+    func catalogDigests() throws -> [String: (digest: Int, depth: CatalogDepth)]? {
+        var digests: [String: (digest: Int, depth: CatalogDepth)] = [:]
         let complete = try forEachCatalogPhoto { photo in
-            digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, photo.newest.text != nil)
+            digests[String(decoding: photo.liked.key, as: UTF8.self)] = (photo.digest, CatalogDepth(photo.newest))
         }
         return complete ? digests : nil
     }

@@ -233,7 +233,7 @@ struct Journal {
         bytes.reserveCapacity(sorted.count * 128)
         for line in owed { bytes += line.encoded }
         for var entry in sorted {
-            if entry.catalog == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
+            if entry.catalog?.taken == nil, let record = try? records?.read(key: entry.key) { entry.catalog = CatalogFields(record: record) }
             bytes += JournalLine.describing(entry, operation: .liked, at: entry.likedAt).encoded
         }
         try install(durable: durable) { write in try write(bytes, true) }
@@ -274,7 +274,7 @@ struct Journal {
     /// its newest line is; then each such line is read again and written, as it is where it is
     /// the photo's `L` line, else (an `M` line) as the `L` line it amounts to. What a sync still
     /// owes the folder is kept as that writer keeps it. `nil`, writing nothing, where the journal
-    /// is missing, damaged, cut short or of the format before the catalog: the index's way then
+    /// is missing, damaged, cut short or of a format before the date taken: the index's way then
     /// (which rescues what a damaged one lost). Returns the newest time in it.
     func rewriteByMoving(records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64? {
         guard let reader = try reader(records: records) else { return nil }
@@ -284,7 +284,7 @@ struct Journal {
         var places: [String: LinePlace] = [:]
         var sound = true
         let end = try reader.forward { item in
-            guard let line = item.line, line.operation != .liked && line.operation != .updated || line.catalog != nil else {
+            guard let line = item.line, line.operation != .liked && line.operation != .updated || line.catalog?.taken != nil else {
                 sound = false
                 return false
             }

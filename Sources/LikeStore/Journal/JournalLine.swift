@@ -21,10 +21,11 @@ import LikesSupport
 /// - `M`: a liked photo updated; `likedAt` stays that of its `L` line.
 ///
 /// `L` and `M` lines then carry the photo's catalog (see ``CatalogFields``), what queries read
-/// instead of decoding records: its colour (six lower-case hex digits, or `-`) and its searchable
+/// instead of decoding records: its colour (six lower-case hex digits, or `-`) followed by `/`
+/// and when it was taken (milliseconds since 1970, see ``StoredRecord/taken``), and its searchable
 /// text, folded, with every white space and control character written as U+001F (so the field
-/// holds no space or newline). Lines of a `likes-journal-1` journal have neither field, and are
-/// still read. Last, for a photo in albums, the album names, each escaped by
+/// holds no space or newline). Lines of a `likes-journal-1` journal have neither field, those of a
+/// `likes-journal-2` journal no date taken; both are still read. Last, for a photo in albums, the album names, each escaped by
 /// ``PercentEscaping/albumName`` (`%`, `,`, space, control and non-ASCII bytes as `%XX`), sorted
 /// by their UTF-8 bytes and joined by commas: `Trip%20to%20Lisbon,Cats`. After them, for an album
 /// whose chosen cover the photo is, its name escaped the same way after `%*` (which no escaped
@@ -55,8 +56,11 @@ struct JournalLine: Hashable, Sendable {
         var changesPhoto: Bool { self == .liked || self == .updated || self == .unliked }
     }
 
-    /// The format this version writes: `L` and `M` lines carry the catalog.
-    static let formatName = "likes-journal-2"
+    /// The format this version writes: `L` and `M` lines carry the catalog with the date taken.
+    static let formatName = "likes-journal-3"
+    /// The format before the date taken, still read (its catalog's lines give no date taken, and
+    /// a listing by date taken takes the sure path); the next change writes it anew.
+    static let formatWithoutTaken = "likes-journal-2"
     /// The format before the catalog, still read.
     static let formatWithoutCatalog = "likes-journal-1"
     /// This format, in a journal whose `L` lines may be out of the listing's order: a restore
@@ -69,7 +73,7 @@ struct JournalLine: Hashable, Sendable {
     /// Whether a header's format name is one a later version wrote: a journal's name
     /// (`likes-journal-` and more) that this version does not know.
     static func isNewerFormat(_ name: String) -> Bool {
-        name.hasPrefix("likes-journal-") && ![formatName, unsortedFormatName, formatWithoutCatalog].contains(name)
+        name.hasPrefix("likes-journal-") && ![formatName, unsortedFormatName, formatWithoutTaken, formatWithoutCatalog].contains(name)
     }
 
     var operation: Operation
@@ -150,6 +154,10 @@ struct JournalLine: Hashable, Sendable {
         if let catalog {
             line.append(0x20)
             line += Array((catalog.color ?? "-").utf8)
+            if let taken = catalog.taken {
+                line.append(0x2F)
+                line += Array(String(taken).utf8)
+            }
             line.append(0x20)
             line += Array(catalog.text.utf8)
         }
@@ -249,6 +257,9 @@ struct JournalLine: Hashable, Sendable {
         var key: UnsafeBufferPointer<UInt8> { field(places.key) ?? UnsafeBufferPointer(start: nil, count: 0) }
         /// On `L` and `M` lines with a catalog: `-` or six lower-case hex digits.
         var color: UnsafeBufferPointer<UInt8>? { field(places.color) }
+        /// On `L` and `M` lines with a catalog of this format: when the photo was taken, in
+        /// milliseconds (``StoredRecord/taken``).
+        var taken: Int64? { field(places.taken).flatMap(Self.signedNumber) }
         /// On `L` and `M` lines with a catalog: the folded searchable text.
         var text: UnsafeBufferPointer<UInt8>? { field(places.text) }
         /// The album field of an `L` or `M` line in albums, or the escaped id of a `U` line.
@@ -269,6 +280,7 @@ struct JournalLine: Hashable, Sendable {
             var userImage = Place.none
             var key = Place.none
             var color = Place.none
+            var taken = Place.none
             var text = Place.none
             var last = Place.none
             var unlikedRecord = Place.none
@@ -316,7 +328,7 @@ struct JournalLine: Hashable, Sendable {
             case .header:
                 return Generation.isValid(generation) && Self.isDash(image) && Self.isDash(userImage)
                     && (key.elementsEqual(JournalLine.formatName.utf8) || key.elementsEqual(JournalLine.unsortedFormatName.utf8)
-                        || key.elementsEqual(JournalLine.formatWithoutCatalog.utf8))
+                        || key.elementsEqual(JournalLine.formatWithoutTaken.utf8) || key.elementsEqual(JournalLine.formatWithoutCatalog.utf8))
             case .liked, .updated:
                 return Generation.isValid(generation) && Generation.isValid(image) && generationOrDash(userImage) && StorageKey.isWellFormed(key)
             case .unliked, .aborted:
@@ -345,8 +357,15 @@ struct JournalLine: Hashable, Sendable {
                 places.last = place(fields[7])
                 return !checking || Self.isAlbumField(fields[7])
             case (.liked, 9...), (.updated, 9...):
-                guard !checking || Self.isColor(fields[7]) else { return false }
-                (places.color, places.text) = (place(fields[7]), place(fields[8]))
+                var color = fields[7]
+                if let slash = color.firstIndex(of: 0x2F) {
+                    let taken = UnsafeBufferPointer(rebasing: color[(slash + 1)...])
+                    guard !checking || Self.signedNumber(taken) != nil else { return false }
+                    places.taken = place(taken)
+                    color = UnsafeBufferPointer(rebasing: color[..<slash])
+                }
+                guard !checking || Self.isColor(color) else { return false }
+                (places.color, places.text) = (place(color), place(fields[8]))
                 if fields.count == 10 {
                     places.last = place(fields[9])
                     return !checking || Self.isAlbumField(fields[9])
@@ -483,7 +502,7 @@ extension JournalLine {
             guard searchable.allSatisfy({ $0 == TextFolding.separator || ($0 >= 0x20 && $0 != 0x7F) }),
                 let text = String.validatingUTF8(searchable)
             else { return nil }
-            catalog = CatalogFields(color: View.isDash(color) ? nil : String(decoding: color, as: UTF8.self), text: text)
+            catalog = CatalogFields(color: View.isDash(color) ? nil : String(decoding: color, as: UTF8.self), text: text, taken: view.taken)
         }
     }
 }

@@ -287,7 +287,8 @@ struct JournalReader {
         try source.withMappedBytes { bytes -> Bool? in
             guard let headerEnd = Self.nextLineStart(in: bytes, from: 0),
                 let header = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[..<(headerEnd - 1)])), header.operation == .header,
-                header.key.elementsEqual(JournalLine.formatName.utf8), let lastNewline = Self.lastNewline(in: bytes, before: bytes.count)
+                header.key.elementsEqual(JournalLine.formatName.utf8) || header.key.elementsEqual(JournalLine.formatWithoutTaken.utf8),
+                let lastNewline = Self.lastNewline(in: bytes, before: bytes.count)
             else { return nil }
             let end = lastNewline + 1  // a torn append after it is no line
             let boundary = Self.firstLiked(atOrAfter: place, in: bytes, from: headerEnd, to: end)

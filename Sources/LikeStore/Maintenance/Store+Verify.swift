@@ -97,14 +97,14 @@ private struct StoreCheck {
     /// Each recorded photo's key and its images' generations, sorted by key once the records
     /// are read: what tells a photo's image and thumbnail files from orphans.
     var recorded: [(key: String, image: String, user: String?)] = []
-    /// The index by its sum: each digest added up, and whether its photos' lines have a
-    /// catalog; `nil` where the index was read the sure way (a damaged or mixed journal).
-    var indexSum: (count: Int, sum: Int, withCatalog: Bool)?
+    /// The index by its sum: each digest added up, and how much of the catalog its photos'
+    /// lines have; `nil` where the index was read the sure way (a damaged or mixed journal).
+    var indexSum: (count: Int, sum: Int, depth: CatalogDepth)?
     /// The records' digests added up, as the index's are.
     var recordSum = (count: 0, sum: 0)
     /// What the index says of each live photo whose record has not been compared yet; filled
     /// only where the sums differ, or the index was read the sure way.
-    var indexed: [String: (digest: Int, hasCatalog: Bool)] = [:]
+    var indexed: [String: (digest: Int, depth: CatalogDepth)] = [:]
     var damagedKeys: Set<String> = []
     var damage: [String] = []
     var imageProblems: [String] = []
@@ -133,8 +133,8 @@ private struct StoreCheck {
     /// lines mix photos with and without a catalog, the whole index the sure way (which names
     /// the damage).
     mutating func readIndex(_ opened: OpenStore, locked: Bool) throws {
-        if let found = try opened.catalogDigestSum(), let withCatalog = found.withCatalog {
-            indexSum = (found.count, found.sum, withCatalog)
+        if let found = try opened.catalogDigestSum(), let depth = found.depth {
+            indexSum = (found.count, found.sum, depth)
             return
         }
         try readIndexEntries(opened, locked: locked)
@@ -149,7 +149,8 @@ private struct StoreCheck {
         let index = try opened.index(locked: locked)
         indexDamage = index.damage
         for (key, entry) in index.live {
-            indexed[key] = (CatalogScan.Photo.digest(of: entry, withCatalog: entry.catalog != nil), entry.catalog != nil)
+            let depth = CatalogDepth(entry.catalog)
+            indexed[key] = (CatalogScan.Photo.digest(of: entry, depth: depth), depth)
         }
     }
 
@@ -168,7 +169,7 @@ private struct StoreCheck {
             try checkImages(of: record, images: images)
             if let indexSum {
                 recordSum.count += 1
-                recordSum.sum &+= CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: indexSum.withCatalog)
+                recordSum.sum &+= CatalogScan.Photo.digest(of: record.liveEntry, depth: indexSum.depth)
             } else {
                 compare(key, record)
             }
@@ -186,7 +187,7 @@ private struct StoreCheck {
     /// and one it lacks as missing.
     private mutating func compare(_ key: String, _ record: StoredRecord) {
         if let entry = indexed.removeValue(forKey: key) {
-            if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, withCatalog: entry.hasCatalog) { staleInIndex += 1 }
+            if entry.digest != CatalogScan.Photo.digest(of: record.liveEntry, depth: entry.depth) { staleInIndex += 1 }
         } else if indexDamage == nil {
             missingFromIndex += 1
         }
