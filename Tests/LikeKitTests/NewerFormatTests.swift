@@ -43,11 +43,11 @@ import Testing
         try repository.like(PhotoID("a"), image: Samples.rocket)
         let journal = folder.store.appendingPathComponent("likes.journal")
         let text = try String(contentsOf: journal, encoding: .utf8)
-        #expect(text.contains(" likes-journal-2\n"))
-        try Data(text.replacingOccurrences(of: " likes-journal-2\n", with: " likes-journal-3\n").utf8).write(to: journal)
-        try expectRefused(repository, file: "likes.journal", format: "likes-journal-3")
+        #expect(text.contains(" likes-journal-3\n"))
+        try Data(text.replacingOccurrences(of: " likes-journal-3\n", with: " likes-journal-9\n").utf8).write(to: journal)
+        try expectRefused(repository, file: "likes.journal", format: "likes-journal-9")
         // A header damaged otherwise is still damage, which repair mends.
-        try Data(text.replacingOccurrences(of: " likes-journal-2\n", with: " garbled-name-2\n").utf8).write(to: journal)
+        try Data(text.replacingOccurrences(of: " likes-journal-3\n", with: " garbled-name-2\n").utf8).write(to: journal)
         #expect(try repository.list().records.map(\.id.rawValue) == ["a"])
         #expect(!(try repository.verify().isOK))
     }
@@ -129,8 +129,8 @@ import Testing
         if newer == "journal" {
             file = folder.store.appendingPathComponent("likes.journal")
             let text = try String(contentsOf: file, encoding: .utf8)
-            try Data(text.replacingOccurrences(of: " likes-journal-2\n", with: " likes-journal-3\n").utf8).write(to: file)
-            format = "likes-journal-3"
+            try Data(text.replacingOccurrences(of: " likes-journal-3\n", with: " likes-journal-9\n").utf8).write(to: file)
+            format = "likes-journal-9"
         } else {
             file = folder.store.appendingPathComponent("records/b.json")
             let text = try String(contentsOf: file, encoding: .utf8)

@@ -218,6 +218,29 @@ import Testing
         #expect(listing.damage.isEmpty, "\(context)")
     }
 
+    /// Rewrites the store's journal as the format before the date taken joined the catalog
+    /// (`likes-journal-2`: a colour with no `/` and date after it), and notes its length in the
+    /// lock file. Returns the journal's place.
+    @discardableResult
+    func writeJournalWithoutTaken() throws -> URL {
+        let journal = folder.store.appendingPathComponent("likes.journal")
+        let lines = try String(contentsOf: journal, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            var fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            if fields.first == "J" { fields[6] = "likes-journal-2" }
+            if fields.first == "L" || fields.first == "M", fields.count >= 9 {
+                fields[7] = try #require(fields[7].split(separator: "/").first)
+            }
+            return fields.joined(separator: " ")
+        }
+        let converted = Data(lines.joined(separator: "\n").utf8)
+        #expect(converted.count < (try Data(contentsOf: journal)).count, "the dates were there to take out")
+        try converted.write(to: journal, options: .atomic)
+        let digits = String(converted.count)
+        try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+            .write(to: folder.store.appendingPathComponent("likes.lock"))
+        return journal
+    }
+
     /// Rewrites the store's journal as the format before the catalog wrote it (no colour and no
     /// text on `L` and `M` lines), optionally with its middle line garbled, and notes its length
     /// in the lock file, as the writer of that journal would have. Returns the journal's place.
@@ -407,7 +430,23 @@ import Testing
         reference.records[id] = try #require(try repository.setNote("upgraded", for: id)?.record)
         #expect(
             try String(contentsOf: journal, encoding: .utf8).hasPrefix("J ")
-                && String(contentsOf: journal, encoding: .utf8).contains("likes-journal-2"))
+                && String(contentsOf: journal, encoding: .utf8).contains("likes-journal-3"))
+        for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "upgraded journal, query \(index)") }
+        #expect(try repository.verify().problems.isEmpty)
+    }
+
+    @Test func aJournalWrittenBeforeTheDateTakenAnswersTheSameAndTheNextWriterUpgradesIt() throws {
+        var (repository, reference, random) = try makeStore(seed: 13, count: 60)
+        let journal = try writeJournalWithoutTaken()
+        for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "journal 2, query \(index)") }
+        #expect(try repository.verify().problems.isEmpty)
+
+        let id = try #require(reference.records.keys.first)
+        reference.records[id] = try #require(try repository.setNote("upgraded", for: id)?.record)
+        let text = try String(contentsOf: journal, encoding: .utf8)
+        #expect(text.split(separator: "\n")[0].hasSuffix(" likes-journal-3"))
+        let likes = text.split(separator: "\n").filter { $0.hasPrefix("L ") }
+        #expect(likes.count == reference.records.count && likes.allSatisfy { $0.split(separator: " ")[7].contains("/") })
         for index in 0..<80 { try Self.check(repository, reference, Self.query(&random, reference), "upgraded journal, query \(index)") }
         #expect(try repository.verify().problems.isEmpty)
     }

@@ -251,7 +251,7 @@ import Testing
         try target.restore(from: export)
 
         let journal = try String(contentsOf: target.directory.appendingPathComponent("likes.journal"), encoding: .utf8)
-        #expect(journal.hasPrefix("J ") && journal.split(separator: "\n")[0].hasSuffix(" likes-journal-2"))
+        #expect(journal.hasPrefix("J ") && journal.split(separator: "\n")[0].hasSuffix(" likes-journal-3"))
         let all = try target.list(LikeQuery()).records
         #expect(all.count == 12)
         #expect(all.map(\.likedAt) == all.map(\.likedAt).sorted(by: >))
@@ -294,7 +294,7 @@ import Testing
         #expect(try repository.verify().isOK)
 
         try repository.setNote("sorted now", for: PhotoID(valid: "old 0"))
-        #expect(try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")[0].hasSuffix(" likes-journal-2"))
+        #expect(try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")[0].hasSuffix(" likes-journal-3"))
         #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == expected)
         #expect(try repository.verify().isOK)
     }
@@ -315,7 +315,7 @@ import Testing
         #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == ["newer", "p3", "p2", "p1", "p0"])
         #expect(try repository.list(LikeQuery(limit: 2, after: LikeCursor(record: before[1]))).records.map(\.id.rawValue) == ["p1", "p0"])
         let journal = try String(contentsOf: repository.directory.appendingPathComponent("likes.journal"), encoding: .utf8)
-        #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-2"))
+        #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-3"))
         #expect(try repository.likeAgain(middle.id, likedAt: Date(), image: Samples.coffee, userImage: nil, note: nil, photo: nil, albums: []) == nil)
         #expect(try repository.verify().isOK)
     }

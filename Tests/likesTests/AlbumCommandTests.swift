@@ -125,7 +125,7 @@ import Testing
         try likeSamples(["rocket"])
         let journal = box.store.appendingPathComponent("likes.journal")
         let text = try String(contentsOf: journal, encoding: .utf8)
-        try Data(text.replacingOccurrences(of: " likes-journal-2\n", with: " likes-journal-7\n").utf8).write(to: journal)
+        try Data(text.replacingOccurrences(of: " likes-journal-3\n", with: " likes-journal-7\n").utf8).write(to: journal)
         for command in [["list"], ["repair"], ["like", "coffee", "--image", Samples.photo("coffee.jpg").path]] {
             let run = try box.run(command)
             #expect(run.status == 1, "\(command): \(run.status)")

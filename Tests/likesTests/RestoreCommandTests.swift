@@ -220,7 +220,7 @@ import Testing
             #expect(finish.status == 0, "round \(round): \(finish.stderr)")
             #expect(try comparable(target).filter { !$0.contains("\"newer ") }.sorted() == expected.sorted(), "round \(round)")
             let journal = try String(contentsOfFile: target + "/likes.journal", encoding: .utf8)
-            #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-2"), "round \(round)")
+            #expect(journal.split(separator: "\n")[0].hasSuffix(" likes-journal-3"), "round \(round)")
             #expect(try TemporaryFolder.execute(["--store", target, "purge"]).status == 0)
             let clean = try TemporaryFolder.execute(["--store", target, "verify", "--json"]).object()
             #expect(clean["ok"] as? Bool == true && (clean["orphans"] as? [String])?.isEmpty == true, "round \(round)")
