@@ -130,6 +130,16 @@ public enum FlickrAPI {
         public var licenseID: String?
         /// The `photopage` URL.
         public var pageURL: String?
+        /// `dates.taken`, when Flickr knows it (`takenunknown` is not 1): the camera's wall-clock
+        /// time as Flickr gives it, `2013-01-30 00:18:12`, with no zone.
+        public var taken: String? = nil
+
+        /// ``taken`` as a date, its wall-clock time read as UTC (as an Exif date without an
+        /// offset is): it then shows as written in every zone.
+        public var takenDate: Date? {
+            guard let taken, taken.utf8.count == 19 else { return nil }
+            return LikeTimestamp.date(from: String(taken.map { $0 == " " ? "T" : $0 }) + "Z")
+        }
     }
 
     /// Reads a `flickr.photos.search` answer.
@@ -184,7 +194,8 @@ public enum FlickrAPI {
         return Info(
             id: id, username: text(owner?["username"]), realname: text(owner?["realname"]).flatMap { $0.isEmpty ? nil : $0 },
             title: content(photo["title"]), description: content(photo["description"]), licenseID: text(photo["license"]),
-            pageURL: urls.first { text($0["type"]) == "photopage" }.flatMap { text($0["_content"]) })
+            pageURL: urls.first { text($0["type"]) == "photopage" }.flatMap { text($0["_content"]) },
+            taken: photo["dates"]?.object.flatMap { dates in text(dates["takenunknown"]) == "1" ? nil : text(dates["taken"]) })
     }
 
     /// The licences' names by id.
@@ -199,11 +210,12 @@ public enum FlickrAPI {
     }
 
     /// What a favorite keeps of a Flickr photo: the owner (real name, else user name) and user
-    /// name, the title, the licence's name and the photo's page.
+    /// name, the title, the licence's name, the photo's page and when it was taken (as its
+    /// `createdAt`, the source's own date).
     public static func metadata(_ info: Info, licenseName: String?, width: Int? = nil, height: Int? = nil) -> PhotoMetadata {
         PhotoMetadata(
             description: info.description.flatMap { $0.isEmpty ? nil : $0 }, photographer: info.realname ?? info.username,
-            photographerUsername: info.username, sourceURL: info.pageURL, width: width, height: height,
+            photographerUsername: info.username, sourceURL: info.pageURL, width: width, height: height, createdAt: info.takenDate,
             photographerURL: info.username.map { "https://www.flickr.com/people/" + APIRequest.escape($0) + "/" }, title: info.title,
             license: licenseName)
     }

@@ -82,6 +82,18 @@ import Testing
         }
 
         static func place(_ record: LikeRecord) -> (Int64, String) { (Timestamp.milliseconds(record.likedAt), record.id.storageKey) }
+        /// The contract's date taken: the camera's date (read as UTC without an offset), else the
+        /// source's, else the like's.
+        static func taken(_ record: LikeRecord) -> Date {
+            if let text = record.exif?.takenAt {
+                let formatter = ISO8601DateFormatter()
+                if let date = formatter.date(from: text.count == 19 ? text + "Z" : text) { return date }
+            }
+            return record.photo?.createdAt ?? record.likedAt
+        }
+        static func place(_ record: LikeRecord, _ orderDate: LikeQuery.OrderDate) -> (Int64, String) {
+            orderDate == .liked ? place(record) : (Int64((taken(record).timeIntervalSince1970 * 1000).rounded()), record.id.storageKey)
+        }
 
         /// The listing a query asks for, and whether more follows it.
         func list(_ query: LikeQuery) -> (ids: [PhotoID], more: Bool) {
@@ -92,11 +104,13 @@ import Testing
                 if let search = query.search, !Self.searchMatches(search, record) { return false }
                 if let after = query.after {
                     let cursor = (after.place.likedAt, after.place.key)
-                    return query.order == .newestFirst ? Self.place(record) < cursor : cursor < Self.place(record)
+                    let place = Self.place(record, query.orderDate)
+                    return query.order == .newestFirst ? place < cursor : cursor < place
                 }
                 return true
             }
-            matching.sort { query.order == .newestFirst ? Self.place($0) > Self.place($1) : Self.place($0) < Self.place($1) }
+            let date = query.orderDate
+            matching.sort { query.order == .newestFirst ? Self.place($0, date) > Self.place($1, date) : Self.place($0, date) < Self.place($1, date) }
             let rest = matching.dropFirst(query.offset)
             let page = rest.prefix(query.limit ?? rest.count)
             return (page.map(\.id), rest.count > page.count)
@@ -134,7 +148,9 @@ import Testing
             description: random.next() % 4 == 0 ? nil : text(&random, words: Int(random.next() % 4)),
             photographer: text(&random, words: 1 + Int(random.next() % 2)),
             photographerUsername: random.next() % 3 == 0 ? nil : "user\(random.next() % 9)",
-            color: colors.randomElement(using: &random)!)
+            color: colors.randomElement(using: &random)!,
+            // Days of a few years, many shared: the order by date taken breaks ties by key.
+            createdAt: random.next() % 3 == 0 ? nil : Date(timeIntervalSince1970: 1_400_000_000 + Double(random.next() % 40) * 86_400 * 30))
     }
 
     /// A store of liked, updated, unliked and liked-again photos, and the reference beside it.
@@ -184,6 +200,7 @@ import Testing
     static func query(_ random: inout Random, _ reference: Reference) -> LikeQuery {
         let records = Array(reference.records.values)
         var query = LikeQuery(order: random.next() % 3 == 0 ? .oldestFirst : .newestFirst)
+        query.orderDate = random.next() % 2 == 0 ? .taken : .liked
         query.limit = [nil, 1, 3, 10, 40].randomElement(using: &random)!
         query.offset = [0, 0, 0, 2, 7].randomElement(using: &random)!
         if random.next() % 2 == 0 {
@@ -205,7 +222,7 @@ import Testing
         }
         if random.next() % 4 == 0 { query.album = Self.albums.randomElement(using: &random)! }
         if random.next() % 5 == 0, let record = records.randomElement(using: &random) { query.since = record.likedAt }
-        if random.next() % 3 == 0, let record = records.randomElement(using: &random) { query.after = LikeCursor(record: record) }
+        if random.next() % 3 == 0, let record = records.randomElement(using: &random) { query.after = LikeCursor(record: record, orderDate: query.orderDate) }
         return query
     }
 
@@ -214,7 +231,7 @@ import Testing
         let expected = reference.list(query)
         #expect(listing.records.map(\.id) == expected.ids, "\(context): \(query)")
         #expect((listing.next != nil) == expected.more, "\(context): more after \(query)")
-        if let next = listing.next, let last = listing.records.last { #expect(next == LikeCursor(record: last)) }
+        if let next = listing.next, let last = listing.records.last { #expect(next == LikeCursor(record: last, orderDate: query.orderDate)) }
         #expect(listing.damage.isEmpty, "\(context)")
     }
 
@@ -389,14 +406,18 @@ import Testing
         #expect(throws: LikeRepositoryError.self) { try repository.list(LikeQuery(color: "bluish")) }
     }
 
-    @Test(arguments: [LikeQuery.Order.newestFirst, .oldestFirst])
-    func cursorPagesNeverRepeatOrSkipAPhotoWhileOthersAreLikedAndUnliked(order: LikeQuery.Order) throws {
+    @Test(arguments: [LikeQuery.Order.newestFirst, .oldestFirst], [LikeQuery.OrderDate.liked, .taken])
+    func cursorPagesNeverRepeatOrSkipAPhotoWhileOthersAreLikedAndUnliked(order: LikeQuery.Order, orderDate: LikeQuery.OrderDate) throws {
         let repository = folder.repository(durability: .relaxed)
         var random = Random(state: 42)
-        for index in 0..<60 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index, scanBytes: 8)) }
+        // Taken on one of 30 days, in no order of the likes: new likes land before and after
+        // the pages already read.
+        func taken() -> PhotoMetadata { PhotoMetadata(createdAt: Date(timeIntervalSince1970: 1_500_000_000 + Double(random.next() % 30) * 86_400)) }
+        for index in 0..<60 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index, scanBytes: 8), photo: taken()) }
         var stayed = Set((0..<60).map { PhotoID(valid: "p\($0)") })
         var seen: [LikeRecord] = []
         var query = LikeQuery(order: order, limit: 7)
+        query.orderDate = orderDate
         var added = 0
         while true {
             let listing = try repository.list(query)
@@ -405,7 +426,7 @@ import Testing
             query.after = next
             // Between two pages: new likes, and unlikes of photos seen and not yet seen.
             for _ in 0..<2 {
-                try repository.like(PhotoID(valid: "new\(added)"), image: Samples.jpeg(seed: 100 + added, scanBytes: 8))
+                try repository.like(PhotoID(valid: "new\(added)"), image: Samples.jpeg(seed: 100 + added, scanBytes: 8), photo: taken())
                 added += 1
             }
             if let gone = stayed.randomElement(using: &random) {
@@ -416,7 +437,7 @@ import Testing
         let ids = seen.map(\.id)
         #expect(Set(ids).count == ids.count, "no photo twice")
         #expect(stayed.isSubset(of: Set(ids)), "every photo liked throughout was listed")
-        let places = seen.map(Reference.place)
+        let places = seen.map { Reference.place($0, orderDate) }
         #expect(zip(places, places.dropFirst()).allSatisfy { order == .newestFirst ? $0 > $1 : $0 < $1 }, "in the listing's order")
     }
 

@@ -92,6 +92,14 @@ import Testing
         let metadata = FlickrAPI.metadata(info, licenseName: names[info.licenseID ?? ""], width: chosen.width, height: chosen.height)
         #expect(metadata.photographer == "Joi Ito" && metadata.photographerUsername == "Joi" && metadata.title == "Skies over Boston")
         #expect(metadata.license == "Attribution License" && metadata.sourceURL == "https://www.flickr.com/photos/joi/8436466166/")
+        // Its date taken, the camera's wall-clock time, becomes the source's date: the order by
+        // date taken places it there.
+        #expect(info.taken == "2013-01-30 00:18:12")
+        #expect(metadata.createdAt.map(LikeTimestamp.string(from:)) == "2013-01-30T00:18:12.000Z")
+        var unknown = String(decoding: try fixture("flickr/getInfo-8436466166.json"), as: UTF8.self)
+        unknown = unknown.replacingOccurrences(of: #""takenunknown": "0""#, with: #""takenunknown": "1""#)
+        #expect(unknown.contains(#""takenunknown": "1""#))
+        #expect(try FlickrAPI.info(from: Data(unknown.utf8)).taken == nil, "a date Flickr says it does not know is not the date taken")
     }
 
     @Test func flickrErrorsAreNamed() throws {

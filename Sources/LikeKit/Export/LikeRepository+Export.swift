@@ -95,7 +95,7 @@ private struct ExportBatches {
         left = left.map { $0 - page.items.count }
         done = !page.more
         if let last = page.items.last {
-            query.after = LikeCursor(last.record.listingKey)
+            query.after = LikeCursor(stored: last.record, orderDate: query.orderDate)
             query.offset = 0
         }
         return page.items.map(\.record)

@@ -53,6 +53,18 @@ public struct CameraDetails: Sendable, Hashable, Codable {
     }
 }
 
+/// Where a record's ``LikeRecord/takenAt`` comes from.
+public enum TakenSource: String, Sendable, Hashable, Codable {
+    /// The camera's date in the photo's Exif (DateTimeOriginal, with OffsetTimeOriginal where the
+    /// camera wrote one; a date without an offset is read as UTC).
+    case exif
+    /// The source's own date (``PhotoMetadata/createdAt``: Unsplash's `created_at`, Flickr's
+    /// `datetaken`).
+    case source
+    /// Neither: the time the photo was liked.
+    case liked
+}
+
 /// Where a record's ``LikeRecord/color`` comes from.
 public enum ColorSource: String, Sendable, Hashable, Codable {
     /// The photo's source gave it (``PhotoMetadata/color``).

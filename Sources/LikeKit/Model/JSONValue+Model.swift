@@ -24,7 +24,10 @@ extension LikeRecord {
         ]
         // Only where a cover was chosen: most records have none.
         if !covers.isEmpty { members.append(("covers", .strings(covers.map(\.rawValue)))) }
-        members += [("exif", exif?.json ?? .null), ("color", .string(color)), ("colorFrom", .string(colorSource?.rawValue))]
+        members += [
+            ("exif", exif?.json ?? .null), ("color", .string(color)), ("colorFrom", .string(colorSource?.rawValue)), ("takenAt", .date(takenAt)),
+            ("takenFrom", .string(takenSource.rawValue)),
+        ]
         return .object(members)
     }
 }

@@ -16,16 +16,28 @@ import LikeStore
 /// let trip = try repository.list(LikeQuery(album: try AlbumName("Lisbon"))).records
 /// ```
 public struct LikeQuery: Sendable, Hashable {
-    /// The order of a listing, by the date each photo was liked.
+    /// The order of a listing, by the date ``orderDate`` names.
     public enum Order: Sendable, Hashable {
-        /// Most recently liked first (the default).
+        /// Most recent first (the default).
         case newestFirst
-        /// Least recently liked first.
+        /// Least recent first.
         case oldestFirst
+    }
+
+    /// Which date of each photo a listing is ordered by.
+    public enum OrderDate: String, Sendable, Hashable, CaseIterable {
+        /// When it was liked (the default): the order of the likes.
+        case liked
+        /// When it was taken (``LikeRecord/takenAt``): the camera's date, else the source's,
+        /// else the like's, as photo apps lay out a timeline.
+        case taken
     }
 
     /// The order; newest first by default.
     public var order: Order
+    /// The date the order goes by; the date liked by default. A cursor of one such order
+    /// (``LikeCursor/orderDate``) goes on only in a listing of the same.
+    public var orderDate: OrderDate = .liked
     /// The most records to return; `nil` (the default) returns all.
     public var limit: Int?
     /// How many matching records to skip first; 0 by default.
@@ -42,7 +54,7 @@ public struct LikeQuery: Sendable, Hashable {
     public var search: String?
     /// Keeps the photos in this album, its name matched without regard to case.
     public var album: AlbumName?
-    /// Keeps the photos liked at or after this date.
+    /// Keeps the photos liked at or after this date (whichever date the listing is ordered by).
     public var since: Date?
     /// Lists what follows this place in the listing's order: the ``LikeListing/next`` of the
     /// page before. The cheap way to page; ``offset`` reads through every photo it skips.
@@ -66,8 +78,13 @@ public struct LikeQuery: Sendable, Hashable {
     /// The query as the store asks it.
     ///
     /// - Throws: ``LikeRepositoryError/invalidArgument(_:)`` for a negative limit or offset, or a
-    ///   colour that is neither a hex colour nor a family.
+    ///   colour that is neither a hex colour nor a family, or a cursor of the other order date.
     func storeQuery() throws -> StoreQuery {
+        if let after, after.orderDate != orderDate {
+            throw LikeRepositoryError.invalidArgument(
+                "The cursor \(after) is a place in the listing by date \(after.orderDate.rawValue), not by date \(orderDate.rawValue); list by date \(after.orderDate.rawValue) to go on from it."
+            )
+        }
         if let limit, limit < 0 { throw LikeRepositoryError.invalidArgument("The limit must not be negative; it was \(limit).") }
         guard offset >= 0 else { throw LikeRepositoryError.invalidArgument("The offset must not be negative; it was \(offset).") }
         var colorFilter: ColorFilter?
@@ -79,9 +96,11 @@ public struct LikeQuery: Sendable, Hashable {
             }
             colorFilter = parsed
         }
-        return StoreQuery(
+        var query = StoreQuery(
             newestFirst: order == .newestFirst, limit: limit, offset: offset, after: after?.place, since: since.map(Timestamp.milliseconds),
             album: album?.rawValue, color: colorFilter, words: search.map(SearchWords.init))
+        query.byTaken = orderDate == .taken
+        return query
     }
 }
 

@@ -47,8 +47,15 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     public var color: String?
     /// Where ``color`` comes from.
     public var colorSource: ColorSource?
+    /// When the photo was taken, as the order by date taken (``LikeQuery/OrderDate/taken``)
+    /// places it: the camera's date, else the source's, else ``likedAt``.
+    public var takenAt: Date
+    /// Where ``takenAt`` comes from.
+    public var takenSource: TakenSource = .liked
 
-    enum CodingKeys: String, CodingKey { case id, likedAt, image, userImage, thumbnail, note, photo, albums, covers, exif, color, colorFrom }
+    enum CodingKeys: String, CodingKey {
+        case id, likedAt, image, userImage, thumbnail, note, photo, albums, covers, exif, color, colorFrom, takenAt, takenFrom
+    }
 
     init(
         id: PhotoID, likedAt: Date, image: StoredImage, userImage: StoredImage?, thumbnail: StoredImage? = nil, note: String?,
@@ -56,6 +63,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     ) {
         self.id = id
         self.likedAt = likedAt
+        self.takenAt = likedAt
         self.image = image
         self.userImage = userImage
         self.thumbnail = thumbnail
@@ -83,6 +91,14 @@ public struct LikeRecord: Sendable, Hashable, Codable {
         exif = try container.decodeIfPresent(CameraDetails.self, forKey: .exif)
         color = try container.decodeIfPresent(String.self, forKey: .color)
         colorSource = try container.decodeIfPresent(ColorSource.self, forKey: .colorFrom)
+        takenAt = likedAt
+        if let taken = try container.decodeIfPresent(String.self, forKey: .takenAt) {
+            guard let milliseconds = Timestamp.parse(taken) else {
+                throw DecodingError.dataCorruptedError(forKey: .takenAt, in: container, debugDescription: "not an ISO 8601 date: \(taken)")
+            }
+            takenAt = Timestamp.date(milliseconds)
+        }
+        takenSource = try container.decodeIfPresent(TakenSource.self, forKey: .takenFrom) ?? .liked
     }
 
     /// Encodes the record as the command line's `--json` prints it; dates as ISO 8601 UTC with

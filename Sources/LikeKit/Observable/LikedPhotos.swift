@@ -156,8 +156,8 @@ public final class LikedPhotos {
             guard let stored = change.stored, let filters else { return true }
             guard filters.admits(stored) else { return false }
             guard next != nil, let last = records.last else { return true }
-            let place = ListingKey(likedAt: stored.likedAt, key: stored.key)
-            let lastShown = LikeCursor(record: last).place
+            let place = filters.place(of: stored)
+            let lastShown = LikeCursor(record: last, orderDate: query.orderDate).place
             return query.order == .newestFirst ? lastShown < place : place < lastShown
         }
     }
@@ -220,14 +220,14 @@ public final class LikedPhotos {
     private func applied(_ change: LikeChange) -> [LikeRecord]? {
         switch change.kind {
         case .liked:
-            guard filters != nil, let record = change.record, let stored = change.stored, !records.contains(where: { $0.id == record.id }) else {
+            guard let filters, let record = change.record, let stored = change.stored, !records.contains(where: { $0.id == record.id }) else {
                 return nil
             }
-            let place = ListingKey(likedAt: stored.likedAt, key: stored.key)
+            let place = filters.place(of: stored)
             let newestFirst = query.order == .newestFirst
             let index =
                 records.firstIndex { shown in
-                    let shownPlace = LikeCursor(record: shown).place
+                    let shownPlace = LikeCursor(record: shown, orderDate: query.orderDate).place
                     return newestFirst ? shownPlace < place : place < shownPlace
                 } ?? records.endIndex
             // Past the last one shown, while more follow: not shown yet (mayAlter says so too).

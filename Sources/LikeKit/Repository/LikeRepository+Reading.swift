@@ -29,7 +29,7 @@ extension LikeRepository {
     ///   unknown colour; `io`.
     public func list(_ query: LikeQuery = LikeQuery()) throws -> LikeListing {
         let page = try select(query)
-        let next = page.more ? page.items.last.map { LikeCursor($0.record.listingKey) } : nil
+        let next = page.more ? page.items.last.map { LikeCursor(stored: $0.record, orderDate: query.orderDate) } : nil
         return LikeListing(records: page.items.map(publicRecord), damage: page.damage, next: next)
     }
 

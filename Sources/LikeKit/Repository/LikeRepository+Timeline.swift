@@ -1,4 +1,4 @@
-// The collection by month: how many photos of a listing were liked in each month, and where the
+// The collection by month: how many photos of a listing were liked (or taken) in each month, and where the
 // listing's page for each month begins, from one read of the catalog. What a rail of years and
 // months (the gallery's) needs to jump anywhere in a large collection, loading one page there.
 
@@ -10,7 +10,8 @@ public struct LikeMonth: Sendable, Hashable {
     public var year: Int
     /// The month, 1 (January) to 12.
     public var month: Int
-    /// How many photos of the listing were liked in that month.
+    /// How many photos of the listing were liked in that month (taken, in a listing by date
+    /// taken).
     public var count: Int
     /// Where the listing's page for this month begins: a ``LikeQuery`` with the same filters and
     /// this as its ``LikeQuery/after`` lists the month's newest photo first; `nil` for the
@@ -19,11 +20,12 @@ public struct LikeMonth: Sendable, Hashable {
 }
 
 extension LikeRepository {
-    /// The months in which the photos `query` lists were liked, newest first, each with its count
-    /// and where its page begins.
+    /// The months in which the photos `query` lists were liked (or taken, where its
+    /// ``LikeQuery/orderDate`` is ``LikeQuery/OrderDate/taken``), newest first, each with its
+    /// count and where its page begins.
     ///
-    /// Only the query's filters are used (search, colour, album, since); its order, cursor,
-    /// offset and limit are not. Months are reckoned at `utcOffset` seconds east of UTC (a page
+    /// Only the query's filters and order date are used (search, colour, album, since); its
+    /// order, cursor, offset and limit are not. Months are reckoned at `utcOffset` seconds east of UTC (a page
     /// gives its own), so that a photo liked at 23:30 on the last of the month counts where the
     /// person saw it. Read from the catalog in one pass, no record decoded: a collection of
     /// 100,000 photos is counted in tens of milliseconds.
@@ -44,7 +46,7 @@ extension LikeRepository {
         return buckets.map { bucket in
             LikeMonth(
                 year: bucket.bucket.floorDivided(by: 12), month: bucket.bucket - bucket.bucket.floorDivided(by: 12) * 12 + 1, count: bucket.count,
-                start: bucket.before.map(LikeCursor.init))
+                start: bucket.before.map { LikeCursor($0, orderDate: query.orderDate) })
         }
     }
 }

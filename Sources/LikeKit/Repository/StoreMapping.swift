@@ -111,6 +111,9 @@ extension LikeRepository {
             note: stored.note, photo: stored.photo.map(PhotoMetadata.init), albums: stored.albums.map(AlbumName.init(stored:)))
         record.covers = stored.covers.map(AlbumName.init(stored:))
         record.exif = stored.image.exif.map(CameraDetails.init)
+        let taken = stored.taken
+        record.takenAt = Timestamp.date(taken.at)
+        record.takenSource = TakenSource(rawValue: taken.source.rawValue) ?? .liked
         if let source = stored.photo?.color, let digits = StoredRecord.catalogColor(source) {
             (record.color, record.colorSource) = ("#" + digits.uppercased(), .source)
         } else if let digits = stored.image.color {

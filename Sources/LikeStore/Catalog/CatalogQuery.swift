@@ -9,6 +9,8 @@ import LikesSupport
 /// What a listing asks of the catalog, in its terms.
 struct CatalogQuery {
     var newestFirst = true
+    /// Ordered by the date taken, which every line of the catalog must then carry.
+    var byTaken = false
     var limit: Int?
     var offset = 0
     /// Only photos past this place in the listing's order.
@@ -84,6 +86,7 @@ extension OpenStore {
         guard let records else { return ([], false) }
         let lock = try sharedLock()
         defer { _ = lock }
+        if query.byTaken { return try takenPage(query, records: records, locked: lock != nil) }
         if query.album == nil, query.color == nil, query.words == nil, query.after != nil || !query.newestFirst,
             let page = try jumpingPage(query, records: records, locked: lock != nil)
         {
@@ -128,6 +131,41 @@ extension OpenStore {
             }
             // A record that does not say what its line says: the sure path tells.
             guard let stored, stored.likedAt == place.likedAt else { return nil }
+            result.append(stored)
+        }
+        return (result, matches.count > page.count)
+    }
+
+    /// A page in the order by date taken, from one scan of the whole catalog that keeps the
+    /// places of the page, what it skips and one more (see ``FirstPlaces``); only the page's
+    /// records are decoded. `nil` where a line has no date taken (a journal of the format before
+    /// it, until its next writer) or the catalog cannot answer.
+    private func takenPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
+        var kept = FirstPlaces(capacity: query.limit.map { query.offset + $0 + 1 }, newestFirst: query.newestFirst, after: query.after)
+        var unanswerable = false
+        let end = try scanCatalog(locked: locked) { photo in
+            if let since = query.since, photo.liked.at < since { return false }  // the rest were liked before it
+            guard let taken = photo.newest.taken, let admitted = query.admits(photo) else {
+                unanswerable = true
+                return false
+            }
+            if admitted { kept.offer(at: taken, key: photo.liked.key, likedAt: photo.liked.at) }
+            return true
+        }
+        guard !unanswerable, end == .complete || end == .stopped else { return nil }
+        let matches = kept.ordered().dropFirst(query.offset)
+        let page = Array(matches.prefix(query.limit ?? matches.count))
+        var result: [StoredRecord] = []
+        let reads = records.read(keys: page.map { String(decoding: $0.key, as: UTF8.self) })
+        for offset in reads.indices {
+            let stored: StoredRecord?
+            do {
+                stored = try reads[offset].get()
+            } catch StoreError.damagedRecord {
+                return nil  // the sure path names it
+            }
+            // A record that does not say what its line says: the sure path tells.
+            guard let stored, stored.likedAt == page[offset].likedAt, stored.taken.at == page[offset].at else { return nil }
             result.append(stored)
         }
         return (result, matches.count > page.count)
@@ -305,5 +343,88 @@ extension OpenStore {
             }
         }
         return end
+    }
+}
+
+/// The first places of a listing (by a date, then by key) among places offered in any order:
+/// with a capacity, a heap whose top is the last of those kept, so that a place that comes after
+/// it costs one comparison and no copy of its key.
+struct FirstPlaces {
+    struct Place {
+        var at: Int64
+        var key: [UInt8]
+        /// The `likedAt` of the line, which the record must still say.
+        var likedAt: Int64
+    }
+
+    /// How many to keep; `nil` keeps every place.
+    let capacity: Int?
+    let newestFirst: Bool
+    /// Only places past this one are kept.
+    private let cursor: Place?
+    private var heap: [Place] = []
+
+    init(capacity: Int?, newestFirst: Bool, after: ListingKey?) {
+        self.capacity = capacity
+        self.newestFirst = newestFirst
+        cursor = after.map { Place(at: $0.likedAt, key: Array($0.key.utf8), likedAt: 0) }
+    }
+
+    /// Whether the place (`at`, `key`) comes before `other` in the listing.
+    private func comesBefore(_ at: Int64, _ key: UnsafeBufferPointer<UInt8>, _ other: Place) -> Bool {
+        if at != other.at { return newestFirst ? at > other.at : at < other.at }
+        return other.key.withUnsafeBufferPointer { otherKey in
+            newestFirst ? otherKey.lexicographicallyPrecedes(key) : key.lexicographicallyPrecedes(otherKey)
+        }
+    }
+
+    private func comesBefore(_ left: Place, _ right: Place) -> Bool {
+        left.key.withUnsafeBufferPointer { comesBefore(left.at, $0, right) }
+    }
+
+    /// Keeps the place where it is past the cursor and among the first.
+    mutating func offer(at: Int64, key: UnsafeBufferPointer<UInt8>, likedAt: Int64) {
+        if let cursor, comesBefore(at, key, cursor) || Self.same(at, key, cursor) { return }
+        if let capacity, heap.count >= capacity {
+            guard capacity > 0, comesBefore(at, key, heap[0]) else { return }
+            heap[0] = Place(at: at, key: Array(key), likedAt: likedAt)
+            siftDown(from: 0)
+        } else {
+            heap.append(Place(at: at, key: Array(key), likedAt: likedAt))
+            siftUp(from: heap.count - 1)
+        }
+    }
+
+    private static func same(_ at: Int64, _ key: UnsafeBufferPointer<UInt8>, _ other: Place) -> Bool {
+        at == other.at && other.key.elementsEqual(key)
+    }
+
+    /// The places kept, in the listing's order.
+    func ordered() -> [Place] {
+        heap.sorted(by: comesBefore)
+    }
+
+    // The top is the place that comes last: each parent comes after its children.
+    private mutating func siftUp(from start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard comesBefore(heap[parent], heap[child]) else { return }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        while true {
+            var last = parent
+            let (left, right) = (2 * parent + 1, 2 * parent + 2)
+            if left < heap.count, comesBefore(heap[last], heap[left]) { last = left }
+            if right < heap.count, comesBefore(heap[last], heap[right]) { last = right }
+            guard last != parent else { return }
+            heap.swapAt(parent, last)
+            parent = last
+        }
     }
 }

@@ -14,9 +14,10 @@ package struct StoreBucket: Sendable, Hashable {
 }
 
 extension Store {
-    /// The place of every photo the listing `query` asks for (its filters; not its cursor, order
-    /// or page), newest first: from one scan of the catalog, no record decoded, else by the sure
-    /// path (the index read whole, and with a colour or search each record decoded).
+    /// The place of every photo the listing `query` asks for (its filters and order date; not its
+    /// cursor, order or page), newest first: from one scan of the catalog, no record decoded,
+    /// else by the sure path (the index read whole, and with a colour, a search or the order by
+    /// date taken each record decoded).
     func listedPlaces(_ query: StoreQuery) throws -> [ListingKey] {
         guard let opened = try open(), let records = opened.records else { return [] }
         var unfiltered = query
@@ -27,26 +28,32 @@ extension Store {
         var unanswerable = false
         let end = try opened.scanCatalog(locked: lock != nil) { photo in
             if let since = catalogQuery.since, photo.liked.at < since { return false }
-            guard let admitted = catalogQuery.admits(photo) else {
+            guard let admitted = catalogQuery.admits(photo), !query.byTaken || photo.newest.taken != nil else {
                 unanswerable = true
                 return false
             }
-            if admitted { places.append(photo.listingKey) }
+            if admitted {
+                let key = String(decoding: photo.liked.key, as: UTF8.self)
+                places.append(ListingKey(likedAt: query.byTaken ? photo.newest.taken ?? 0 : photo.liked.at, key: key))
+            }
             return true
         }
         _ = consume lock
-        if !unanswerable, end == .complete || end == .stopped { return places }
-        var damage: [String] = []
-        return try opened.liveEntries(damage: &damage).filter(unfiltered.matches).sorted { $0.listingKey > $1.listingKey }.compactMap { entry in
-            if query.hasRecordFilters {
-                guard let record = try? records.read(key: entry.key), query.matches(record) else { return nil }
-            }
-            return entry.listingKey
+        if !unanswerable, end == .complete || end == .stopped {
+            if query.byTaken { places.sort(by: >) }
+            return places
         }
+        var damage: [String] = []
+        let entries = try opened.liveEntries(damage: &damage).filter(unfiltered.matches)
+        guard query.hasRecordFilters || query.byTaken else { return entries.map(\.listingKey).sorted(by: >) }
+        return entries.compactMap { entry -> ListingKey? in
+            guard let record = try? records.read(key: entry.key), query.matches(record) else { return nil }
+            return query.place(of: record)
+        }.sorted(by: >)
     }
 
     /// How many photos of the listing `query` asks for fall in each bucket `bucket` puts a
-    /// `likedAt` (milliseconds) in, newest first, with where each bucket's page begins. Buckets
+    /// `likedAt` (or date taken, by that order; milliseconds) in, newest first, with where each bucket's page begins. Buckets
     /// must follow time: photos of one bucket are neighbours in the listing.
     package func timeline(_ query: StoreQuery, bucket: (Int64) -> Int) throws -> [StoreBucket] {
         var buckets: [StoreBucket] = []

@@ -21,6 +21,9 @@ package struct StoredItem: Sendable, Hashable {
 /// What a listing asks for: the store's filters, cursor, order and page.
 package struct StoreQuery: Sendable {
     package var newestFirst = true
+    /// Ordered by the date each photo was taken (``StoredRecord/taken``) rather than liked; the
+    /// cursor's ``ListingKey/likedAt`` is then that date.
+    package var byTaken = false
     package var limit: Int?
     package var offset = 0
     /// Only photos past this place in the listing's order.
@@ -57,17 +60,27 @@ package struct StoreQuery: Sendable {
             escapedAlbum = escaped
         }
         return CatalogQuery(
-            newestFirst: newestFirst, limit: limit, offset: offset, after: after, since: since, album: escapedAlbum, color: color, words: words)
+            newestFirst: newestFirst, byTaken: byTaken, limit: limit, offset: offset, after: after, since: since, album: escapedAlbum, color: color,
+            words: words)
+    }
+
+    /// The place of a record in this listing's order: its date liked, or taken, and its key.
+    package func place(of record: StoredRecord) -> ListingKey {
+        ListingKey(likedAt: byTaken ? record.taken.at : record.likedAt, key: record.key)
+    }
+
+    /// Whether `place` is past the query's cursor in its order (true without a cursor).
+    func isPastCursor(_ place: ListingKey) -> Bool {
+        guard let after else { return true }
+        return newestFirst ? place < after : after < place
     }
 
     /// Whether an index entry passes the album, date and cursor filters.
     func matches(_ entry: LiveEntry) -> Bool {
         if let album, !entry.albums.contains(where: { Names.sameAlbum($0, album) }) { return false }
         if let since, entry.likedAt < since { return false }
-        if let after {
-            return newestFirst ? entry.listingKey < after : after < entry.listingKey
-        }
-        return true
+        // By date taken, the cursor is the record's to pass.
+        return byTaken || isPastCursor(entry.listingKey)
     }
 
     /// Whether a decoded record passes every filter (album, date, colour, words), wherever it
@@ -150,9 +163,14 @@ extension Store {
             // colour or search every record decoded.
             var damage: [String] = []
             let entries = try opened.liveEntries(damage: &damage).filter(query.matches)
-            let ordered = entries.sorted { query.newestFirst ? $0.listingKey > $1.listingKey : $0.listingKey < $1.listingKey }
-            let page = try readPage(of: ordered, query: query, records: records, damage: &damage)
-            found = (page.records, page.more, damage)
+            if query.byTaken {
+                let page = try readTakenPage(of: entries, query: query, records: records, damage: &damage)
+                found = (page.records, page.more, damage)
+            } else {
+                let ordered = entries.sorted { query.newestFirst ? $0.listingKey > $1.listingKey : $0.listingKey < $1.listingKey }
+                let page = try readPage(of: ordered, query: query, records: records, damage: &damage)
+                found = (page.records, page.more, damage)
+            }
         }
         let thumbnails = found.records.isEmpty ? ThumbnailFiles(directory: nil) : try opened.thumbnails()
         let items = found.records.map { record in
@@ -188,6 +206,31 @@ extension Store {
             result.append(stored)
         }
         return (result, false)
+    }
+
+    /// The page of `entries` (album and date filters passed) in the order by date taken: every
+    /// record read, since the index does not know the date, then ordered, filtered and cut.
+    private func readTakenPage(
+        of entries: [LiveEntry], query: StoreQuery, records: RecordFiles, damage: inout [String]
+    ) throws -> (records: [StoredRecord], more: Bool) {
+        var matching: [(place: ListingKey, record: StoredRecord)] = []
+        for entry in entries {
+            let stored: StoredRecord
+            do {
+                guard let found = try records.read(key: entry.key) else { continue }
+                stored = found
+            } catch StoreError.damagedRecord(let file, let reason) {
+                damage.append("The record file \(file) is damaged (\(reason)).")
+                continue
+            }
+            let place = query.place(of: stored)
+            guard query.isPastCursor(place), !query.hasRecordFilters || query.matches(stored) else { continue }
+            matching.append((place, stored))
+        }
+        matching.sort { query.newestFirst ? $0.place > $1.place : $0.place < $1.place }
+        let rest = matching.dropFirst(query.offset)
+        let page = rest.prefix(query.limit ?? rest.count)
+        return (page.map(\.record), rest.count > page.count)
     }
 
     /// How many photos, how many bytes, the first and last likes, and how changes are flushed.

@@ -10,7 +10,10 @@ import LikesSupport
 #endif
 
 struct ListCommand: Command {
-    static let oldestFirst = Option.flag("--oldest-first", "Oldest like first.")
+    static let oldestFirst = Option.flag("--oldest-first", "Oldest first.")
+    static let by = Option.value(
+        "--by", "DATE",
+        "Order by the date each photo was liked (liked, the default) or taken (taken: the camera's date, else the source's, else the like's).")
     static let limit = Option.value("--limit", "N", "Show at most N photos.")
     static let offset = Option.value("--offset", "N", "Skip the first N photos (the slow way to page: see --after).")
     static let after = Option.value(
@@ -27,15 +30,15 @@ struct ListCommand: Command {
     static let spec = CommandSpec(
         name: "list", summary: "List liked photos, newest first.",
         usage:
-            "list [--oldest-first] [--limit N] [--after CURSOR] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
+            "list [--by liked|taken] [--oldest-first] [--limit N] [--after CURSOR] [--offset N] [--album NAME] [--since DATE] [--color C] [--search TEXT] [--json]",
         details: """
-            Columns: liked (local time), id, size, width×height, and the note or else the description. \
+            Columns: liked (local time; taken with --by taken), id, size, width×height, and the note or else the description. \
             With --limit, a page that has more after it ends with the command for the next page; with --json, \
             every record carries its "cursor". Pages by --after never repeat or skip a photo, whatever is liked \
             between them, and a deep page costs no more than the first.
             """,
         example: "likes list --limit 20 --search cat",
-        options: [oldestFirst, limit, after, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
+        options: [by, oldestFirst, limit, after, offset, album, since, color, search, json], minimumPositionals: 0, maximumPositionals: 0,
         positionalName: "no arguments")
     static let readsExistingStore = true
 
@@ -43,7 +46,13 @@ struct ListCommand: Command {
     let printsJSON: Bool
 
     init(_ arguments: ParsedArguments) throws {
-        query = LikeQuery(
+        let orderDate = try arguments.value(Self.by).map { text in
+            guard let date = LikeQuery.OrderDate(rawValue: text) else {
+                throw UsageError(message: "--by takes liked or taken; \"\(text)\" is neither", command: "list")
+            }
+            return date
+        }
+        var query = LikeQuery(
             order: arguments.has(Self.oldestFirst) ? .oldestFirst : .newestFirst, limit: try arguments.count(Self.limit),
             offset: try arguments.count(Self.offset) ?? 0, color: arguments.value(Self.color), search: arguments.value(Self.search),
             album: try arguments.value(Self.album).map(Input.albumName), since: try Input.since(arguments.value(Self.since), command: "list"),
@@ -54,6 +63,13 @@ struct ListCommand: Command {
                 }
                 return cursor
             })
+        query.orderDate = orderDate ?? query.after?.orderDate ?? .liked
+        if let after = query.after, after.orderDate != query.orderDate {
+            throw UsageError(
+                message: "--after \(after) is a place in the listing --by \(after.orderDate.rawValue); list --by \(after.orderDate.rawValue) to go on from it",
+                command: "list")
+        }
+        self.query = query
         printsJSON = arguments.has(Self.json)
     }
 
@@ -61,14 +77,14 @@ struct ListCommand: Command {
         let listing = try context.repository.list(query)
         if listing.records.isEmpty, let album = query.album { try AlbumsCommand.checkAlbumExists(album, repository: context.repository) }
         if printsJSON {
-            context.output.printJSON(.array(listing.records.map(Self.jsonWithCursor)))
+            context.output.printJSON(.array(listing.records.map { Self.jsonWithCursor($0, orderDate: query.orderDate) }))
         } else if listing.records.isEmpty, query.limit == 0 {
             let count = try context.repository.statistics().count
             context.output.print("No photo listed: --limit is 0 (the store holds \(count) liked photo\(count == 1 ? "" : "s")).")
         } else if listing.records.isEmpty {
             context.output.print(emptyMessage)
         } else {
-            Self.printTable(listing.records, output: context.output)
+            Self.printTable(listing.records, byTaken: query.orderDate == .taken, output: context.output)
             if let next = listing.next, let limit = query.limit {
                 context.output.print("More: likes\(context.storeArgument) list --after '\(next)' --limit \(limit)\(otherOptions)")
             }
@@ -82,14 +98,15 @@ struct ListCommand: Command {
     }
 
     /// A record as `list --json` prints it: with the cursor of its place in the listing.
-    static func jsonWithCursor(_ record: LikeRecord) -> JSONValue {
+    static func jsonWithCursor(_ record: LikeRecord, orderDate: LikeQuery.OrderDate = .liked) -> JSONValue {
         guard case .object(let members) = record.json else { return record.json }
-        return .object(members + [("cursor", .string(LikeCursor(record: record).description))])
+        return .object(members + [("cursor", .string(LikeCursor(record: record, orderDate: orderDate).description))])
     }
 
     /// The filters and order of this listing, as the command line for its next page repeats them.
     private var otherOptions: String {
         var options: [String] = []
+        if query.orderDate == .taken { options += ["--by", "taken"] }
         if query.order == .oldestFirst { options.append("--oldest-first") }
         if let album = query.album { options += ["--album", Format.shellQuoted(album.rawValue)] }
         if let since = query.since { options += ["--since", LikeTimestamp.string(from: since)] }
@@ -106,15 +123,15 @@ struct ListCommand: Command {
         return "Nothing past the first \(query.offset) liked photo\(query.offset == 1 ? "" : "s")."
     }
 
-    static func printTable(_ records: [LikeRecord], output: Output) {
+    static func printTable(_ records: [LikeRecord], byTaken: Bool = false, output: Output) {
         let rows = records.map { record in
             [
-                Format.localDate(record.likedAt), Format.oneLine(record.id.rawValue), Format.size(record.totalBytes),
+                Format.localDate(byTaken ? record.takenAt : record.likedAt), Format.oneLine(record.id.rawValue), Format.size(record.totalBytes),
                 "\(record.image.width)×\(record.image.height)", Format.oneLine(record.note ?? record.photo?.description ?? ""),
             ]
         }
         // The last column is the note, else the description: what the photo says in words.
-        output.printTable(header: ["LIKED", "ID", "SIZE", "PIXELS", "CAPTION"], rows: rows, rightAligned: [2, 3])
+        output.printTable(header: [byTaken ? "TAKEN" : "LIKED", "ID", "SIZE", "PIXELS", "CAPTION"], rows: rows, rightAligned: [2, 3])
     }
 }
 
@@ -154,6 +171,15 @@ struct ShowCommand: Command {
             ),
             ("liked", Format.localDate(record.likedAt, seconds: true)),
         ]
+        // When it was taken, as `list --by taken` orders it, and from where; the camera's own
+        // text (its wall-clock time, with the offset where it wrote one) beside it.
+        switch record.takenSource {
+        case .exif:
+            let written = record.exif?.takenAt.map { ", \(Format.oneLine($0)) in its Exif" } ?? ""
+            lines.append(("taken", Format.localDate(record.takenAt, seconds: true) + " (the camera's date\(written))"))
+        case .source: lines.append(("taken", Format.localDate(record.takenAt, seconds: true) + " (the source's date)"))
+        case .liked: break
+        }
         if let color = record.color, record.colorSource == .pixels { lines.append(("color", color + " (mean of the pixels)")) }
         if let exif = record.exif { lines += Self.cameraLines(exif) }
         if let user = record.userImage {
@@ -183,7 +209,7 @@ struct ShowCommand: Command {
     }
 
     /// The camera's facts as `show` prints them: `camera: Canon PowerShot S40`, `exposure:
-    /// 1/500 s, f/4.9, 21.31 mm, ISO 100`, `taken: 2003-12-14T12:01:44`.
+    /// 1/500 s, f/4.9, 21.31 mm, ISO 100` (the date taken is `show`'s own line).
     static func cameraLines(_ exif: CameraDetails) -> [(String, String)] {
         var lines: [(String, String)] = []
         let camera = [exif.make, exif.model].compactMap { $0 }
@@ -197,7 +223,6 @@ struct ShowCommand: Command {
             exif.focalLength.map { number($0) + " mm" }, exif.iso.map { "ISO \($0)" },
         ].compactMap { $0 }
         if !exposure.isEmpty { lines.append(("exposure", exposure.joined(separator: ", "))) }
-        if let taken = exif.takenAt { lines.append(("taken", Format.oneLine(taken))) }
         return lines
     }
 }
