@@ -16,7 +16,7 @@ extension Gallery {
     // MARK: Reading
 
     /// A page of favorites, newest first (`order=oldest`: oldest first, what a photo's viewer asks
-    /// for the photo before it): `after` (a cursor), `limit`, `search`, `color`, `album`.
+    /// for the photo before it): `after` (a cursor), `limit`, `search`, `color`, `album`, `by`.
     func photos(_ request: HTTPRequest) -> HTTPResponse {
         kept(request, listPhotos)
     }
@@ -39,7 +39,9 @@ extension Gallery {
             query.limit = min(max(Int(request.queryValue("limit") ?? "") ?? 60, 1), 200)
             if request.queryValue("order") == "oldest" { query.order = .oldestFirst }
             if let after = request.queryValue("after"), !after.isEmpty {
-                guard let cursor = LikeCursor(after) else { return Self.text(400, "The cursor is not one this gallery gave.") }
+                guard let cursor = LikeCursor(after), cursor.orderDate == query.orderDate else {
+                    return Self.text(400, "The cursor is not one this gallery gave for this order.")
+                }
                 query.after = cursor
             }
             let listing = try repository.list(query)
@@ -47,9 +49,11 @@ extension Gallery {
         }
     }
 
-    /// The listing a request names: its `search`, `color` and `album`.
+    /// The listing a request names: its `search`, `color` and `album`, and `by=taken` for the
+    /// order by date taken (by date liked otherwise).
     static func listing(_ request: HTTPRequest) throws -> LikeQuery {
         var query = LikeQuery()
+        if request.queryValue("by") == "taken" { query.orderDate = .taken }
         if let search = request.queryValue("search"), !search.trimmedSpaces().isEmpty { query.search = search }
         if let color = request.queryValue("color"), !color.isEmpty { query.color = color }
         if let album = request.queryValue("album"), !album.isEmpty { query.album = try AlbumName(album) }

@@ -27,7 +27,13 @@ struct RenditionJSON: Encodable {
 struct PhotoJSON: Encodable {
     var id: String
     var likedAt: String
+    /// When it was taken (the camera's date, else the source's, else the like's), and from where
+    /// (`exif`, `source`, `liked`): what the timeline by date taken shows.
+    var takenAt: String
+    var takenFrom: String
+    /// Its place in the listing by date liked, and in the one by date taken.
     var cursor: String
+    var takenCursor: String
     /// The full JPEG's address, versioned so that it may be cached for good.
     var image: String
     /// The thumbnail's address, versioned by the image it is made from (a thumbnail of
@@ -70,6 +76,9 @@ struct PhotoJSON: Encodable {
         self.id = record.id.rawValue
         likedAt = ISOTime.string(record.likedAt)
         cursor = LikeCursor(record: record).description
+        takenAt = ISOTime.string(record.takenAt)
+        takenFrom = record.takenSource.rawValue
+        takenCursor = LikeCursor(record: record, orderDate: .taken).description
         image = "/image?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
         thumbnail = "/thumbnail?id=\(id)&v=\(Access.escapeQuery(record.image.file.lastPathComponent))"
         (thumbnailWidth, thumbnailHeight) = record.thumbnailPixelSize

@@ -390,8 +390,10 @@ def main():
         missing_photo_checks(driver, check, wait, origin, "on a phone, ")
         note_checks(driver, check, wait, origin, records, "on a phone, ")
         keys_after_tick_checks(driver, check, wait, origin, figures, records, "on a phone, ")
+        taken_order_checks(driver, check, wait, likes, top, shots, "on a phone, ")
         screen(1280, 800, 2, False)
         time_checks(driver, check, wait, likes, store, top, shots, screen)
+        taken_order_checks(driver, check, wait, likes, top, shots, "")
         keyless_checks(driver, check, wait, likes, store, shots)
     finally:
         driver.quit()
@@ -1377,6 +1379,80 @@ def time_checks(driver, check, wait, likes, store, top, shots, screen):
               not driver.find_element(By.ID, "rail").is_displayed() and driver.find_element(By.CSS_SELECTOR, "#grid h2.month").is_displayed())
         driver.save_screenshot(os.path.join(shots, "phone-months.png"))
         screen(1280, 800, 2, False)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+
+
+def taken_order_checks(driver, check, wait, likes, top, shots, where):
+    """Photos taken over five years (their sources' dates, a ninth with none: taken when liked),
+    liked together this week in another order: by date liked at first; the order's choice puts
+    them by date taken, months by date taken on the headers and (on a wide screen) the scrubber,
+    whose oldest month starts the grid there; the viewer's next follows that order; the choice is
+    kept by the page opened again; and by date liked again."""
+    import datetime
+    import random as randomness
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+    folder, store = os.path.join(top, "taken-photos"), os.path.join(top, "taken-store")
+    if not os.path.isdir(store):
+        os.makedirs(folder)
+        made = sorted(name for name in os.listdir(os.path.join(top, "made")) if name.endswith(".jpg"))[:50]
+        generator = randomness.Random(11)
+        first = datetime.datetime(2019, 1, 5, 9, tzinfo=datetime.timezone.utc)
+        for number, name in enumerate(made):
+            shutil.copy(os.path.join(top, "made", name), os.path.join(folder, f"t{number:03d}.jpg"))
+            taken = first + datetime.timedelta(days=generator.randrange(5 * 365), minutes=generator.randrange(1440))
+            with open(os.path.join(folder, f"t{number:03d}.json"), "w") as handle:
+                json.dump({"id": f"t{number:03d}", "created_at": None if number % 9 == 4 else taken.strftime("%Y-%m-%dT%H:%M:%SZ")}, handle)
+        subprocess.run([likes, "--store", store, "import", folder], check=True, capture_output=True)
+
+    def listed(*options):
+        return json.loads(subprocess.run([likes, "--store", store, "list", "--json", *options], check=True, capture_output=True, text=True).stdout)
+    by_taken, by_liked = listed("--by", "taken"), listed()
+    server = subprocess.Popen([likes, "--store", store, "serve"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        address = server.stdout.readline().strip()
+        origin = address.split("/?")[0]
+        driver.get(address)
+        shown = lambda: [node.get_attribute("data-id") for node in driver.find_elements(By.CSS_SELECTOR, "#grid figure")]  # noqa: E731
+        liked_first = wait(lambda: shown() == [r["id"] for r in by_liked])
+        check(f"{where}photos taken over years are listed by date liked at first",
+              bool(liked_first) and driver.find_element(By.ID, "order").get_attribute("value") == "liked", f"{shown()[:5]}")
+        Select(driver.find_element(By.ID, "order")).select_by_value("taken")
+        ordered = wait(lambda: shown() == [r["id"] for r in by_taken])
+        heads = [h.get_attribute("data-month") for h in driver.find_elements(By.CSS_SELECTOR, "#grid h2.month")]
+        months = list(dict.fromkeys(r["takenAt"][:7] for r in by_taken))
+        check(f"{where}chosen, the order by date taken lists them as `likes list --by taken` does, a header for each month taken, newest first",
+              bool(ordered) and heads == months and "by=taken" in driver.current_url, f"{shown()[:5]} for {[r['id'] for r in by_taken[:5]]}, {heads[:4]} for {months[:4]}")
+        driver.save_screenshot(os.path.join(shots, ("phone-" if where else "") + "favorites-by-taken.png"))
+        if not where:
+            rail = wait(lambda: driver.find_elements(By.CSS_SELECTOR, "#rail button") if len(driver.find_elements(By.CSS_SELECTOR, "#rail button")) == len(months) else None)
+            ticks = [b.get_attribute("data-month") for b in rail or []]
+            years = [y.text for y in driver.find_elements(By.CSS_SELECTOR, "#rail .year-name")]
+            oldest = months[-1]
+            timing = driver.execute_async_script(JUMP_TIMED, oldest) if rail else None
+            in_month = [r["id"] for r in by_taken if r["takenAt"][:7] == oldest]
+            check("the scrubber has the months taken, and its oldest starts the grid at that month's newest photo taken",
+                  ticks == months and years[:1] == ["2026"] and "2019" in years and bool(timing) and timing["first"] == in_month[0],
+                  f"{ticks[:3]}… for {months[:3]}…, {years}, {timing} for {in_month[:1]}")
+        # The viewer's next photo is the next by date taken.
+        driver.get(origin + "/?by=taken")
+        wait(lambda: len(shown()) == len(by_taken))
+        driver.find_element(By.CSS_SELECTOR, f"#grid figure[data-id='{by_taken[9]['id']}'] a").click()
+        wait(lambda: photo_id(driver) == by_taken[9]["id"] and not driver.find_element(By.ID, "next").get_attribute("disabled"))
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        moved = wait(lambda: photo_id(driver) == by_taken[10]["id"], 10)
+        check(f"{where}in the viewer, the next photo is the next by date taken", bool(moved), f"{photo_id(driver)} for {by_taken[10]['id']}")
+        # Kept: the page opened again, with no order in its address, is by date taken.
+        driver.get(origin + "/")
+        kept = wait(lambda: shown() == [r["id"] for r in by_taken])
+        check(f"{where}the page opened again keeps the order chosen",
+              bool(kept) and driver.find_element(By.ID, "order").get_attribute("value") == "taken", f"{shown()[:5]}")
+        Select(driver.find_element(By.ID, "order")).select_by_value("liked")
+        back = wait(lambda: shown() == [r["id"] for r in by_liked])
+        check(f"{where}and by date liked again", bool(back) and "by=" not in driver.current_url, f"{shown()[:5]}")
     finally:
         server.terminate()
         server.wait(timeout=5)

@@ -156,6 +156,14 @@ enum GalleryTools {
             "a dense month has a header for each day, each photo under its own day; a sparse month none",
             "dragged along the scrubber, the month under the pointer is named; released, the grid shows that month",
             "a month at the end of the listing fills the view with the photos before it, never a few photos above an empty screen",
+            // Issue 67: the timeline by date taken, on both screens.
+            "photos taken over years are listed by date liked at first", "on a phone, photos taken over years are listed by date liked at first",
+            "chosen, the order by date taken lists them as `likes list --by taken` does, a header for each month taken, newest first",
+            "on a phone, chosen, the order by date taken lists them as `likes list --by taken` does, a header for each month taken, newest first",
+            "the scrubber has the months taken, and its oldest starts the grid at that month's newest photo taken",
+            "in the viewer, the next photo is the next by date taken", "on a phone, in the viewer, the next photo is the next by date taken",
+            "the page opened again keeps the order chosen", "on a phone, the page opened again keeps the order chosen",
+            "and by date liked again", "on a phone, and by date liked again",
         ] {
             #expect(run.stdout.contains("ok   \(check)"), "no passing check \"\(check)\": \(run.stdout)")
         }

@@ -133,7 +133,7 @@ function shortcuts(list) {
 
 // The listing a page shows (search words, colour family, album), as its address says it: a
 // photo opened from a listing carries it, so that previous and next follow the same order.
-const listingNames = ["search", "color", "album"];
+const listingNames = ["search", "color", "album", "by"];
 function listingOf(source) {
   const listing = new URLSearchParams();
   for (const name of listingNames) if (source.get(name)) listing.set(name, source.get(name));
@@ -155,6 +155,10 @@ const monthName = new Intl.DateTimeFormat(undefined, { month: "long", year: "num
 const monthKey = (date) => date.getFullYear() * 12 + date.getMonth();
 const dayName = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short" });
 const dayKey = (date) => date.getFullYear() + "-" + String(date.getMonth() + 1).padStart(2, "0") + "-" + String(date.getDate()).padStart(2, "0");
+// The date a listing goes by (`by=taken`: when each photo was taken; else when it was liked), and
+// a photo's place in that listing.
+const orderedDate = (photo, by) => new Date(by === "taken" ? photo.takenAt : photo.likedAt);
+const cursorIn = (photo, by) => (by === "taken" ? photo.takenCursor : photo.cursor);
 
 // An image as sharp as the screen and no larger: the smallest of the thumbnail, the renditions
 // and the original that covers the cell's device pixels; `sizes` follows the box as laid out.
@@ -247,6 +251,12 @@ function favorites() {
   const album = params.get("album");
   search.value = params.get("search") || "";
   let color = families[params.get("color")] ? params.get("color") : "";
+  // The order, by date taken or liked: as the address says, else as last chosen on this browser.
+  const order = document.getElementById("order");
+  const keptOrder = params.get("by") || localStorage.getItem("likes.by");
+  let by = keptOrder === "taken" ? "taken" : "liked";
+  if (params.get("by")) localStorage.setItem("likes.by", by);
+  order.value = by;
   // `start`: the cursor the grid begins after (null: at the newest photo); `cursor`: where the
   // next page begins.
   let start = null, cursor = null, loading = false, finished = false, loadingNewer = false, generation = 0;
@@ -256,6 +266,7 @@ function favorites() {
     if (search.value.trim()) current.set("search", search.value.trim());
     if (color) current.set("color", color);
     if (album) current.set("album", album);
+    if (by === "taken") current.set("by", "taken");
     return current;
   };
   const cards = () => [...grid.querySelectorAll("figure")];
@@ -322,14 +333,14 @@ function favorites() {
       if (figure.month !== month) {
         close(true);
         month = figure.month;
-        const date = new Date(figure.photo.likedAt);
+        const date = orderedDate(figure.photo, by);
         grid.insertBefore(el("h2", { className: "month", text: monthName.format(date), "data-month": date.getFullYear() + "-" + String(date.getMonth() + 1).padStart(2, "0") }), figure);
         day = null;
       }
       if (dense.has(month) && figure.day !== day) {
         close(true);
         day = figure.day;
-        grid.insertBefore(el("h3", { className: "day", text: dayName.format(new Date(figure.photo.likedAt)), "data-day": day }), figure);
+        grid.insertBefore(el("h3", { className: "day", text: dayName.format(orderedDate(figure.photo, by)), "data-day": day }), figure);
       }
       row.push(figure);
       shapes += figure.shape;
@@ -591,8 +602,8 @@ function favorites() {
     const figure = el("figure", { className: "photo", "data-id": photo.id });
     figure.photo = photo;
     figure.shape = photo.width / photo.height;
-    figure.month = monthKey(new Date(photo.likedAt));
-    figure.day = dayKey(new Date(photo.likedAt));
+    figure.month = monthKey(orderedDate(photo, by));
+    figure.day = dayKey(orderedDate(photo, by));
     figure.style.width = figure.shape * rowHeight() + "px";
     figure.style.height = rowHeight() + "px";
     const words = caption(photo);
@@ -654,7 +665,7 @@ function favorites() {
   }
   // A photo liked now (elsewhere, or brought back) goes where the listing has it: among the
   // photos shown, or not yet (it comes with its page).
-  const placeKey = (photo) => { const [at, key] = photo.cursor.split("."); return [Number(at), key]; };
+  const placeKey = (photo) => { const [at, key] = cursorIn(photo, by).replace(/^t/, "").split("."); return [Number(at), key]; };
   const newer = (a, b) => { const [x, y] = [placeKey(a), placeKey(b)]; return x[0] !== y[0] ? x[0] > y[0] : x[1] > y[1]; };
   function place(figure) {
     const shown = find_(figure.dataset.id);
@@ -729,12 +740,12 @@ function favorites() {
     const query = listing();
     query.set("order", "oldest");
     query.set("limit", "61");
-    query.set("after", first.photo.cursor);
+    query.set("after", cursorIn(first.photo, by));
     try {
       const page = await api("/api/photos?" + query);
       if (mine !== generation) return;
       const kept = page.photos.slice(0, 60);
-      start = page.photos.length > 60 ? page.photos[60].cursor : null;
+      start = page.photos.length > 60 ? cursorIn(page.photos[60], by) : null;
       const anchor = first.getBoundingClientRect().top;
       for (const photo of kept) if (!find_(photo.id)) grid.insertBefore(card(photo), cards()[0]);
       roomAbove();
@@ -940,6 +951,11 @@ function favorites() {
   }, { rootMargin: -(document.querySelector("header").offsetHeight + 1) + "px 0px 0px 0px" }).observe(newerRoom);
   let typing;
   search.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(() => reload(), 250); });
+  order.addEventListener("change", () => {
+    by = order.value === "taken" ? "taken" : "liked";
+    localStorage.setItem("likes.by", by);
+    reload();
+  });
   let recount;
   live().addEventListener("change", (event) => {
     const change = JSON.parse(event.data);
@@ -1320,7 +1336,7 @@ async function photoPage() {
   async function neighbour(direction) {
     const query = new URLSearchParams(listing);
     query.set("limit", "1");
-    query.set("after", photo.cursor);
+    query.set("after", cursorIn(photo, listing.get("by")));
     if (direction === "previous") query.set("order", "oldest");
     try {
       const page = await api("/api/photos?" + query);
