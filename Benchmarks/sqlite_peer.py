@@ -84,16 +84,18 @@ def import_photos(photos, peer_dir):
 
 
 def build(big):
-    """The 100,000 records in an indexed table, with the colour's family as a column (worked out
-    when the row is written, as an app that filters by family would keep it), and a membership
-    table for the albums."""
+    """The 100,000 records in an indexed table, with the colour's family and the date taken as
+    columns (worked out when the row is written, as an app that filters by family or orders by
+    date taken would keep them), and a membership table for the albums."""
     database = sqlite3.connect(os.path.join(big, "likes.db"))
     database.execute("PRAGMA journal_mode=WAL")
-    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, family TEXT, record TEXT NOT NULL)")
+    database.execute("CREATE TABLE likes (id TEXT PRIMARY KEY, likedAt TEXT NOT NULL, family TEXT, record TEXT NOT NULL, takenAt TEXT)")
     with open(os.path.join(big, "records.jsonl")) as handle:
-        database.executemany("INSERT INTO likes VALUES (?, ?, ?, ?)",
-                             ((r["id"], r["likedAt"], family((r.get("photo") or {}).get("color")), line) for line in handle for r in [json.loads(line)]))
+        database.executemany("INSERT INTO likes VALUES (?, ?, ?, ?, ?)",
+                             ((r["id"], r["likedAt"], family((r.get("photo") or {}).get("color")), line, r.get("takenAt"))
+                              for line in handle for r in [json.loads(line)]))
     database.execute("CREATE INDEX likes_by_date ON likes (likedAt)")
+    database.execute("CREATE INDEX likes_by_taken ON likes (takenAt)")
     database.execute("CREATE TABLE members (album TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY (album, id))")
     with open(os.path.join(big, "records.jsonl")) as handle:
         database.executemany("INSERT INTO members VALUES (?, ?)", ((album, r["id"]) for line in handle for r in [json.loads(line)] for album in r.get("albums", [])))

@@ -48,12 +48,14 @@ if !FileManager.default.fileExists(atPath: peerPath) {
     try await setup.run { peer in
         try peer.execute("CREATE INDEX IF NOT EXISTS likes_by_date_id ON likes (likedAt, id)")
         try peer.execute("CREATE INDEX IF NOT EXISTS likes_by_family ON likes (family, likedAt, id)")
+        try peer.execute("CREATE INDEX IF NOT EXISTS likes_by_taken_id ON likes (takenAt, id)")
         try peer.execute("ANALYZE")
         try peer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 }
 
 let newest = "SELECT record FROM likes ORDER BY likedAt DESC, id DESC LIMIT 20"
+let newestTaken = "SELECT record FROM likes ORDER BY takenAt DESC, id DESC LIMIT 20"
 let byFamily = "SELECT record FROM likes WHERE family = ? ORDER BY likedAt DESC, id DESC LIMIT 20"
 let bySearch = "SELECT record FROM likes WHERE record LIKE ? ORDER BY likedAt DESC, id DESC LIMIT 20"
 let byAlbum =
@@ -68,11 +70,19 @@ let albumRows =
 let word = "lighthouse"
 let album = "Album 7"
 
+/// The newest 20 by date taken.
+let takenQuery: LikeQuery = {
+    var query = LikeQuery(limit: 20)
+    query.orderDate = .taken
+    return query
+}()
+
 /// The cold rows: a name, LikeKit's query, the peer's, and its values; the colour family is the
 /// one the setup found commonest.
 func coldRows(family: String) throws -> [(String, LikeQuery, String, [String])] {
     [
         ("newest page", LikeQuery(limit: 20), newest, []),
+        ("newest page by date taken", takenQuery, newestTaken, []),
         ("colour page", LikeQuery(limit: 20, color: family), byFamily, [family]),
         ("search page", LikeQuery(limit: 20, search: word), bySearch, ["%\(word)%"]),
         ("album page", LikeQuery(limit: 20, album: try AlbumName(album)), byAlbum, [album]),
@@ -141,6 +151,9 @@ let rows: [Row] = [
     Row(
         name: "newest page (20)", ours: { _ in ids(try await repository.list(LikeQuery(limit: 20)).records) },
         peer: { _ in ids(try await peer.run { try $0.records(newest) }) }),
+    Row(
+        name: "newest page by date taken (20)", ours: { _ in ids(try await repository.list(takenQuery).records) },
+        peer: { _ in ids(try await peer.run { try $0.records(newestTaken) }) }),
     Row(
         name: "colour page (\(family))", ours: { _ in ids(try await repository.list(LikeQuery(limit: 20, color: family)).records) },
         peer: { _ in ids(try await peer.run { try $0.records(byFamily, [family]) }) }),
