@@ -77,6 +77,41 @@ import Testing
     }
 
     @available(macOS 14, iOS 17, watchOS 10, *)
+    @Test func aLiveQueryByDateTakenPutsEachLikeWhereItWasTaken() async throws {
+        let app = try LikeRepository.temporary()
+        let store = app.directory
+        let photo = Repository.samplePhoto.path
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("taken-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        /// Likes `id` from another process, its source saying it was taken in `year`.
+        func like(_ id: String, takenIn year: Int) throws {
+            let meta = folder.appendingPathComponent(id + ".json")
+            try Data(#"{"id": "\#(id)", "created_at": "\#(year)-06-01T12:00:00Z"}"#.utf8).write(to: meta)
+            #expect(try OtherProcess.likes(store, "like", id, "--image", photo, "--meta", meta.path) == 0)
+        }
+        for (id, year) in [("p2015", 2015), ("p2019", 2019), ("p2012", 2012), ("p2021", 2021), ("p2017", 2017)] { try like(id, takenIn: year) }
+        var query = LikeQuery(limit: 3)
+        query.orderDate = .taken
+        let photos = LikedPhotos(app, query: query)
+        await photos.load()
+        #expect(shown(photos).ids == ["p2021", "p2019", "p2017"] && photos.hasMore)
+        let redraws = Redraws { shown(photos) }
+        // Liked last but taken long before what is shown: nothing shown changes. Then one taken
+        // between two shown comes in between them; the changes arrive in order, so once it shows
+        // every change before it was heard, and none of them redrew.
+        try like("p2010", takenIn: 2010)
+        try like("p2018", takenIn: 2018)
+        #expect(await redraws.until { $0.ids == ["p2021", "p2019", "p2018", "p2017"] }, "\(redraws.seen)")
+        #expect(redraws.seen.allSatisfy { $0.ids.contains("p2018") }, "redrawn for a like taken below what is shown: \(redraws.seen)")
+        #expect(photos.records.map { $0.takenSource } == [.source, .source, .source, .source])
+        // Its next page goes on by date taken.
+        let next = try #require(photos.records.last.map { LikeCursor(record: $0, orderDate: .taken) })
+        query.after = next
+        #expect(try await app.list(query).records.map(\.id.rawValue) == ["p2015", "p2012", "p2010"])
+    }
+
+    @available(macOS 14, iOS 17, watchOS 10, *)
     @Test func heartsRedrawForTheirOwnPhotosOnly() async throws {
         let app = try LikeRepository.temporary()
         let store = app.directory
