@@ -272,7 +272,11 @@ import Testing
 
     /// What a restore that died between its batches leaves: likes out of order under the header
     /// that says so. Readers list them in order; the next change sorts the journal.
-    @Test func aJournalLeftUnsortedIsReadInOrderAndSortedByTheNextChange() throws {
+    /// Also as the version before the date taken would have left it (`-u` meant its own format
+    /// then): lines without the date, read all the same, the order by date taken answered from
+    /// the records, and every date written in by the sort.
+    @Test(arguments: [false, true])
+    func aJournalLeftUnsortedIsReadInOrderAndSortedByTheNextChange(byTheVersionBefore: Bool) throws {
         let repository = folder.repository()
         for index in 0..<3 { try repository.like(PhotoID(valid: "now \(index)"), image: Samples.jpeg(seed: index)) }
         try repository.store.withWriteSession(restoring: true) { session in
@@ -286,6 +290,24 @@ import Testing
         }
         let journalURL = repository.directory.appendingPathComponent("likes.journal")
         #expect(try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")[0].hasSuffix(" likes-journal-u"))
+        if byTheVersionBefore {
+            let text = try String(contentsOf: journalURL, encoding: .utf8)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                var fields = line.split(separator: " ", omittingEmptySubsequences: false)
+                if fields.first == "L" || fields.first == "M", fields.count >= 9, let colour = fields[7].split(separator: "/").first { fields[7] = colour }
+                return fields.joined(separator: " ")
+            }
+            let older = Data(lines.joined(separator: "\n").utf8)
+            #expect(older.count < text.utf8.count)
+            try older.write(to: journalURL, options: .atomic)
+            let digits = String(older.count)
+            try Data(("journal-bytes " + String(repeating: "0", count: 20 - digits.count) + digits + "\n").utf8)
+                .write(to: repository.directory.appendingPathComponent("likes.lock"))
+        }
+        var byTaken = LikeQuery()
+        byTaken.orderDate = .taken
+        // None has a date of its own: each was taken, as far as anyone knows, when it was liked.
+        #expect(try repository.list(byTaken).records.map(\.id.rawValue) == ["now 2", "now 1", "now 0", "old 1", "old 2", "old 0"])
         let expected = ["now 2", "now 1", "now 0", "old 1", "old 2", "old 0"]
         #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == expected)
         let second = try repository.list(
@@ -294,8 +316,11 @@ import Testing
         #expect(try repository.verify().isOK)
 
         try repository.setNote("sorted now", for: PhotoID(valid: "old 0"))
-        #expect(try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")[0].hasSuffix(" likes-journal-3"))
+        let sorted = try String(contentsOf: journalURL, encoding: .utf8).split(separator: "\n")
+        #expect(sorted[0].hasSuffix(" likes-journal-3"))
+        #expect(sorted.filter { $0.hasPrefix("L ") }.allSatisfy { $0.split(separator: " ")[7].contains("/") }, "every line has its date taken")
         #expect(try repository.list(LikeQuery()).records.map(\.id.rawValue) == expected)
+        #expect(try repository.list(byTaken).records.map(\.id.rawValue) == expected)
         #expect(try repository.verify().isOK)
     }
 
