@@ -8,6 +8,7 @@
 /// likes.journal                      the index and change log (see JournalLine)
 /// likes.recent, likes.recent.1       the records of the latest changes, for observers (see RecentRecords)
 /// likes.newest                       where each like and each photo's newest line are (see NewestLines)
+/// likes.taken                        every photo's place in the order by date taken (see TakenOrder)
 /// records/KEY.json                   one record per liked photo: the truth
 /// records/KEY~GEN.tmp                a record being written; an orphan if left behind
 /// images/KEY~GEN.jpg                 the main image of generation GEN
@@ -29,7 +30,8 @@ enum StoreLayout {
     /// it alone.
     static let damagedDirectory = "damaged"
     static let bookkeepingFiles: Set<String> = [
-        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, NewestLines.fileName, imageFactsFileName,
+        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, NewestLines.fileName, TakenOrder.fileName,
+        imageFactsFileName,
         accessTokenFileName, Journal.batchMarkName,
     ]
 

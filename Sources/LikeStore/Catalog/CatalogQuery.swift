@@ -136,11 +136,15 @@ extension OpenStore {
         return (result, matches.count > page.count)
     }
 
-    /// A page in the order by date taken, from one scan of the whole catalog that keeps the
-    /// places of the page, what it skips and one more (see ``FirstPlaces``); only the page's
+    /// A page in the order by date taken: from likes.taken where the query has no filter (see
+    /// ``takenOrderPage(_:records:reader:)``), else from one scan of the whole catalog that keeps
+    /// the places of the page, what it skips and one more (see ``FirstPlaces``); only the page's
     /// records are decoded. `nil` where a line has no date taken (a journal of the format before
     /// it, until its next writer) or the catalog cannot answer.
     private func takenPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
+        if locked, let reader = try catalogReader(mapped: true), let page = try takenOrderPage(query, records: records, reader: reader) {
+            return page
+        }
         var kept = FirstPlaces(capacity: query.limit.map { query.offset + $0 + 1 }, newestFirst: query.newestFirst, after: query.after)
         var unanswerable = false
         let end = try scanCatalog(locked: locked) { photo in

@@ -101,7 +101,8 @@ struct RepairPlan {
         let expected: [String: Bool] = [
             StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
             StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
-            RecentRecords.fileName: false, RecentRecords.previousFileName: false, NewestLines.fileName: false, StoreLayout.owedDirectory: true,
+            RecentRecords.fileName: false, RecentRecords.previousFileName: false, NewestLines.fileName: false, TakenOrder.fileName: false,
+            StoreLayout.owedDirectory: true,
             StoreLayout.imageFactsFileName: false, StoreLayout.accessTokenFileName: false,
             StoreLayout.sourcesDirectory: true, StoreLayout.syncDirectory: true, StoreLayout.renditionsDirectory: true,
         ]
