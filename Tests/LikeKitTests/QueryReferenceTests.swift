@@ -222,7 +222,9 @@ import Testing
         }
         if random.next() % 4 == 0 { query.album = Self.albums.randomElement(using: &random)! }
         if random.next() % 5 == 0, let record = records.randomElement(using: &random) { query.since = record.likedAt }
-        if random.next() % 3 == 0, let record = records.randomElement(using: &random) { query.after = LikeCursor(record: record, orderDate: query.orderDate) }
+        if random.next() % 3 == 0, let record = records.randomElement(using: &random) {
+            query.after = LikeCursor(record: record, orderDate: query.orderDate)
+        }
         return query
     }
 

@@ -294,7 +294,9 @@ import Testing
             let text = try String(contentsOf: journalURL, encoding: .utf8)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
                 var fields = line.split(separator: " ", omittingEmptySubsequences: false)
-                if fields.first == "L" || fields.first == "M", fields.count >= 9, let colour = fields[7].split(separator: "/").first { fields[7] = colour }
+                if fields.first == "L" || fields.first == "M", fields.count >= 9, let colour = fields[7].split(separator: "/").first {
+                    fields[7] = colour
+                }
                 return fields.joined(separator: " ")
             }
             let older = Data(lines.joined(separator: "\n").utf8)

@@ -89,7 +89,8 @@ enum TakenOrder {
         /// The key of the `index`th photo, valid while this is; empty where the entry points
         /// outside the keys (a file to distrust: no record has an empty key).
         func key(_ index: Int) -> UnsafeBufferPointer<UInt8> {
-            let place = UInt64(littleEndian: UnsafeRawPointer(address + TakenOrder.headerSize + TakenOrder.entrySize * index + 16).loadUnaligned(as: UInt64.self))
+            let place = UInt64(
+                littleEndian: UnsafeRawPointer(address + TakenOrder.headerSize + TakenOrder.entrySize * index + 16).loadUnaligned(as: UInt64.self))
             let (start, length) = (Int(place & 0xFFFF_FFFF), Int(place >> 32))
             guard start + length <= keysSize else { return UnsafeBufferPointer(start: nil, count: 0) }
             return UnsafeBufferPointer(start: (address + keysStart + start).assumingMemoryBound(to: UInt8.self), count: length)
@@ -200,8 +201,8 @@ enum TakenOrder {
         entries.reserveCapacity(entrySize * places.count)
         for place in places {
             guard !place.key.isEmpty, place.key.count < 1 << 31, let likedAt = place.likedAt else { return }
-            let where_ = UInt64(keys.count) | UInt64(place.key.count) << 32
-            for value in [UInt64(bitPattern: place.taken), UInt64(bitPattern: likedAt), where_] {
+            let span = UInt64(keys.count) | UInt64(place.key.count) << 32
+            for value in [UInt64(bitPattern: place.taken), UInt64(bitPattern: likedAt), span] {
                 withUnsafeBytes(of: value.littleEndian) { entries += $0 }
             }
             keys += place.key
@@ -318,11 +319,12 @@ extension OpenStore {
         if query.newestFirst {
             index = (cursor.map { mapped.countBefore($0) } ?? mapped.count) - 1
         } else {
-            index = cursor.map { place in
-                let before = mapped.countBefore(place)
-                let same = before < mapped.count && mapped.taken(before) == place.taken && mapped.key(before).elementsEqual(place.key)
-                return same ? before + 1 : before
-            } ?? 0
+            index =
+                cursor.map { place in
+                    let before = mapped.countBefore(place)
+                    let same = before < mapped.count && mapped.taken(before) == place.taken && mapped.key(before).elementsEqual(place.key)
+                    return same ? before + 1 : before
+                } ?? 0
         }
         var places: [TakenOrder.Place] = []
         var next = 0

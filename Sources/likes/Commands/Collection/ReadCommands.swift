@@ -66,7 +66,8 @@ struct ListCommand: Command {
         query.orderDate = orderDate ?? query.after?.orderDate ?? .liked
         if let after = query.after, after.orderDate != query.orderDate {
             throw UsageError(
-                message: "--after \(after) is a place in the listing --by \(after.orderDate.rawValue); list --by \(after.orderDate.rawValue) to go on from it",
+                message:
+                    "--after \(after) is a place in the listing --by \(after.orderDate.rawValue); list --by \(after.orderDate.rawValue) to go on from it",
                 command: "list")
         }
         self.query = query
