@@ -220,12 +220,14 @@ import Testing
         #expect(albums[0].newest == (try repository.record(for: d))?.likedAt)
 
         // The record file and the journal line carry the albums (the line after the catalog's
-        // colour and the folded text, in which the album names are searched too).
+        // colour with the date taken, and the folded text, in which the album names are searched
+        // too).
         let file = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.store.appendingPathComponent("records/c.json"))) as? [String: Any]
         #expect(file?["albums"] as? [String] == ["Cats", "Trip to Lisbon"])
         let journal = try String(contentsOf: folder.store.appendingPathComponent("likes.journal"), encoding: .utf8)
         let last = try #require(journal.split(separator: "\n").last)
-        #expect(last.hasSuffix(" d - d\u{1F}cats Cats"), "\(last)")
+        let takenAt = try #require(try repository.record(for: d)).takenAt
+        #expect(last.hasSuffix(" d -/\(Timestamp.milliseconds(takenAt)) d\u{1F}cats Cats"), "\(last)")
 
         // Removing checks every photo first: one not in the album changes nothing.
         #expect(throws: LikeRepositoryError.notInAlbum(id: b, album: lisbon)) { try repository.removePhotos([a, b], fromAlbum: lisbon) }

@@ -328,7 +328,11 @@ import Testing
         let record = try #require(try repository.like(PhotoID(valid: "Dwu85P9SOIk"), image: Samples.rocket).record)
         let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(record)) as? [String: Any])
         #expect(
-            Set(object.keys) == ["id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "exif", "color", "colorFrom"])
+            Set(object.keys) == [
+                "id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "exif", "color", "colorFrom", "takenAt", "takenFrom",
+            ])
+        // Neither the camera nor a source dated it: taken, as far as anyone knows, when it was liked.
+        #expect(object["takenAt"] as? String == object["likedAt"] as? String && object["takenFrom"] as? String == "liked")
         #expect(object["thumbnail"] is NSNull, "a like's record has no thumbnail yet: it is made after the like")
         #expect(object["id"] as? String == "Dwu85P9SOIk")
         #expect((object["likedAt"] as? String).flatMap(Timestamp.parse) == Timestamp.milliseconds(record.likedAt))

@@ -209,7 +209,8 @@ import Testing
         #expect(records[0]["note"] as? String == "the cat")
         #expect(
             Set(records[0].keys) == [
-                "id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "cursor", "exif", "color", "colorFrom",
+                "id", "likedAt", "image", "userImage", "thumbnail", "note", "photo", "albums", "cursor", "exif", "color", "colorFrom", "takenAt",
+                "takenFrom",
             ])
     }
 
