@@ -106,17 +106,36 @@ func madeUpJPEG(width: Int = 64, height: Int = 48, seed: Int = 0, scanBytes: Int
 /// shell's pid. (Not through setsid(1): a group leader makes it fork, and the kill would miss the
 /// new session.)
 func runKilled(_ script: String, after delay: Double) throws -> String {
+    try runKilled(script) { elapsed in elapsed >= delay }
+}
+
+/// As ``runKilled(_:after:)``, killing the group once `due` says so (asked every millisecond
+/// with the seconds since the start, until the script ends by itself): a kill part-way through a
+/// piece of work waits for the work to be there, not for a time that a loaded machine may
+/// stretch past its end.
+func runKilled(_ script: String, when due: (Double) throws -> Bool) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
     process.arguments = ["-c", script]
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
-    Thread.sleep(forTimeInterval: delay)
-    kill(-process.processIdentifier, SIGKILL)
-    kill(process.processIdentifier, SIGKILL)
+    let start = Date()
+    while process.isRunning {
+        if try due(Date().timeIntervalSince(start)) {
+            kill(-process.processIdentifier, SIGKILL)
+            kill(process.processIdentifier, SIGKILL)
+            break
+        }
+        usleep(1000)
+    }
     process.waitUntilExit()
     return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+}
+
+/// The number of entries in the folder at `path` (0 where there is none).
+func entryCount(_ path: String) -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0
 }
 
 /// What a test needs from the machine besides Swift: each test names all of it. Where it is
