@@ -1,7 +1,8 @@
 // Owns the names of a store's files: where each lives, which names are ours, and the generation
 // tokens that make every write's names new. Called by every storage type that names a file.
 
-/// The files of a store:
+/// The files of a store (``topLevelNames`` is the list in code; `StoreFilesListTests` holds this
+/// one, docs/design.md's and the DocC article *Design*'s to it):
 ///
 /// ```
 /// likes.lock                         flock between processes; never deleted
@@ -9,13 +10,18 @@
 /// likes.recent, likes.recent.1       the records of the latest changes, for observers (see RecentRecords)
 /// likes.newest                       where each like and each photo's newest line are (see NewestLines)
 /// likes.taken                        every photo's place in the order by date taken (see TakenOrder)
+/// likes.batch                        while a batch of likes commits, where its lines begin (see Journal)
 /// records/KEY.json                   one record per liked photo: the truth
 /// records/KEY~GEN.tmp                a record being written; an orphan if left behind
 /// images/KEY~GEN.jpg                 the main image of generation GEN
 /// images/KEY~GEN.user.jpg            the user image of generation GEN
+/// thumbnails/KEY~GEN.jpg             the thumbnail of images/KEY~GEN.jpg (see ThumbnailFiles)
+/// renditions/KEY~GEN~SIDE.jpg        a rendition of long side SIDE, and renditions/budget (see RenditionFiles)
+/// image-facts                        how far facts are read from the images of older photos
 /// damaged/STAMP/…                    what a repair set aside, under its path in the store
 /// owed/KEY~GEN                       a request a photo source owes for a like (see Store+Owed)
 /// sources/NAME.json                  a photo source's note of where an import stopped
+/// sync/…                             the store's side of a sync folder (see Store+SyncFiles)
 /// access-token                       the secret pages served from the store ask for (mode 0600)
 /// ```
 ///
@@ -29,11 +35,18 @@ enum StoreLayout {
     /// Where a repair sets aside what cannot stay, one folder per repair; purge and verify leave
     /// it alone.
     static let damagedDirectory = "damaged"
-    static let bookkeepingFiles: Set<String> = [
-        FileLock.fileName, journalFileName, RecentRecords.fileName, RecentRecords.previousFileName, NewestLines.fileName, TakenOrder.fileName,
-        imageFactsFileName,
-        accessTokenFileName, Journal.batchMarkName,
+    /// Every name a store keeps at its top, and whether it is a folder: the one list. Repair sorts
+    /// the top by it (anything else of another kind is set aside), and purge and verify pass over
+    /// its files as the store's own.
+    static let topLevelNames: [String: Bool] = [
+        FileLock.fileName: false, journalFileName: false, RecentRecords.fileName: false, RecentRecords.previousFileName: false,
+        NewestLines.fileName: false, TakenOrder.fileName: false, Journal.batchMarkName: false, imageFactsFileName: false,
+        accessTokenFileName: false, recordsDirectory: true, imagesDirectory: true, thumbnailsDirectory: true, renditionsDirectory: true,
+        damagedDirectory: true, owedDirectory: true, sourcesDirectory: true, syncDirectory: true,
     ]
+
+    /// The files of ``topLevelNames``.
+    static let bookkeepingFiles = Set(topLevelNames.filter { !$0.value }.keys)
 
     static func recordFileName(_ key: String) -> String { key + ".json" }
     static func temporaryRecordFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".tmp" }

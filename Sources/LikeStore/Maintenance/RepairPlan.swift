@@ -98,14 +98,7 @@ struct RepairPlan {
 
     /// Anything at the top that is not ours as a file or folder of the kind expected is set aside.
     private mutating func sortRoot() throws {
-        let expected: [String: Bool] = [
-            StoreLayout.recordsDirectory: true, StoreLayout.imagesDirectory: true, StoreLayout.damagedDirectory: true,
-            StoreLayout.thumbnailsDirectory: true, StoreLayout.journalFileName: false, FileLock.fileName: false,
-            RecentRecords.fileName: false, RecentRecords.previousFileName: false, NewestLines.fileName: false, TakenOrder.fileName: false,
-            StoreLayout.owedDirectory: true,
-            StoreLayout.imageFactsFileName: false, StoreLayout.accessTokenFileName: false,
-            StoreLayout.sourcesDirectory: true, StoreLayout.syncDirectory: true, StoreLayout.renditionsDirectory: true,
-        ]
+        let expected = StoreLayout.topLevelNames
         for name in try root.names().sorted() {
             guard let entry = try root.entry(name) else { continue }
             if name == StoreLayout.journalTemporaryFileName {
