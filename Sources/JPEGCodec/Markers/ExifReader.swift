@@ -42,6 +42,24 @@ public struct CameraFacts: Sendable, Hashable {
     public var isEmpty: Bool { self == CameraFacts() }
 }
 
+/// The numbers of the Exif and TIFF tags read here (as Exif 2.32, CIPA DC-008, numbers them):
+/// IFD0's first, then the Exif IFD's.
+enum ExifTag {
+    static let make = 0x010F
+    static let model = 0x0110
+    static let orientation = 0x0112
+    /// IFD0's pointer to the Exif IFD.
+    static let exifDirectory = 0x8769
+    static let exposureTime = 0x829A
+    static let fNumber = 0x829D
+    /// Once `ISOSpeedRatings`.
+    static let photographicSensitivity = 0x8827
+    static let dateTimeOriginal = 0x9003
+    static let offsetTimeOriginal = 0x9011
+    static let focalLength = 0x920A
+    static let lensModel = 0xA434
+}
+
 /// What an Exif block says: the orientation (1 when it gives none or one outside 1–8) and the
 /// camera's facts.
 public struct ExifFacts: Sendable, Hashable {
@@ -60,11 +78,11 @@ public struct ExifFacts: Sendable, Hashable {
         var exifDirectory: Int?
         reader.entries(at: first) { entry in
             switch entry.tag {
-            case 0x0112:
+            case ExifTag.orientation:
                 if let value = reader.integer(entry), (1...8).contains(value) { orientation = value }
-            case 0x010F: camera.make = reader.text(entry)
-            case 0x0110: camera.model = reader.text(entry)
-            case 0x8769: exifDirectory = reader.integer(entry)
+            case ExifTag.make: camera.make = reader.text(entry)
+            case ExifTag.model: camera.model = reader.text(entry)
+            case ExifTag.exifDirectory: exifDirectory = reader.integer(entry)
             default: break
             }
         }
@@ -74,13 +92,13 @@ public struct ExifFacts: Sendable, Hashable {
         if let exifDirectory, exifDirectory != first {
             reader.entries(at: exifDirectory) { entry in
                 switch entry.tag {
-                case 0x829A: camera.exposureTime = reader.rational(entry).flatMap(ExifFacts.exposureText)
-                case 0x829D: camera.fNumber = reader.rational(entry).flatMap(ExifFacts.decimal)
-                case 0x8827: camera.iso = reader.integer(entry).flatMap { $0 > 0 ? $0 : nil }
-                case 0x9003: taken = reader.text(entry)
-                case 0x9011: offset = reader.text(entry)
-                case 0x920A: camera.focalLength = reader.rational(entry).flatMap(ExifFacts.decimal)
-                case 0xA434: camera.lens = reader.text(entry)
+                case ExifTag.exposureTime: camera.exposureTime = reader.rational(entry).flatMap(ExifFacts.exposureText)
+                case ExifTag.fNumber: camera.fNumber = reader.rational(entry).flatMap(ExifFacts.decimal)
+                case ExifTag.photographicSensitivity: camera.iso = reader.integer(entry).flatMap { $0 > 0 ? $0 : nil }
+                case ExifTag.dateTimeOriginal: taken = reader.text(entry)
+                case ExifTag.offsetTimeOriginal: offset = reader.text(entry)
+                case ExifTag.focalLength: camera.focalLength = reader.rational(entry).flatMap(ExifFacts.decimal)
+                case ExifTag.lensModel: camera.lens = reader.text(entry)
                 default: break
                 }
             }
