@@ -1445,6 +1445,11 @@ def taken_order_checks(driver, check, wait, likes, top, shots, where):
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
         moved = wait(lambda: photo_id(driver) == by_taken[10]["id"], 10)
         check(f"{where}in the viewer, the next photo is the next by date taken", bool(moved), f"{photo_id(driver)} for {by_taken[10]['id']}")
+        # Its details say when it was taken, by its source's date (it has no camera's).
+        dated = by_taken[10]["takenFrom"] == "source" and wait(
+            lambda: "(the source's date)" in driver.find_element(By.CSS_SELECTOR, "#facts dd.taken").get_attribute("textContent"), 10)
+        check(f"{where}a photo dated by its source says so among its details", bool(dated),
+              f"{by_taken[10]['takenFrom']}, {[n.get_attribute('textContent') for n in driver.find_elements(By.CSS_SELECTOR, '#facts dd')]}")
         # Kept: the page opened again, with no order in its address, is by date taken.
         driver.get(origin + "/")
         kept = wait(lambda: shown() == [r["id"] for r in by_taken])

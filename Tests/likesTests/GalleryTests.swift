@@ -162,6 +162,7 @@ enum GalleryTools {
             "on a phone, chosen, the order by date taken lists them as `likes list --by taken` does, a header for each month taken, newest first",
             "the scrubber has the months taken, and its oldest starts the grid at that month's newest photo taken",
             "in the viewer, the next photo is the next by date taken", "on a phone, in the viewer, the next photo is the next by date taken",
+            "a photo dated by its source says so among its details", "on a phone, a photo dated by its source says so among its details",
             "the page opened again keeps the order chosen", "on a phone, the page opened again keeps the order chosen",
             "and by date liked again", "on a phone, and by date liked again",
         ] {

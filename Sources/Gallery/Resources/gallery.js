@@ -1240,6 +1240,9 @@ async function photoPage() {
     row("Exposure", [camera.exposureTime && camera.exposureTime + " s", camera.fNumber && "f/" + number(camera.fNumber),
       camera.focalLength && number(camera.focalLength) + " mm", camera.iso && "ISO " + camera.iso].filter(Boolean).join(", "));
     if (when) row("Taken", el("time", { dateTime: photo.camera.takenAt, text: dateTime.format(when.date) }), "taken");
+    // No camera's date, but the source's own (Unsplash's, Flickr's): the date the timeline by
+    // date taken places it by.
+    else if (photo.takenFrom === "source") row("Taken", el("time", { dateTime: photo.takenAt, text: dateTime.format(new Date(photo.takenAt)) + " (the source's date)" }), "taken");
     row("Size", photo.size, "size");
     row("Pixels", photo.width + " × " + photo.height, "pixels");
     row("Liked", el("time", { dateTime: photo.likedAt, text: dateTime.format(new Date(photo.likedAt)) }), "liked");
