@@ -45,7 +45,26 @@ enum TakenOrder {
     private static let magic = Array("likes.taken 1\n\0\0".utf8)
     private static let headerSize = 128
     private static let entrySize = 24
-    private static let bootFieldSize = 48
+
+    /// Where the header's parts are, in bytes from the file's start (the layout above): read and
+    /// written by these names alone.
+    private enum Offset {
+        static let boot = 16
+        static let inode = 64
+        static let journalHeader = 72
+        static let covered = 80
+        static let count = 88
+        static let coveredLine = 96
+        static let keys = 104
+    }
+
+    /// Where an entry's parts are, in bytes from its start.
+    private enum Entry {
+        static let taken = 0
+        static let likedAt = 8
+        /// The key's start in the keys (the low 32 bits) and its length (the high 32).
+        static let key = 16
+    }
 
     /// One photo's place: its date taken and key, and its date liked.
     struct Place {
@@ -81,16 +100,17 @@ enum TakenOrder {
         }
 
         /// The date taken of the `index`th photo, oldest first.
-        func taken(_ index: Int) -> Int64 { number(at: TakenOrder.headerSize + TakenOrder.entrySize * index) }
+        func taken(_ index: Int) -> Int64 { number(at: TakenOrder.headerSize + TakenOrder.entrySize * index + Entry.taken) }
 
         /// The date liked of the `index`th photo.
-        func likedAt(_ index: Int) -> Int64 { number(at: TakenOrder.headerSize + TakenOrder.entrySize * index + 8) }
+        func likedAt(_ index: Int) -> Int64 { number(at: TakenOrder.headerSize + TakenOrder.entrySize * index + Entry.likedAt) }
 
         /// The key of the `index`th photo, valid while this is; empty where the entry points
         /// outside the keys (a file to distrust: no record has an empty key).
         func key(_ index: Int) -> UnsafeBufferPointer<UInt8> {
             let place = UInt64(
-                littleEndian: UnsafeRawPointer(address + TakenOrder.headerSize + TakenOrder.entrySize * index + 16).loadUnaligned(as: UInt64.self))
+                littleEndian: UnsafeRawPointer(address + TakenOrder.headerSize + TakenOrder.entrySize * index + Entry.key).loadUnaligned(
+                    as: UInt64.self))
             let (start, length) = (Int(place & 0xFFFF_FFFF), Int(place >> 32))
             guard start + length <= keysSize else { return UnsafeBufferPointer(start: nil, count: 0) }
             return UnsafeBufferPointer(start: (address + keysStart + start).assumingMemoryBound(to: UInt8.self), count: length)
@@ -127,10 +147,11 @@ enum TakenOrder {
                 Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
             }
             let bytes = UnsafeRawBufferPointer(start: address, count: size)
-            let (covered, count, keys) = (number(80), number(88), number(104))
-            guard bytes[..<16].elementsEqual(TakenOrder.magic), bytes[16..<64].elementsEqual(boot),
-                UInt64(truncatingIfNeeded: number(64)) == inode, UInt64(truncatingIfNeeded: number(72)) == header,
-                covered > 0, covered <= journal.count, NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(96)),
+            let (covered, count, keys) = (number(Offset.covered), number(Offset.count), number(Offset.keys))
+            guard bytes[..<Offset.boot].elementsEqual(TakenOrder.magic), bytes[Offset.boot..<Offset.inode].elementsEqual(boot),
+                UInt64(truncatingIfNeeded: number(Offset.inode)) == inode, UInt64(truncatingIfNeeded: number(Offset.journalHeader)) == header,
+                covered > 0, covered <= journal.count,
+                NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(Offset.coveredLine)),
                 count >= 0, count < size / TakenOrder.entrySize, keys >= 0, keys < size,
                 size == TakenOrder.headerSize + TakenOrder.entrySize * count + keys
             else { return nil }
@@ -202,17 +223,24 @@ enum TakenOrder {
         for place in places {
             guard !place.key.isEmpty, place.key.count < 1 << 31, let likedAt = place.likedAt else { return }
             let span = UInt64(keys.count) | UInt64(place.key.count) << 32
-            for value in [UInt64(bitPattern: place.taken), UInt64(bitPattern: likedAt), span] {
-                withUnsafeBytes(of: value.littleEndian) { entries += $0 }
+            var entry = [UInt8](repeating: 0, count: entrySize)
+            for (offset, value) in [(Entry.taken, UInt64(bitPattern: place.taken)), (Entry.likedAt, UInt64(bitPattern: likedAt)), (Entry.key, span)] {
+                withUnsafeBytes(of: value.littleEndian) { entry.replaceSubrange(offset..<(offset + 8), with: $0) }
             }
+            entries += entry
             keys += place.key
         }
         guard keys.count < 1 << 32 else { return }
-        var bytes = magic + boot
-        for value in [inode, header, UInt64(covered), UInt64(places.count), coveredLine, UInt64(keys.count)] {
-            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        bytes.replaceSubrange(0..<Offset.boot, with: magic)
+        bytes.replaceSubrange(Offset.boot..<Offset.inode, with: boot)
+        let numbers = [
+            (Offset.inode, inode), (Offset.journalHeader, header), (Offset.covered, UInt64(covered)), (Offset.count, UInt64(places.count)),
+            (Offset.coveredLine, coveredLine), (Offset.keys, UInt64(keys.count)),
+        ]
+        for (offset, value) in numbers {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<(offset + 8), with: $0) }
         }
-        bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
         bytes += entries
         bytes += keys
         let temporary = fileName + "." + String(getpid()) + ".tmp"
