@@ -223,11 +223,11 @@ enum TakenOrder {
         for place in places {
             guard !place.key.isEmpty, place.key.count < 1 << 31, let likedAt = place.likedAt else { return }
             let span = UInt64(keys.count) | UInt64(place.key.count) << 32
-            var entry = [UInt8](repeating: 0, count: entrySize)
-            for (offset, value) in [(Entry.taken, UInt64(bitPattern: place.taken)), (Entry.likedAt, UInt64(bitPattern: likedAt)), (Entry.key, span)] {
-                withUnsafeBytes(of: value.littleEndian) { entry.replaceSubrange(offset..<(offset + 8), with: $0) }
-            }
-            entries += entry
+            let start = entries.count
+            entries += repeatElement(0, count: entrySize)
+            entries.storeLittleEndian(UInt64(bitPattern: place.taken), at: start + Entry.taken)
+            entries.storeLittleEndian(UInt64(bitPattern: likedAt), at: start + Entry.likedAt)
+            entries.storeLittleEndian(span, at: start + Entry.key)
             keys += place.key
         }
         guard keys.count < 1 << 32 else { return }
@@ -238,9 +238,7 @@ enum TakenOrder {
             (Offset.inode, inode), (Offset.journalHeader, header), (Offset.covered, UInt64(covered)), (Offset.count, UInt64(places.count)),
             (Offset.coveredLine, coveredLine), (Offset.keys, UInt64(keys.count)),
         ]
-        for (offset, value) in numbers {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<(offset + 8), with: $0) }
-        }
+        for (offset, value) in numbers { bytes.storeLittleEndian(value, at: offset) }
         bytes += entries
         bytes += keys
         let temporary = fileName + "." + String(getpid()) + ".tmp"

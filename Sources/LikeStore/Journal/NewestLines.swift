@@ -59,6 +59,26 @@ enum NewestLines {
     private static let slotSize = 24
     private static let bootFieldSize = 48
 
+    /// Where the header's parts are, in bytes from the file's start (the layout above): read and
+    /// written by these names alone.
+    private enum Offset {
+        static let boot = 16
+        static let inode = 64
+        static let journalHeader = 72
+        static let covered = 80
+        static let likeCount = 88
+        static let slotCount = 96
+        static let photosInSlots = 104
+        static let coveredLine = 112
+    }
+
+    /// Where a slot's parts are, in bytes from its start.
+    private enum Slot {
+        static let hash = 0
+        static let newest = 8
+        static let like = 16
+    }
+
     /// The system's boot id; `nil` where it cannot be read (the file is then neither read nor
     /// written: walks take the whole journal, as before the file existed).
     static let bootID: [UInt8]? = {
@@ -141,8 +161,8 @@ enum NewestLines {
         func forEachSlot(_ body: (UInt64, Int, Int) -> Void) {
             for slot in 0..<slotCount {
                 let start = slotsStart + NewestLines.slotSize * slot
-                let hash = UInt64(truncatingIfNeeded: number(at: start))
-                if hash != 0 { body(hash, number(at: start + 8), number(at: start + 16)) }
+                let hash = UInt64(truncatingIfNeeded: number(at: start + Slot.hash))
+                if hash != 0 { body(hash, number(at: start + Slot.newest), number(at: start + Slot.like)) }
             }
         }
 
@@ -165,14 +185,14 @@ enum NewestLines {
             var slot = Int(truncatingIfNeeded: hash) & mask
             for _ in 0..<slotCount {
                 let start = slotsStart + NewestLines.slotSize * slot
-                let stored = UInt64(truncatingIfNeeded: number(at: start))
+                let stored = UInt64(truncatingIfNeeded: number(at: start + Slot.hash))
                 if stored == 0 { return .none }
                 if stored == hash {
-                    let current = number(at: start + 16)
+                    let current = number(at: start + Slot.like)
                     if current != 0, current != like { return current > like ? .earlierLike : .inconsistent }
                     // Two keys of one 64-bit hash are left to chance (about 2⁻⁶⁴ a pair): a slot
                     // of this hash naming another photo's line is a file not to be believed.
-                    let offset = number(at: start + 8)
+                    let offset = number(at: start + Slot.newest)
                     guard offset >= like, let line = NewestLines.line(at: offset, in: journal, before: covered), line.key.elementsEqual(key)
                     else { return .inconsistent }
                     return .newest(offset)
@@ -194,10 +214,11 @@ enum NewestLines {
                 Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
             }
             let bytes = UnsafeRawBufferPointer(start: address, count: size)
-            let (covered, likes, slots) = (number(80), number(88), number(96))
-            guard bytes[..<16].elementsEqual(NewestLines.magic), bytes[16..<64].elementsEqual(boot),
-                UInt64(truncatingIfNeeded: number(64)) == inode, UInt64(truncatingIfNeeded: number(72)) == header,
-                covered > 0, covered <= journal.count, NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(112)),
+            let (covered, likes, slots) = (number(Offset.covered), number(Offset.likeCount), number(Offset.slotCount))
+            guard bytes[..<Offset.boot].elementsEqual(NewestLines.magic), bytes[Offset.boot..<Offset.inode].elementsEqual(boot),
+                UInt64(truncatingIfNeeded: number(Offset.inode)) == inode, UInt64(truncatingIfNeeded: number(Offset.journalHeader)) == header,
+                covered > 0, covered <= journal.count,
+                NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(Offset.coveredLine)),
                 likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
                 size == NewestLines.headerSize + 8 * likes + NewestLines.slotSize * slots
             else { return nil }
@@ -250,12 +271,15 @@ enum NewestLines {
                     return true
                 }), !malformed, end.end > 0
         else { return }
-        var bytes = magic + boot
         guard let coveredLine = lineHash(journal, endingAt: end.end) else { return }
-        for value in [inode, header, UInt64(end.end), UInt64(likes.count), UInt64(table.capacity), UInt64(table.count), coveredLine] {
-            withUnsafeBytes(of: value.littleEndian) { bytes += $0 }
-        }
-        bytes += [UInt8](repeating: 0, count: headerSize - bytes.count)
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        bytes.replaceSubrange(0..<Offset.boot, with: magic)
+        bytes.replaceSubrange(Offset.boot..<Offset.inode, with: boot)
+        let numbers = [
+            (Offset.inode, inode), (Offset.journalHeader, header), (Offset.covered, UInt64(end.end)), (Offset.likeCount, UInt64(likes.count)),
+            (Offset.slotCount, UInt64(table.capacity)), (Offset.photosInSlots, UInt64(table.count)), (Offset.coveredLine, coveredLine),
+        ]
+        for (offset, value) in numbers { bytes.storeLittleEndian(value, at: offset) }
         bytes.reserveCapacity(headerSize + 8 * likes.count + slotSize * table.capacity)
         for like in likes { withUnsafeBytes(of: like.littleEndian) { bytes += $0 } }
         table.appendSlots(to: &bytes)
@@ -322,10 +346,20 @@ enum NewestLines {
 
         func appendSlots(to bytes: inout [UInt8]) {
             for slot in 0..<capacity {
-                withUnsafeBytes(of: hashes[slot].littleEndian) { bytes += $0 }
-                withUnsafeBytes(of: newest[slot].littleEndian) { bytes += $0 }
-                withUnsafeBytes(of: likes[slot].littleEndian) { bytes += $0 }
+                let start = bytes.count
+                bytes += repeatElement(0, count: NewestLines.slotSize)
+                bytes.storeLittleEndian(hashes[slot], at: start + Slot.hash)
+                bytes.storeLittleEndian(newest[slot], at: start + Slot.newest)
+                bytes.storeLittleEndian(likes[slot], at: start + Slot.like)
             }
         }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Writes `value` as eight little-endian bytes at `offset`, which the array must hold: how
+    /// the derived files (``NewestLines``, ``TakenOrder``) put each number at its named place.
+    mutating func storeLittleEndian(_ value: UInt64, at offset: Int) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { replaceSubrange(offset..<(offset + 8), with: $0) }
     }
 }
