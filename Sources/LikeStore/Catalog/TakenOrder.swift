@@ -42,21 +42,20 @@ enum TakenOrder {
     static let fileName = "likes.taken"
     /// Lines after covered a page may read before the file is written again.
     static let refreshAfter = 256
-    private static let magic = Array("likes.taken 1\n\0\0".utf8)
     private static let headerSize = 128
     private static let entrySize = 24
 
-    /// Where the header's parts are, in bytes from the file's start (the layout above): read and
-    /// written by these names alone.
+    /// Where the header's own parts are, in bytes from the file's start (the layout above), after
+    /// those that tie it to the journal (``tie``): read and written by these names alone.
     private enum Offset {
-        static let boot = 16
-        static let inode = 64
-        static let journalHeader = 72
-        static let covered = 80
         static let count = 88
         static let coveredLine = 96
         static let keys = 104
     }
+
+    /// How the file is tied to one length of the journal, as ``NewestLines`` is.
+    private static let tie = JournalTie(
+        fileName: fileName, magic: Array("likes.taken 1\n\0\0".utf8), headerSize: headerSize, coveredLineOffset: Offset.coveredLine)
 
     /// Where an entry's parts are, in bytes from its start.
     private enum Entry {
@@ -137,22 +136,9 @@ enum TakenOrder {
 
         /// The file in `root`, if it describes `journal` (mapped whole) as the file `inode` now.
         static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
-            guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
-                let file = try? root.openForReading(TakenOrder.fileName), file.sizeWhenOpened >= TakenOrder.headerSize,
-                let mapping = file.mapping(covering: file.sizeWhenOpened), let start = mapping.bytes(file.sizeWhenOpened).baseAddress
-            else { return nil }
-            let size = file.sizeWhenOpened
-            let address = UnsafeRawPointer(start)
-            func number(_ offset: Int) -> Int {
-                Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
-            }
-            let bytes = UnsafeRawBufferPointer(start: address, count: size)
-            let (covered, count, keys) = (number(Offset.covered), number(Offset.count), number(Offset.keys))
-            guard bytes[..<Offset.boot].elementsEqual(TakenOrder.magic), bytes[Offset.boot..<Offset.inode].elementsEqual(boot),
-                UInt64(truncatingIfNeeded: number(Offset.inode)) == inode, UInt64(truncatingIfNeeded: number(Offset.journalHeader)) == header,
-                covered > 0, covered <= journal.count,
-                NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(Offset.coveredLine)),
-                count >= 0, count < size / TakenOrder.entrySize, keys >= 0, keys < size,
+            guard let (mapping, address, size, covered) = TakenOrder.tie.open(in: root, journal: journal, inode: inode) else { return nil }
+            let (count, keys) = (JournalTie.number(address, Offset.count), JournalTie.number(address, Offset.keys))
+            guard count >= 0, count < size / TakenOrder.entrySize, keys >= 0, keys < size,
                 size == TakenOrder.headerSize + TakenOrder.entrySize * count + keys
             else { return nil }
             return Mapped(mapping: mapping, address: address, covered: covered, count: count, keysSize: keys)
@@ -214,9 +200,7 @@ enum TakenOrder {
     /// with `places`, which must be every live photo then, oldest first. Under the store's shared
     /// lock; a failure (a full disk, a read-only store) leaves things as they were.
     static func write(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64, covered: Int, places: [Place]) {
-        guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
-            let coveredLine = NewestLines.lineHash(journal, endingAt: covered)
-        else { return }
+        guard var bytes = tie.header(journal: journal, inode: inode, covered: covered) else { return }
         var keys: [UInt8] = []
         var entries: [UInt8] = []
         entries.reserveCapacity(entrySize * places.count)
@@ -231,14 +215,8 @@ enum TakenOrder {
             keys += place.key
         }
         guard keys.count < 1 << 32 else { return }
-        var bytes = [UInt8](repeating: 0, count: headerSize)
-        bytes.replaceSubrange(0..<Offset.boot, with: magic)
-        bytes.replaceSubrange(Offset.boot..<Offset.inode, with: boot)
-        let numbers = [
-            (Offset.inode, inode), (Offset.journalHeader, header), (Offset.covered, UInt64(covered)), (Offset.count, UInt64(places.count)),
-            (Offset.coveredLine, coveredLine), (Offset.keys, UInt64(keys.count)),
-        ]
-        for (offset, value) in numbers { bytes.storeLittleEndian(value, at: offset) }
+        bytes.storeLittleEndian(UInt64(places.count), at: Offset.count)
+        bytes.storeLittleEndian(UInt64(keys.count), at: Offset.keys)
         bytes += entries
         bytes += keys
         let temporary = fileName + "." + String(getpid()) + ".tmp"

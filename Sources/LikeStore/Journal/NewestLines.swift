@@ -54,23 +54,22 @@ enum NewestLines {
     static let fileName = "likes.newest"
     /// Changes (`M` and `U` lines) a walk may pass after covered before the file is written again.
     static let refreshAfter = 256
-    private static let magic = Array("likes.newest 1\n\0".utf8)
     private static let headerSize = 128
     private static let slotSize = 24
     private static let bootFieldSize = 48
 
-    /// Where the header's parts are, in bytes from the file's start (the layout above): read and
-    /// written by these names alone.
+    /// Where the header's own parts are, in bytes from the file's start (the layout above), after
+    /// those that tie it to the journal (``tie``): read and written by these names alone.
     private enum Offset {
-        static let boot = 16
-        static let inode = 64
-        static let journalHeader = 72
-        static let covered = 80
         static let likeCount = 88
         static let slotCount = 96
         static let photosInSlots = 104
         static let coveredLine = 112
     }
+
+    /// How the file is tied to one length of the journal.
+    private static let tie = JournalTie(
+        fileName: fileName, magic: Array("likes.newest 1\n\0".utf8), headerSize: headerSize, coveredLineOffset: Offset.coveredLine)
 
     /// Where a slot's parts are, in bytes from its start.
     private enum Slot {
@@ -204,22 +203,9 @@ enum NewestLines {
 
         /// The file in `root`, if it describes `journal` (mapped whole) as the file `inode` now.
         static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
-            guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
-                let file = try? root.openForReading(NewestLines.fileName), file.sizeWhenOpened >= NewestLines.headerSize,
-                let mapping = file.mapping(covering: file.sizeWhenOpened), let start = mapping.bytes(file.sizeWhenOpened).baseAddress
-            else { return nil }
-            let size = file.sizeWhenOpened
-            let address = UnsafeRawPointer(start)
-            func number(_ offset: Int) -> Int {
-                Int(truncatingIfNeeded: UInt64(littleEndian: UnsafeRawPointer(address + offset).loadUnaligned(as: UInt64.self)))
-            }
-            let bytes = UnsafeRawBufferPointer(start: address, count: size)
-            let (covered, likes, slots) = (number(Offset.covered), number(Offset.likeCount), number(Offset.slotCount))
-            guard bytes[..<Offset.boot].elementsEqual(NewestLines.magic), bytes[Offset.boot..<Offset.inode].elementsEqual(boot),
-                UInt64(truncatingIfNeeded: number(Offset.inode)) == inode, UInt64(truncatingIfNeeded: number(Offset.journalHeader)) == header,
-                covered > 0, covered <= journal.count,
-                NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: number(Offset.coveredLine)),
-                likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
+            guard let (mapping, address, size, covered) = NewestLines.tie.open(in: root, journal: journal, inode: inode) else { return nil }
+            let (likes, slots) = (JournalTie.number(address, Offset.likeCount), JournalTie.number(address, Offset.slotCount))
+            guard likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
                 size == NewestLines.headerSize + 8 * likes + NewestLines.slotSize * slots
             else { return nil }
             return Mapped(mapping: mapping, address: address, size: size, covered: covered, likeCount: likes, slotCount: slots)
@@ -235,7 +221,7 @@ enum NewestLines {
     static func write(
         in root: StoreDirectory, reader: JournalReader, journal: UnsafeBufferPointer<UInt8>, inode: UInt64, previous: Mapped?
     ) {
-        guard let boot = bootID, let header = headerHash(journal) else { return }
+        guard bootID != nil, headerHash(journal) != nil else { return }
         // Where no file can be made (a store on a read-only file system), the reading is not
         // done at all: every walk would otherwise pay for it again.
         let temporary = fileName + "." + String(getpid()) + ".tmp"
@@ -271,15 +257,10 @@ enum NewestLines {
                     return true
                 }), !malformed, end.end > 0
         else { return }
-        guard let coveredLine = lineHash(journal, endingAt: end.end) else { return }
-        var bytes = [UInt8](repeating: 0, count: headerSize)
-        bytes.replaceSubrange(0..<Offset.boot, with: magic)
-        bytes.replaceSubrange(Offset.boot..<Offset.inode, with: boot)
-        let numbers = [
-            (Offset.inode, inode), (Offset.journalHeader, header), (Offset.covered, UInt64(end.end)), (Offset.likeCount, UInt64(likes.count)),
-            (Offset.slotCount, UInt64(table.capacity)), (Offset.photosInSlots, UInt64(table.count)), (Offset.coveredLine, coveredLine),
-        ]
-        for (offset, value) in numbers { bytes.storeLittleEndian(value, at: offset) }
+        guard var bytes = tie.header(journal: journal, inode: inode, covered: end.end) else { return }
+        bytes.storeLittleEndian(UInt64(likes.count), at: Offset.likeCount)
+        bytes.storeLittleEndian(UInt64(table.capacity), at: Offset.slotCount)
+        bytes.storeLittleEndian(UInt64(table.count), at: Offset.photosInSlots)
         bytes.reserveCapacity(headerSize + 8 * likes.count + slotSize * table.capacity)
         for like in likes { withUnsafeBytes(of: like.littleEndian) { bytes += $0 } }
         table.appendSlots(to: &bytes)
@@ -361,5 +342,65 @@ extension Array where Element == UInt8 {
     /// the derived files (``NewestLines``, ``TakenOrder``) put each number at its named place.
     mutating func storeLittleEndian(_ value: UInt64, at offset: Int) {
         Swift.withUnsafeBytes(of: value.littleEndian) { replaceSubrange(offset..<(offset + 8), with: $0) }
+    }
+}
+
+/// The part of a derived file's header that ties it to one length of one journal, shared by
+/// ``NewestLines`` and ``TakenOrder``: bytes 0–15 the file's magic (its name and layout), 16–63
+/// the boot it was written in, 64 the journal's inode, 72 a hash of the journal's header line, 80
+/// the journal's length it covers, and at `coveredLineOffset` a hash of the line that ends there.
+/// Little-endian 64-bit numbers.
+struct JournalTie {
+    static let bootOffset = 16
+    static let inodeOffset = 64
+    static let journalHeaderOffset = 72
+    static let coveredOffset = 80
+
+    let fileName: String
+    let magic: [UInt8]
+    let headerSize: Int
+    let coveredLineOffset: Int
+
+    /// The eight bytes at `offset` of a mapped file, as a number.
+    static func number(_ address: UnsafeRawPointer, _ offset: Int) -> Int {
+        Int(truncatingIfNeeded: UInt64(littleEndian: (address + offset).loadUnaligned(as: UInt64.self)))
+    }
+
+    /// The file in `root` mapped whole, with the journal's length it covers, where it is tied to
+    /// `journal` (mapped whole) as the file `inode` is now: its magic, boot, inode and header, and
+    /// the line that ends at covered.
+    func open(
+        in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64
+    ) -> (mapping: FileMapping, address: UnsafeRawPointer, size: Int, covered: Int)? {
+        guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal), let file = try? root.openForReading(fileName),
+            file.sizeWhenOpened >= headerSize, let mapping = file.mapping(covering: file.sizeWhenOpened),
+            let start = mapping.bytes(file.sizeWhenOpened).baseAddress
+        else { return nil }
+        let address = UnsafeRawPointer(start)
+        let bytes = UnsafeRawBufferPointer(start: address, count: file.sizeWhenOpened)
+        let covered = Self.number(address, Self.coveredOffset)
+        guard bytes[..<Self.bootOffset].elementsEqual(magic), bytes[Self.bootOffset..<Self.inodeOffset].elementsEqual(boot),
+            UInt64(truncatingIfNeeded: Self.number(address, Self.inodeOffset)) == inode,
+            UInt64(truncatingIfNeeded: Self.number(address, Self.journalHeaderOffset)) == header, covered > 0, covered <= journal.count,
+            NewestLines.lineHash(journal, endingAt: covered) == UInt64(truncatingIfNeeded: Self.number(address, coveredLineOffset))
+        else { return nil }
+        return (mapping, address, file.sizeWhenOpened, covered)
+    }
+
+    /// A header tied to `journal` (the file `inode`) as of `covered`, zeros where the file's own
+    /// numbers go; `nil` where the boot, the journal's header or a line ending at covered cannot
+    /// be had.
+    func header(journal: UnsafeBufferPointer<UInt8>, inode: UInt64, covered: Int) -> [UInt8]? {
+        guard let boot = NewestLines.bootID, let header = NewestLines.headerHash(journal),
+            let line = NewestLines.lineHash(journal, endingAt: covered)
+        else { return nil }
+        var bytes = [UInt8](repeating: 0, count: headerSize)
+        bytes.replaceSubrange(0..<Self.bootOffset, with: magic)
+        bytes.replaceSubrange(Self.bootOffset..<Self.inodeOffset, with: boot)
+        bytes.storeLittleEndian(inode, at: Self.inodeOffset)
+        bytes.storeLittleEndian(header, at: Self.journalHeaderOffset)
+        bytes.storeLittleEndian(UInt64(covered), at: Self.coveredOffset)
+        bytes.storeLittleEndian(line, at: coveredLineOffset)
+        return bytes
     }
 }

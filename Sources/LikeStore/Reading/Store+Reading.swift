@@ -179,6 +179,17 @@ extension Store {
         return StorePage(items: items, more: found.more, damage: found.damage)
     }
 
+    /// The record of an index entry; `nil` where it is missing (unliked since the index was read)
+    /// or damaged (named in `damage`).
+    private static func record(of entry: LiveEntry, _ records: RecordFiles, damage: inout [String]) throws -> StoredRecord? {
+        do {
+            return try records.read(key: entry.key)
+        } catch StoreError.damagedRecord(let file, let reason) {
+            damage.append("The record file \(file) is damaged (\(reason)).")
+            return nil
+        }
+    }
+
     /// The records of `ordered` that pass the record filters, from the query's offset to its limit.
     private func readPage(
         of ordered: [LiveEntry], query: StoreQuery, records: RecordFiles, damage: inout [String]
@@ -186,15 +197,7 @@ extension Store {
         var result: [StoredRecord] = []
         var skipped = 0
         for entry in ordered.dropFirst(query.hasRecordFilters ? 0 : query.offset) {
-            let stored: StoredRecord
-            do {
-                // Missing means it was unliked since the index was read.
-                guard let found = try records.read(key: entry.key) else { continue }
-                stored = found
-            } catch StoreError.damagedRecord(let file, let reason) {
-                damage.append("The record file \(file) is damaged (\(reason)).")
-                continue
-            }
+            guard let stored = try Self.record(of: entry, records, damage: &damage) else { continue }
             if query.hasRecordFilters {
                 guard query.matches(stored) else { continue }
                 if skipped < query.offset {
@@ -215,14 +218,7 @@ extension Store {
     ) throws -> (records: [StoredRecord], more: Bool) {
         var matching: [(place: ListingKey, record: StoredRecord)] = []
         for entry in entries {
-            let stored: StoredRecord
-            do {
-                guard let found = try records.read(key: entry.key) else { continue }
-                stored = found
-            } catch StoreError.damagedRecord(let file, let reason) {
-                damage.append("The record file \(file) is damaged (\(reason)).")
-                continue
-            }
+            guard let stored = try Self.record(of: entry, records, damage: &damage) else { continue }
             let place = query.place(of: stored)
             guard query.isPastCursor(place), !query.hasRecordFilters || query.matches(stored) else { continue }
             matching.append((place, stored))
