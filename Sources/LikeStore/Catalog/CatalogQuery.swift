@@ -22,6 +22,10 @@ struct CatalogQuery {
     var color: ColorFilter?
     var words: SearchWords?
 
+    /// Whether the query has no album, date, colour or search filter (a cursor and an offset are
+    /// no filters).
+    var hasNoFilter: Bool { album == nil && since == nil && color == nil && words == nil }
+
     /// Whether `photo` passes the album, colour and search filters; `nil` when its newest line
     /// has no catalog and the colour or search needs one.
     func admits(_ photo: CatalogScan.Photo) -> Bool? {
@@ -142,7 +146,9 @@ extension OpenStore {
     /// records are decoded. `nil` where a line has no date taken (a journal of the format before
     /// it, until its next writer) or the catalog cannot answer.
     private func takenPage(_ query: CatalogQuery, records: RecordFiles, locked: Bool) throws -> (records: [StoredRecord], more: Bool)? {
-        if locked, let reader = try catalogReader(mapped: true), let page = try takenOrderPage(query, records: records, reader: reader) {
+        if locked, query.hasNoFilter, let reader = try catalogReader(mapped: true),
+            let page = try takenOrderPage(query, records: records, reader: reader)
+        {
             return page
         }
         var kept = FirstPlaces(capacity: query.limit.map { query.offset + $0 + 1 }, newestFirst: query.newestFirst, after: query.after)

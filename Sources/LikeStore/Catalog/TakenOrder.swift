@@ -269,7 +269,7 @@ extension OpenStore {
     /// where it is missing or stale, and again when many lines follow it. `nil` where the file
     /// cannot be had or trusted: the catalog's walk answers then. Under the shared lock (`locked`).
     func takenOrderPage(_ query: CatalogQuery, records: RecordFiles, reader: JournalReader) throws -> (records: [StoredRecord], more: Bool)? {
-        guard query.album == nil, query.color == nil, query.words == nil, query.since == nil, root.faults == nil,
+        guard query.hasNoFilter, root.faults == nil,
             let inode = reader.source.identity
         else { return nil }
         let found: (places: [TakenOrder.Place], more: Bool)?? = try reader.source.withMappedBytes { journal in
