@@ -91,8 +91,7 @@ import Testing
             #expect(try OtherProcess.likes(store, "like", id, "--image", photo, "--meta", meta.path) == 0)
         }
         for (id, year) in [("p2015", 2015), ("p2019", 2019), ("p2012", 2012), ("p2021", 2021), ("p2017", 2017)] { try like(id, takenIn: year) }
-        var query = LikeQuery(limit: 3)
-        query.orderDate = .taken
+        var query = LikeQuery(orderDate: .taken, limit: 3)
         let photos = LikedPhotos(app, query: query)
         await photos.load()
         #expect(shown(photos).ids == ["p2021", "p2019", "p2017"] && photos.hasMore)

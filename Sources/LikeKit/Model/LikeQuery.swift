@@ -14,6 +14,7 @@ import LikeStore
 /// let newest = try repository.list(LikeQuery(limit: 20)).records
 /// let blue = try repository.list(LikeQuery(color: "#0c2340")).records
 /// let trip = try repository.list(LikeQuery(album: try AlbumName("Lisbon"))).records
+/// let timeline = try repository.list(LikeQuery(orderDate: .taken, limit: 60)).records
 /// ```
 public struct LikeQuery: Sendable, Hashable {
     /// The order of a listing, by the date ``orderDate`` names.
@@ -60,12 +61,13 @@ public struct LikeQuery: Sendable, Hashable {
     /// page before. The cheap way to page; ``offset`` reads through every photo it skips.
     public var after: LikeCursor?
 
-    /// Creates a query; with no arguments it lists every record, newest first.
+    /// Creates a query; with no arguments it lists every record, newest liked first.
     public init(
-        order: Order = .newestFirst, limit: Int? = nil, offset: Int = 0, color: String? = nil, search: String? = nil, album: AlbumName? = nil,
-        since: Date? = nil, after: LikeCursor? = nil
+        order: Order = .newestFirst, orderDate: OrderDate = .liked, limit: Int? = nil, offset: Int = 0, color: String? = nil,
+        search: String? = nil, album: AlbumName? = nil, since: Date? = nil, after: LikeCursor? = nil
     ) {
         self.order = order
+        self.orderDate = orderDate
         self.limit = limit
         self.offset = offset
         self.color = color

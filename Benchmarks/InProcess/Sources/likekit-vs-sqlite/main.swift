@@ -71,11 +71,7 @@ let word = "lighthouse"
 let album = "Album 7"
 
 /// The newest 20 by date taken.
-let takenQuery: LikeQuery = {
-    var query = LikeQuery(limit: 20)
-    query.orderDate = .taken
-    return query
-}()
+let takenQuery = LikeQuery(orderDate: .taken, limit: 20)
 
 /// The cold rows: a name, LikeKit's query, the peer's, and its values; the colour family is the
 /// one the setup found commonest.
