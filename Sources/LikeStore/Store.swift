@@ -43,6 +43,11 @@ package final class Store: Sendable {
     /// The journal as the last look at its latest records found them in a format this version
     /// reads (see ``refuseNewerLatestRecords(_:)``).
     private let knownLatestRecords = Locked<[Int64]?>(nil)
+    /// The journal as this process's last write session left it: its stamp (see
+    /// ``StoreDirectory/changeStamp(_:)``) and newest time, with every change of the session
+    /// finished. A session that finds the same journal skips the look at its end: no change can
+    /// be waiting there, since every change, of any process, appends to it.
+    private let writtenJournal = Locked<(stamp: [Int64], lastTime: Int64)?>(nil)
 
     package init(path: String, durable: Bool, lockTimeout: Double, faults: FaultInjector?) {
         self.path = path
@@ -165,10 +170,28 @@ package final class Store: Sendable {
     /// Runs `body` with a write session: under the exclusive lock, after recovering from whatever
     /// a crashed writer left at the end of the journal. `restoring`: a restore's session (see
     /// ``WriteSession/restore(_:likedAt:)``).
+    ///
+    /// A session after this process's own, on the journal as that one left it, skips the looks at
+    /// the journal's header and end (``writtenJournal``); a restore's session always looks.
     func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
-        try withExclusiveLock { root, lock in
-            var session = try WriteSession(root: root, lockDescriptor: lock.descriptor, durable: durable, keepingUnsorted: restoring)
-            return try body(&session)
+        try writer.withLock { _ in
+            let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
+            let lock = try FileLock(in: root, timeout: lockTimeout)
+            // Taken and compared under the lock: no other writer changes the journal meanwhile.
+            let stamp = root.changeStamp(Journal.fileName)
+            let written = writtenJournal.withLock { written in
+                defer { written = nil }  // set again only by a session that ends settled
+                return written.flatMap { restoring || stamp == nil || $0.stamp != stamp ? nil : $0 }
+            }
+            if written == nil { try Journal(root: root).refuseNewerFormat() }
+            var session = try WriteSession(
+                root: root, lockDescriptor: lock.descriptor, durable: durable, keepingUnsorted: restoring, settledAt: written?.lastTime)
+            let result = try body(&session)
+            if !restoring, session.endsSettled, let stamp = root.changeStamp(Journal.fileName) {
+                writtenJournal.withLock { $0 = (stamp, session.clock) }
+            }
+            _ = consume lock
+            return result
         }
     }
 

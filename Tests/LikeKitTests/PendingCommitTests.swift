@@ -64,6 +64,24 @@ import Testing
         #expect(recordNames == ["new.json", "old.json"])
     }
 
+    /// A repository's write session skips the look at the journal's end while the journal is as
+    /// its own last session left it: another's cut after that is still finished by its next change.
+    @Test func aWriterThatWroteBeforeTheCutStillFinishesTheLikeAtItsNextChange() throws {
+        let writer = folder.repository()
+        try writer.like(PhotoID(valid: "old"), image: Samples.coffee)
+        try writer.like(PhotoID(valid: "older"), image: Samples.chelsea)
+        let id = PhotoID(valid: "new")
+        try stopping(before: "rename") { try $0.like(id, image: Samples.rocket, note: "kept") }
+        #expect(!recordNames.contains("new.json"))
+
+        try writer.like(PhotoID(valid: "after"), image: Samples.coffee)
+        #expect(recordNames == ["after.json", "new.json", "old.json", "older.json"])
+        #expect(try writer.record(for: id)?.note == "kept")
+        #expect(try writer.list().records.map(\.id.rawValue) == ["after", "new", "older", "old"])
+        #expect(try writer.verify() == VerificationReport(problems: [], orphans: []))
+        #expect(!journal.contains("\nA "), "nothing was taken back")
+    }
+
     @Test func anUpdateWhoseRenameWasLostIsFinishedByTheNextWriterAndItsOldImageRemoved() throws {
         let id = PhotoID(valid: "photo")
         let first = try folder.repository().like(id, image: Samples.coffee, note: "first")

@@ -48,14 +48,26 @@ struct WriteSession {
     /// each commit is its own.
     private var batch: Batch?
 
+    /// Whether every change of this session is finished as far as the next session's look at the
+    /// journal's end would finish it (see ``Store/withWriteSession(restoring:_:)``): false once
+    /// a batch's last flush failed and left its mark.
+    var endsSettled: Bool { batch == nil && !leftBatchMark }
+    private var leftBatchMark = false
+
     /// `keepingUnsorted`: a restore's session, which leaves a journal that it marked unsorted so
-    /// (every other session sorts such a journal first).
-    init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool, keepingUnsorted: Bool = false) throws {
+    /// (every other session sorts such a journal first). `settledAt`: the newest time of a
+    /// journal known settled and in this version's format, as this process's last session left
+    /// it, whose end is then not looked at again.
+    init(root: StoreDirectory, lockDescriptor: Int32, durable: Bool, keepingUnsorted: Bool = false, settledAt: Int64? = nil) throws {
         self.root = root
         self.durable = durable
         records = RecordFiles(directory: try root.subdirectoryCreatingIfNeeded(RecordFiles.directoryName, durable: durable))
         images = ImageFiles(directory: try root.subdirectoryCreatingIfNeeded(ImageFiles.directoryName, durable: durable))
         journal = Journal(root: root, lockDescriptor: lockDescriptor)
+        if let settledAt, !keepingUnsorted {
+            clock = settledAt
+            return
+        }
         let (records, images) = (records, images)
         let finishing = { (line: JournalLine) in try Self.finish(line, records: records, images: images, root: root, durable: durable) }
         if let end = try journal.recoverEnd(records: records, durable: durable, finishing: finishing) {
@@ -150,7 +162,10 @@ struct WriteSession {
         }
         // Flushed before the mark goes (a failure leaves the mark, and the next session's
         // renames, already made, find nothing to do).
-        guard (try? root.syncFileSystem()) != nil else { return }
+        guard (try? root.syncFileSystem()) != nil else {
+            leftBatchMark = true
+            return
+        }
         try journal.unmarkBatch()
         for item in queued { removeReplaced(item.existing, by: item.record) }
     }
