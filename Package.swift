@@ -96,6 +96,8 @@ let package = Package(
         .testTarget(name: "LikeSyncTests", dependencies: ["LikeSync", "LikesSupport", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
+        // The gallery through its public interface, over HTTP on 127.0.0.1 (the browser suite is likesTests').
+        .testTarget(name: "GalleryTests", dependencies: ["Gallery", "LikeKit", "TestSupport"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.
         .testTarget(
             name: "likesTests",

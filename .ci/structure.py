@@ -14,6 +14,15 @@ script exits 1 when any did, 0 otherwise:
   Package.swift lists it among the target's dependencies (so LikeStore is imported only by the
   targets that say so), and otherwise only the system's modules the package may use.
 
+- Each library target of Swift code in Sources/ has a test target of its own, named after it
+  with `Tests` and depending on it, that tests it (the end-to-end tests of the binary are
+  likesTests').
+- No test's verdict waits on the clock: in Tests/, no sleep is followed by an assertion (a sleep
+  and then a check that nothing happened passes under load whether or not it works). A test of
+  "it happens" waits on the event itself; a test of "nothing happens" makes something else happen
+  after it and checks what came first. A sleep inside a `while` that polls for the event, and a
+  sleep that only moves the clock on before the next change, are not such sleeps.
+
 The package is read with `swift package dump-package`, so Package.swift is the one truth.
 """
 
@@ -210,6 +219,50 @@ def check_imports(root, package, problems):
                                         f"of the system's it may use ({', '.join(sorted(SYSTEM))})")
 
 
+def check_test_targets(root, package, problems):
+    targets = package["targets"]
+    tests = {target["name"]: target for target in targets if target["type"] == "test"}
+    for target in targets:
+        if target["type"] != "regular" or (target.get("path") or "").startswith("Tests"):
+            continue
+        folder = os.path.join(root, target.get("path") or os.path.join("Sources", target["name"]))
+        swift = any(name.endswith(".swift") for _, _, names in os.walk(folder) for name in names)
+        if not swift:
+            continue  # C code: tested through the Swift target that calls it
+        test = tests.get(target["name"] + "Tests")
+        depends = test and any(
+            target["name"] in (dependency.get("byName") or dependency.get("target") or [None])[:1] for dependency in test.get("dependencies", []))
+        if not depends:
+            problems.append(f"Package.swift:1: the library target {target['name']} has no test target {target['name']}Tests "
+                            f"that depends on it; add one under Tests/{target['name']}Tests that tests it through its interface")
+
+
+SLEEP = re.compile(r"\b(?:Task\.sleep|Thread\.sleep|usleep|sleep)\s*\(")
+ASSERTION = re.compile(r"^\s*(?:#expect|#require|try\s+#require|XCTAssert)")
+
+
+def check_sleeps(root, problems):
+    for directory, _, names in os.walk(os.path.join(root, "Tests")):
+        for name in sorted(names):
+            if not name.endswith(".swift"):
+                continue
+            path = os.path.join(directory, name)
+            relative = os.path.relpath(path, root)
+            with open(path, encoding="utf-8") as handle:
+                code, _ = blank_strings_and_comments(handle.read())
+            lines = code.split("\n")
+            for number, content in enumerate(lines, start=1):
+                if not SLEEP.search(content) or re.match(r"^\s*(?:while|for)\b", content):
+                    continue
+                before = next((line for line in reversed(lines[:number - 1]) if line.strip()), "")
+                if re.match(r"^\s*while\b.*\{\s*$", before):
+                    continue  # the body of a loop that polls for the event
+                following = next((line for line in lines[number:] if line.strip() and line.strip() != "}"), "")
+                if ASSERTION.match(following):
+                    problems.append(f"{relative}:{number}: a sleep followed by an assertion; wait on the event itself, or make "
+                                    f"something else happen after it and check the order")
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     dumped = subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True)
@@ -225,12 +278,14 @@ def main():
                 path = os.path.join(directory, name)
                 check_file(path, os.path.relpath(path, root), problems)
     check_imports(root, package, problems)
+    check_test_targets(root, package, problems)
+    check_sleeps(root, problems)
     for problem in sorted(problems):
         print(problem)
     if problems:
         print(f"structure: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print("structure: force unwraps, function lengths and imports as the rules say")
+    print("structure: force unwraps, function lengths, imports, test targets and sleeps as the rules say")
     return 0
 
 

@@ -338,11 +338,15 @@ final class LockHolder: Sendable {
         let late = Locked<[PhotoID?]>([])
         let second = repository.observe { change in late.withLock { $0.append(change.id) } }
         try await repository.like(PhotoID(valid: "two"), image: Samples.jpeg(seed: 2))
+        // A last like: once both have heard it, they have heard everything before it.
+        let last = PhotoID(valid: "three")
+        try await repository.like(last, image: Samples.jpeg(seed: 3))
         let deadline = Date().addingTimeInterval(patienceAgainstHanging)
-        while late.withLock({ $0.isEmpty }), Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(late.withLock { $0 } == [PhotoID(valid: "two")])
-        #expect(early.withLock { $0 } == [PhotoID(valid: "one"), PhotoID(valid: "two")])
+        while !(late.withLock { $0.contains(last) } && early.withLock { $0.contains(last) }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(late.withLock { $0 } == [PhotoID(valid: "two"), last])
+        #expect(early.withLock { $0 } == [PhotoID(valid: "one"), PhotoID(valid: "two"), last])
         first.cancel()
         second.cancel()
     }

@@ -61,9 +61,11 @@ import Testing
         var token: LikeObservation? = repository.observe { change in heard.withLock { $0.append(change.id?.rawValue ?? "-") } }
         try await repository.like(PhotoID(valid: "a"), image: Samples.rocket)
         try await waitUntil { heard.withLock { $0 } == ["a"] }
+        let follower = try #require(repository.observers.follower)
         token?.cancel()
         token = nil
-        try await Task.sleep(for: .milliseconds(1300))  // the follower ends on its next wake-up
+        // Without a pipe, the follower ends on its timer's next wake-up, closing what it opened.
+        try await waitUntil { follower.hasEnded }
         #expect(fcntl(0, F_GETFD) == standardInput, "standard input was closed")
     }
 
@@ -82,8 +84,9 @@ import Testing
         try await waitUntil { heard.withLock { $0.count } == 5 }
         #expect(heard.withLock { $0 } == ["liked a", "updated a", "liked b", "unliked a", "purged -"])
         token.cancel()
+        // Cancelled, it is no longer among those a change is handed to, nor is a follower left.
+        #expect(repository.observers.count == 0 && repository.observers.followerCount == 0)
         try await repository.unlike(PhotoID(valid: "b"))
-        try await Task.sleep(for: .milliseconds(100))
         #expect(heard.withLock { $0.count } == 5, "nothing arrives after cancel")
     }
 
@@ -95,8 +98,8 @@ import Testing
         try await waitUntil { count.withLock { $0 } == 1 }
         _ = token
         token = nil
+        #expect(repository.observers.count == 0 && repository.observers.followerCount == 0)
         try await repository.unlike(PhotoID(valid: "a"))
-        try await Task.sleep(for: .milliseconds(100))
         #expect(count.withLock { $0 } == 1)
     }
 
@@ -110,9 +113,15 @@ import Testing
                 holder.withLock { $0?.cancel() }
             }
         }
+        // A witness, subscribed after it: once it heard the five, each was handed to both.
+        let witnessed = Locked(0)
+        let witness = repository.observe { _ in witnessed.withLock { $0 += 1 } }
         for index in 0..<5 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
-        try await Task.sleep(for: .milliseconds(150))
+        try await waitUntil { witnessed.withLock { $0 } == 5 && count.withLock { $0 } == 1 }
+        // Its own queue ran the first and cancelled; what followed on that queue found it cancelled.
+        #expect(repository.observers.count == 1, "the cancelled observer is gone, the witness stays")
         #expect(count.withLock { $0 } == 1)
+        witness.cancel()
     }
 
     @Test func slowObserverDoesNotStallTheWriter() async throws {

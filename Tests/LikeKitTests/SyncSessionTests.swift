@@ -66,9 +66,11 @@ import Testing
         onPhone.stop()
         #expect(await reports.value >= 1, "the phone's reports say what it merged")
         #expect(onPhone.isStopped)
-        // Stopped, the phone no longer follows.
+        // Stopped (its reports ended above: its loop is done), the phone no longer follows: the
+        // laptop's unlike reaches the folder, and the phone keeps its like.
         try await laptop.unlike(coffee)
-        try await Task.sleep(for: .milliseconds(1500))
+        onLaptop.syncNow()
+        #expect(await laptopReports.next() != nil, "the laptop published its unlike")
         #expect(try await phone.isLiked(coffee))
         onLaptop.stop()
     }

@@ -264,9 +264,11 @@ import Testing
         #expect(try box.run(["note", "rocket", "--clear"]).status == 0)
         line = try watcher.line(3)
         #expect((line["record"] as? [String: Any])?["note"] is NSNull)
-        // Changes that change nothing print nothing.
+        // Changes that change nothing print nothing: the line after the fourth is the change
+        // made after the one that changed nothing.
         #expect(try box.run(["note", "rocket", "--clear"]).status == 0)
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(watcher.count == 4)
+        #expect(try box.run(["note", "rocket", "after"]).status == 0)
+        line = try watcher.line(4)
+        #expect((line["record"] as? [String: Any])?["note"] as? String == "after")
     }
 }

@@ -401,15 +401,8 @@ import Testing
     @Test func watchNamesTheDeviceOfEachChange() throws {
         let laptopID = try device(laptop)
         let phoneID = try device(phone)
-        let watcher = Process()
-        watcher.executableURL = Binary.url
-        watcher.arguments = ["--store", laptop, "watch", "--json"]
-        let output = Pipe()
-        watcher.standardOutput = output
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
-        defer { if watcher.isRunning { watcher.terminate() } }
-        Thread.sleep(forTimeInterval: 0.5)
+        let watcher = try Watcher(store: URL(fileURLWithPath: laptop))
+        defer { watcher.stop() }
         #expect(try likes(phone, "like", "rocket", "--image", Samples.photo("rocket.jpg").path).status == 0)
         _ = try sync(phone)
         _ = try sync(laptop)
@@ -417,14 +410,13 @@ import Testing
         #expect(try likes(phone, "unlike", "rocket").status == 0)
         _ = try sync(phone)
         _ = try sync(laptop)
-        Thread.sleep(forTimeInterval: 1)
-        watcher.terminate()
-        watcher.waitUntilExit()
-        let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        let changes = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.map {
-            "\($0["change"] as? String ?? "") \($0["id"] as? String ?? "") \($0["device"] as? String ?? "null")"
+        // A last change, made here after the others: its line comes after theirs.
+        #expect(try likes(laptop, "note", "coffee", "the last").status == 0)
+        let changes = try (0..<4).map { index in
+            let line = try watcher.line(index)
+            return "\(line["change"] as? String ?? "") \(line["id"] as? String ?? "") \(line["device"] as? String ?? "null")"
         }
-        #expect(changes == ["liked rocket \(phoneID)", "liked coffee \(laptopID)", "unliked rocket \(phoneID)"], "\(lines)")
+        #expect(changes == ["liked rocket \(phoneID)", "liked coffee \(laptopID)", "unliked rocket \(phoneID)", "updated coffee \(laptopID)"])
     }
 
     /// A sync runs beside other processes on the store: `sync --watch` on the laptop while

@@ -156,6 +156,8 @@ final class ObserverRegistry: Sendable {
 
     /// How many followers run for this repository: one while it has observers, else none.
     var followerCount: Int { state.withLock { $0.follower == nil ? 0 : 1 } }
+    /// The follower running for this repository, if one is: what a test waits on to end.
+    var follower: JournalFollower? { state.withLock { $0.follower } }
 
     /// Notes a record this repository committed and wakes the follower: called after each change.
     func changed(_ records: [StoredRecord] = []) {

@@ -340,9 +340,7 @@ extension OpenStore {
     /// found it disagreeing with the journal): the next scan then costs the photos it walks.
     func scanCatalog(locked: Bool, _ body: (CatalogScan.Photo) throws -> Bool) throws -> CatalogScan.End {
         guard let reader = try catalogReader(mapped: locked) else { return .damaged }
-        // With a fault injector (tests of writes cut short), no file is written that the steps
-        // counted do not name.
-        guard locked, root.faults == nil, let inode = reader.source.identity else { return try CatalogScan.photos(in: reader, body) }
+        guard locked, let inode = reader.source.identity else { return try CatalogScan.photos(in: reader, body) }
         let newest = try reader.source.withMappedBytes { NewestLines.Mapped.open(in: root, journal: $0, inode: inode) } ?? nil
         var (lines, changes) = (0, 0)
         let end = try CatalogScan.photos(in: reader, checkingEveryField: false, newest: newest, lineCount: &lines, changesWalked: &changes, body)

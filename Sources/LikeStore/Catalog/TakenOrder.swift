@@ -269,8 +269,7 @@ extension OpenStore {
     /// where it is missing or stale, and again when many lines follow it. `nil` where the file
     /// cannot be had or trusted: the catalog's walk answers then. Under the shared lock (`locked`).
     func takenOrderPage(_ query: CatalogQuery, records: RecordFiles, reader: JournalReader) throws -> (records: [StoredRecord], more: Bool)? {
-        guard query.hasNoFilter, root.faults == nil,
-            let inode = reader.source.identity
+        guard query.hasNoFilter, let inode = reader.source.identity
         else { return nil }
         let found: (places: [TakenOrder.Place], more: Bool)?? = try reader.source.withMappedBytes { journal in
             var mapped = TakenOrder.Mapped.open(in: root, journal: journal, inode: inode)

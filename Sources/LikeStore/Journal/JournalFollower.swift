@@ -80,6 +80,9 @@ package final class JournalFollower: Sendable {
     }
 
     package var isStopped: Bool { stopped.withLock { $0 } }
+    /// Whether its thread has ended, every descriptor it opened closed.
+    package var hasEnded: Bool { ended.withLock { $0 } }
+    private let ended = Locked(false)
 
     /// Wakes the follower now: this process has just written.
     package func kick() {
@@ -118,6 +121,7 @@ package final class JournalFollower: Sendable {
             watcher.close()
             if wakeRead >= 0 { close(wakeRead) }
             if wakeWrite >= 0 { close(wakeWrite) }
+            ended.withLock { $0 = true }
         }
         while !isStopped {
             for event in reader.readNewChanges() {
