@@ -4,7 +4,12 @@
 // points to are visited, and an entry that makes no sense is passed over.
 
 /// The facts of a photo that its camera wrote in Exif; each `nil` when the file does not say.
-public struct CameraFacts: Sendable, Hashable {
+///
+/// The one description of them: LikeKit shows them as this type too (its `CameraDetails`),
+/// and a store's record keeps them as text (its `StoredExif`). Encodes as `{"make", "model",
+/// "lens", "focalLength", "fNumber", "exposureTime", "iso", "takenAt"}`, those without a value
+/// left out.
+public struct CameraFacts: Sendable, Hashable, Codable {
     /// The camera's maker (`Make`).
     public var make: String?
     /// The camera's model (`Model`).

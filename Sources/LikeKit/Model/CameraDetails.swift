@@ -1,42 +1,24 @@
 // What a photo's camera wrote in Exif, as a record shows it, and where a record's colour came
 // from: the store's StoredExif and pixel colour, made public.
 
+import JPEGCodec
 import LikeStore
 import LikesSupport
 
 /// What the camera wrote in a photo's Exif: each `nil` when the file does not say.
 ///
-/// Encodes as `{"make", "model", "lens", "focalLength", "fNumber", "exposureTime", "iso",
-/// "takenAt"}`: the focal length in millimetres, the exposure time in seconds as photographers
-/// write it (`"1/250"`), `takenAt` ISO 8601 with the offset when the camera gave one.
-public struct CameraDetails: Sendable, Hashable, Codable {
-    /// The camera's maker.
-    public var make: String?
-    /// The camera's model.
-    public var model: String?
-    /// The lens's model.
-    public var lens: String?
-    /// The focal length in millimetres.
-    public var focalLength: Double?
-    /// The aperture's f-number.
-    public var fNumber: Double?
-    /// The exposure time in seconds, as photographers write it: `1/250`, `2`.
-    public var exposureTime: String?
-    /// The sensitivity (ISO).
-    public var iso: Int?
-    /// When the photo was taken, ISO 8601 as the camera's clock gave it: `2026-05-03T11:00:28`,
-    /// with the offset (`+02:00`) when the camera recorded one.
-    public var takenAt: String?
+/// The facts JPEGCodec reads (its `CameraFacts`), as a record shows them. Encodes as
+/// `{"make", "model", "lens", "focalLength", "fNumber", "exposureTime", "iso", "takenAt"}`: the
+/// focal length in millimetres, the exposure time in seconds as photographers write it
+/// (`"1/250"`), `takenAt` ISO 8601 with the offset when the camera gave one.
+public typealias CameraDetails = CameraFacts
 
+extension CameraFacts {
+    /// The facts a record file keeps as text.
     init(_ stored: StoredRecord.StoredExif) {
-        make = stored.make
-        model = stored.model
-        lens = stored.lens
-        focalLength = stored.focalLength.flatMap(Double.init)
-        fNumber = stored.fNumber.flatMap(Double.init)
-        exposureTime = stored.exposureTime
-        iso = stored.iso
-        takenAt = stored.takenAt
+        self.init(
+            make: stored.make, model: stored.model, lens: stored.lens, focalLength: stored.focalLength.flatMap(Double.init),
+            fNumber: stored.fNumber.flatMap(Double.init), exposureTime: stored.exposureTime, iso: stored.iso, takenAt: stored.takenAt)
     }
 
     /// Every member, those without a value as `null`.

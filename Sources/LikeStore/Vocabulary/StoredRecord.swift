@@ -49,7 +49,8 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         }
     }
 
-    /// A photo's camera facts as a record file keeps them: numbers as the text they are shown as.
+    /// A photo's camera facts (JPEGCodec's `CameraFacts`) as a record file keeps them: numbers as
+    /// the text they are shown as, so that a record says them as the camera wrote them.
     package struct StoredExif: Codable, Hashable, Sendable {
         package var make: String?
         package var model: String?
