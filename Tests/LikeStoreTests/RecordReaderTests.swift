@@ -4,7 +4,6 @@
 import Foundation
 import Testing
 
-@testable import LikeKit
 @testable import LikeStore
 
 @Suite struct RecordReaderTests {
@@ -32,7 +31,7 @@ import Testing
             let photo =
                 index % 3 == 2
                 ? nil
-                : PhotoMetadata(
+                : StoredPhoto(
                     description: text, photographer: index % 2 == 0 ? text : nil, photographerUsername: "user", color: "#60544D",
                     sourceURL: "https://unsplash.com/photos/x?a=1&b=2", width: index % 2 == 0 ? 4000 : nil, height: -1,
                     createdAt: index % 2 == 0 ? Timestamp.date(1_462_273_228_000) : nil,
@@ -40,11 +39,10 @@ import Testing
                     license: index % 4 == 0 ? "Attribution License" : nil)
             records.append(
                 StoredRecord(
-                    id: try PhotoID("id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })")
-                        .rawValue,
+                    id: "id-\(index)-\(text.filter { !$0.isWhitespace && !($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) })",
                     generation: "ba9876543210", likedAt: 1_795_475_742_731 + Int64(index),
-                    image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo?.stored,
-                    albums: index % 2 == 0 ? [try AlbumName("Été").rawValue, try AlbumName("Cats").rawValue] : []))
+                    image: image, userImage: index % 2 == 0 ? image : nil, note: text.isEmpty ? nil : text, photo: photo,
+                    albums: index % 2 == 0 ? ["Été".precomposedStringWithCanonicalMapping, "Cats"] : []))
             if index % 5 == 3 { records[records.count - 1].changed = [] }
         }
         return records
