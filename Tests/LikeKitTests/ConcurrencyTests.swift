@@ -126,15 +126,19 @@ import Testing
 
     @Test func slowObserverDoesNotStallTheWriter() async throws {
         let repository = folder.repository(durability: .relaxed)
-        let token = repository.observe { _ in Thread.sleep(forTimeInterval: 0.2) }
-        // The synchronous likes, timed on this thread: an `await` would also time the wait for a
-        // thread of the cooperative pool, which the other tests running beside this one keep busy.
-        func likeFive() throws -> TimeInterval {
-            let start = Date()
-            for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
-            return Date().timeIntervalSince(start)
+        // An observer held in its first change until the test lets it go: a writer that waited
+        // for it would not finish its likes until the hold's bound against hanging.
+        let hold = DispatchSemaphore(value: 0)
+        let held = Locked(0)
+        let token = repository.observe { _ in
+            held.withLock { $0 += 1 }
+            _ = hold.wait(timeout: .now() + patienceAgainstHanging)
         }
-        #expect(try likeFive() < 0.5, "five likes waited for a slow observer")
+        for index in 0..<5 { try await repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
+        try await waitUntil { held.withLock { $0 } == 1 }
+        #expect(held.withLock { $0 } == 1, "five likes done while the observer still holds the first")
+        for _ in 0..<5 { hold.signal() }
+        try await waitUntil { held.withLock { $0 } == 5 }
         token.cancel()
     }
 
