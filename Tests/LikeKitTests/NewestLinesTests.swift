@@ -83,6 +83,31 @@ extension QueryReferenceTests {
         #expect(try repository.verify().problems.isEmpty)
     }
 
+    /// The newest lines written by a reader, cut at each of the steps of that write in turn (as a
+    /// crash there would cut it): the cut reader's page is still the reference's, and so is every
+    /// later reader's, with nothing for `verify` to name.
+    @Test func aReaderCutAtAnyStepOfWritingTheNewestLinesLeavesAStoreThatAnswersAsBefore() throws {
+        var (repository, reference, random) = try makeStore(seed: 31, count: 60)
+        try change(repository, &reference, &random, count: NewestLines.refreshAfter + 20, newLikes: false)
+        let pristine = TemporaryFolder("pristine")
+        try FileManager.default.copyItem(at: folder.store, to: pristine.store)
+        let page = LikeQuery(limit: 20)
+        let counter = FaultInjector()
+        _ = try folder.repository(faults: counter).list(page)
+        let steps = counter.steps
+        #expect(steps.contains { $0.contains(NewestLines.fileName) }, "the page wrote the file: \(steps)")
+        #expect(FileManager.default.fileExists(atPath: newestFile.path))
+        for index in steps.indices {
+            try FileManager.default.removeItem(at: folder.store)
+            try FileManager.default.copyItem(at: pristine.store, to: folder.store)
+            let cut = folder.repository(faults: FaultInjector(.crash(after: index)))
+            try Self.check(cut, reference, page, "cut before step \(index) (\(steps[index]))")
+            let next = folder.repository(durability: .relaxed)
+            try checkQueries(next, reference, &random, "after a cut before step \(index) (\(steps[index]))")
+            #expect(try next.verify().problems.isEmpty, "cut before step \(index)")
+        }
+    }
+
     /// The file's numbers at `offset`, changed by `body`, and put back in place.
     private func alterNewestFile(_ body: (inout [UInt8]) -> Void) throws {
         var bytes = [UInt8](try Data(contentsOf: newestFile))
