@@ -127,12 +127,12 @@ import Testing
     @Test func slowObserverDoesNotStallTheWriter() async throws {
         let repository = folder.repository(durability: .relaxed)
         // An observer held in its first change until the test lets it go: a writer that waited
-        // for it would not finish its likes until the hold's bound against hanging.
+        // for it to handle each change would find it past the first once its likes are done.
         let hold = DispatchSemaphore(value: 0)
         let held = Locked(0)
         let token = repository.observe { _ in
             held.withLock { $0 += 1 }
-            _ = hold.wait(timeout: .now() + patienceAgainstHanging)
+            _ = hold.wait(timeout: .now() + 10 * patienceAgainstHanging)
         }
         // The synchronous likes, on this thread: awaited, each would also wait for a thread of the
         // cooperative pool, which the tests running beside this one keep busy.
@@ -140,8 +140,7 @@ import Testing
             for index in 0..<5 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index)) }
         }
         try likeFive()
-        try await waitUntil { held.withLock { $0 } == 1 }
-        #expect(held.withLock { $0 } == 1, "five likes done while the observer still holds the first")
+        #expect(held.withLock { $0 } <= 1, "five likes done while the observer still holds the first")
         for _ in 0..<5 { hold.signal() }
         try await waitUntil { held.withLock { $0 } == 5 }
         token.cancel()

@@ -265,12 +265,13 @@ enum CameraPhotos {
         #expect(progress.updated == 0 && !progress.complete)
         var rounds = 0
         while !progress.complete {
-            progress = try repository.readImageFacts(within: 0.05)
+            progress = try repository.readImageFacts(within: 0.001)
             rounds += 1
         }
         #expect(rounds > 1, "the work was spread over several calls")
-        // Heard on the observer's queue: a moment later at most.
-        for _ in 0..<100 where heard.withLock({ $0.count }) < 40 { usleep(20_000) }
+        // Heard on the observer's queue, a moment later: waited for, with a bound against hanging.
+        let deadline = Date().addingTimeInterval(patienceAgainstHanging)
+        while heard.withLock({ $0.count }) < 40, Date() < deadline { usleep(20_000) }
         observation.cancel()
         for index in 0..<40 {
             let record = try #require(try repository.record(for: PhotoID(valid: "old-\(index)")))
