@@ -184,6 +184,17 @@ def check_file(path, relative, problems):
                             f"piece in a comment `// long: WHY` just above it")
 
 
+def swift_code(root, folder):
+    """Each Swift file under folder, by its path from root, with its strings and comments blanked."""
+    for directory, _, names in sorted(os.walk(folder)):
+        for name in sorted(names):
+            if name.endswith(".swift"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    code, _ = blank_strings_and_comments(handle.read())
+                yield os.path.relpath(path, root), code
+
+
 def check_imports(root, package, problems):
     modules = {target["name"] for target in package["targets"]}
     # Test targets may import what their dependencies are, and the test frameworks.
@@ -196,27 +207,20 @@ def check_imports(root, package, problems):
         allowed = SYSTEM | declared | {target["name"]} | (TESTS if target["type"] == "test" else set())
         default = "Tests" if target["type"] == "test" else "Sources"
         folder = os.path.join(root, target.get("path") or os.path.join(default, target["name"]))
-        for directory, _, names in os.walk(folder):
-            for name in sorted(names):
-                if not name.endswith(".swift"):
+        for relative, code in swift_code(root, folder):
+            for number, content in enumerate(code.split("\n"), start=1):
+                match = re.match(r"^\s*(?:@testable\s+|@_\w+\s+)?import\s+(?:(?:struct|class|enum|func|var)\s+)?(\w+)", content)
+                if not match:
                     continue
-                path = os.path.join(directory, name)
-                relative = os.path.relpath(path, root)
-                with open(path, encoding="utf-8") as handle:
-                    code, _ = blank_strings_and_comments(handle.read())
-                for number, content in enumerate(code.split("\n"), start=1):
-                    match = re.match(r"^\s*(?:@testable\s+|@_\w+\s+)?import\s+(?:(?:struct|class|enum|func|var)\s+)?(\w+)", content)
-                    if not match:
-                        continue
-                    module = match.group(1)
-                    if module in allowed:
-                        continue
-                    if module in modules:
-                        problems.append(f"{relative}:{number}: imports {module}, which Package.swift does not list among "
-                                        f"{target['name']}'s dependencies; add it there, or leave it out")
-                    else:
-                        problems.append(f"{relative}:{number}: imports {module}, neither a module of the package nor one "
-                                        f"of the system's it may use ({', '.join(sorted(SYSTEM))})")
+                module = match.group(1)
+                if module in allowed:
+                    continue
+                if module in modules:
+                    problems.append(f"{relative}:{number}: imports {module}, which Package.swift does not list among "
+                                    f"{target['name']}'s dependencies; add it there, or leave it out")
+                else:
+                    problems.append(f"{relative}:{number}: imports {module}, neither a module of the package nor one "
+                                    f"of the system's it may use ({', '.join(sorted(SYSTEM))})")
 
 
 def check_test_targets(root, package, problems):
@@ -242,25 +246,18 @@ ASSERTION = re.compile(r"^\s*(?:#expect|#require|try\s+#require|XCTAssert)")
 
 
 def check_sleeps(root, problems):
-    for directory, _, names in os.walk(os.path.join(root, "Tests")):
-        for name in sorted(names):
-            if not name.endswith(".swift"):
+    for relative, code in swift_code(root, os.path.join(root, "Tests")):
+        lines = code.split("\n")
+        for number, content in enumerate(lines, start=1):
+            if not SLEEP.search(content) or re.match(r"^\s*(?:while|for)\b", content):
                 continue
-            path = os.path.join(directory, name)
-            relative = os.path.relpath(path, root)
-            with open(path, encoding="utf-8") as handle:
-                code, _ = blank_strings_and_comments(handle.read())
-            lines = code.split("\n")
-            for number, content in enumerate(lines, start=1):
-                if not SLEEP.search(content) or re.match(r"^\s*(?:while|for)\b", content):
-                    continue
-                before = next((line for line in reversed(lines[:number - 1]) if line.strip()), "")
-                if re.match(r"^\s*while\b.*\{\s*$", before):
-                    continue  # the body of a loop that polls for the event
-                following = next((line for line in lines[number:] if line.strip() and line.strip() != "}"), "")
-                if ASSERTION.match(following):
-                    problems.append(f"{relative}:{number}: a sleep followed by an assertion; wait on the event itself, or make "
-                                    f"something else happen after it and check the order")
+            before = next((line for line in reversed(lines[:number - 1]) if line.strip()), "")
+            if re.match(r"^\s*while\b.*\{\s*$", before):
+                continue  # the body of a loop that polls for the event
+            following = next((line for line in lines[number:] if line.strip() and line.strip() != "}"), "")
+            if ASSERTION.match(following):
+                problems.append(f"{relative}:{number}: a sleep followed by an assertion; wait on the event itself, or make "
+                                f"something else happen after it and check the order")
 
 
 def main():
