@@ -155,12 +155,18 @@ package final class Store: Sendable {
 
     /// Runs `body` holding this process's writer lock and the store's exclusive file lock, with
     /// nothing recovered first (repair looks at the journal before a session would settle it).
-    func withExclusiveLock<Result>(_ body: (StoreDirectory, borrowing FileLock) throws -> Result) throws -> Result {
+    ///
+    /// `formatKnown`: asked under the lock whether the journal's format is known already (as a
+    /// write session knows the journal its own last session left); otherwise its header is read,
+    /// and a later version's journal refused.
+    func withExclusiveLock<Result>(
+        formatKnown: (StoreDirectory) -> Bool = { _ in false }, _ body: (StoreDirectory, borrowing FileLock) throws -> Result
+    ) throws -> Result {
         try writer.withLock { _ in
             let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
             let lock = try FileLock(in: root, timeout: lockTimeout)
             // Under the lock: no writer replaces the journal between the look and the change.
-            try Journal(root: root).refuseNewerFormat()
+            if !formatKnown(root) { try Journal(root: root).refuseNewerFormat() }
             let result = try body(root, lock)
             _ = consume lock
             return result
@@ -174,23 +180,23 @@ package final class Store: Sendable {
     /// A session after this process's own, on the journal as that one left it, skips the looks at
     /// the journal's header and end (``writtenJournal``); a restore's session always looks.
     func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
-        try writer.withLock { _ in
-            let root = try StoreDirectory.openOrCreate(path: path, faults: faults)
-            let lock = try FileLock(in: root, timeout: lockTimeout)
-            // Taken and compared under the lock: no other writer changes the journal meanwhile.
+        // Taken and compared under the lock: no other writer changes the journal meanwhile.
+        var written: (stamp: [Int64], lastTime: Int64)?
+        let knownJournal = { (root: StoreDirectory) -> Bool in
             let stamp = root.changeStamp(Journal.fileName)
-            let written = writtenJournal.withLock { written in
-                defer { written = nil }  // set again only by a session that ends settled
-                return written.flatMap { restoring || stamp == nil || $0.stamp != stamp ? nil : $0 }
+            written = self.writtenJournal.withLock { kept in
+                defer { kept = nil }  // set again only by a session that ends settled
+                return kept.flatMap { restoring || stamp == nil || $0.stamp != stamp ? nil : $0 }
             }
-            if written == nil { try Journal(root: root).refuseNewerFormat() }
+            return written != nil
+        }
+        return try withExclusiveLock(formatKnown: knownJournal) { root, lock in
             var session = try WriteSession(
                 root: root, lockDescriptor: lock.descriptor, durable: durable, keepingUnsorted: restoring, settledAt: written?.lastTime)
             let result = try body(&session)
             if !restoring, session.endsSettled, let stamp = root.changeStamp(Journal.fileName) {
                 writtenJournal.withLock { $0 = (stamp, session.clock) }
             }
-            _ = consume lock
             return result
         }
     }
