@@ -83,7 +83,8 @@ let package = Package(
         .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit", "PhotoSources"], path: "Samples/AppSample"),
-        // A folder of its own for each test, shared by the test targets that need one.
+        // What the test targets share: a folder of its own for each test, the patience against a
+        // hang, and the lane that runs synchronous tests off the cooperative pool.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "LikesSupportTests", dependencies: ["LikesSupport", "TestSupport"]),
         .testTarget(name: "LikeStoreTests", dependencies: ["LikeStore", "LikesSupport", "JPEGCodec", "TestSupport"]),
@@ -92,10 +93,10 @@ let package = Package(
         // `package` declarations are out of its reach, as they are out of an app's), on the main
         // actor, with the `likes` executable as another process.
         .testTarget(name: "LikeKitAppTests", dependencies: ["LikeKit", "likes"], packageAccess: false),
-        .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec"]),
+        .testTarget(name: "JPEGCodecTests", dependencies: ["JPEGCodec", "TestSupport"]),
         .testTarget(name: "LikeSyncTests", dependencies: ["LikeSync", "LikesSupport", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "PhotoSourcesTests", dependencies: ["PhotoSources", "LikeKit", "TestSupport"]),
         // The gallery through its public interface, over HTTP on 127.0.0.1 (the browser suite is likesTests').
         .testTarget(name: "GalleryTests", dependencies: ["Gallery", "LikeKit", "TestSupport"]),
         // Depends on the executable so `swift test` builds the `likes` binary the tests run.

@@ -17,6 +17,12 @@ script exits 1 when any did, 0 otherwise:
 - Each library target of Swift code in Sources/ has a test target of its own, named after it
   with `Tests` and depending on it, that tests it (the end-to-end tests of the binary are
   likesTests').
+- No synchronous test runs on the cooperative pool: its suite, or the test, has TestSupport's
+  trait `.ownLane` (two synchronous tests that run for minutes hold both of the pool's threads
+  on two cores, and every async test waits that long).
+- No test imports a module `@testable`: a test reaches a target through the declarations the
+  package's other targets use (`public` and `package`; the fault injector's seam among them), so
+  what a test relies on is part of the target's stated interface, not its privates.
 - No test's verdict waits on the clock: in Tests/, no sleep is followed by an assertion (a sleep
   and then a check that nothing happened passes under load whether or not it works). A test of
   "it happens" waits on the event itself; a test of "nothing happens" makes something else happen
@@ -204,7 +210,8 @@ def check_imports(root, package, problems):
             for kind in ("byName", "target", "product"):
                 if kind in dependency:
                     declared.add(dependency[kind][0])
-        allowed = SYSTEM | declared | {target["name"]} | (TESTS if target["type"] == "test" else set())
+        helper = target["type"] == "test" or (target.get("path") or "").startswith("Tests")  # TestSupport
+        allowed = SYSTEM | declared | {target["name"]} | (TESTS if helper else set())
         default = "Tests" if target["type"] == "test" else "Sources"
         folder = os.path.join(root, target.get("path") or os.path.join(default, target["name"]))
         for relative, code in swift_code(root, folder):
@@ -213,6 +220,10 @@ def check_imports(root, package, problems):
                 if not match:
                     continue
                 module = match.group(1)
+                if content.lstrip().startswith("@testable"):
+                    problems.append(f"{relative}:{number}: a @testable import of {module}; a test reaches the code it "
+                                    f"tests as the package's other targets do, through its public and package "
+                                    f"declarations: make what the test needs `package`, or test it through them")
                 if module in allowed:
                     continue
                 if module in modules:
@@ -260,6 +271,43 @@ def check_sleeps(root, problems):
                                 f"something else happen after it and check the order")
 
 
+TEST = re.compile(r"@Test\b(\((?:[^()]|\([^()]*(?:\([^()]*\)[^()]*)*\))*\))?\s+(?:@\w+\s+)*func\s+(\w+)\s*"
+                  r"\((?:[^()]|\([^()]*\))*\)\s*([^{]*)\{")
+TYPE = re.compile(r"(@MainActor\s+)?(?:@Suite(\([^)]*\))?\s+)?(?:final\s+)?(struct|class|extension)\s+(\w+)[^{]*\{")
+
+
+def check_lanes(root, problems):
+    """A synchronous test holds a thread of the cooperative pool for as long as it runs (two
+    threads on two cores), so it runs on TestSupport's lane: its suite or itself says
+    `.ownLane`. A main-actor suite's tests run on the main thread and need not."""
+    lane = set()  # types whose @Suite says .ownLane, or that are main-actor
+    found = []
+    for relative, code in swift_code(root, os.path.join(root, "Tests")):
+        if relative.startswith(os.path.join("Tests", "Support")) or relative.startswith(os.path.join("Tests", "Tools")):
+            continue
+        types = []
+        for match in TYPE.finditer(code):
+            depth, end = 0, match.end() - 1
+            while end < len(code):
+                depth += {"{": 1, "}": -1}.get(code[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            types.append((match.start(), end, match.group(4)))
+            if match.group(3) != "extension" and (match.group(1) or ".ownLane" in (match.group(2) or "")):
+                lane.add(match.group(4))
+        for match in TEST.finditer(code):
+            if "async" in match.group(3) or ".ownLane" in (match.group(1) or ""):
+                continue
+            enclosing = [t for t in types if t[0] < match.start() < t[1]]
+            name = min(enclosing, key=lambda t: t[1] - t[0])[2] if enclosing else None
+            found.append((relative, code.count("\n", 0, match.start()) + 1, match.group(2), name))
+    for relative, number, function, name in found:
+        if name not in lane:
+            problems.append(f"{relative}:{number}: the synchronous test {function} would hold a thread of the "
+                            f"cooperative pool; give its suite, or it, the trait .ownLane (TestSupport)")
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     dumped = subprocess.run(["swift", "package", "dump-package"], cwd=root, capture_output=True, text=True)
@@ -277,12 +325,13 @@ def main():
     check_imports(root, package, problems)
     check_test_targets(root, package, problems)
     check_sleeps(root, problems)
+    check_lanes(root, problems)
     for problem in sorted(problems):
         print(problem)
     if problems:
         print(f"structure: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    print("structure: force unwraps, function lengths, imports, test targets and sleeps as the rules say")
+    print("structure: force unwraps, function lengths, imports, test targets, sleeps, @testable imports and lanes as the rules say")
     return 0
 
 

@@ -1,7 +1,7 @@
 // The one byte range of a `Range: bytes=…` request that the server honours.
 
-enum ByteRange {
-    enum Outcome: Equatable {
+package enum ByteRange {
+    package enum Outcome: Equatable {
         /// No range, or one not honoured (several ranges, another unit, malformed): the whole.
         case whole
         case part(Range<Int>)
@@ -9,7 +9,7 @@ enum ByteRange {
     }
 
     /// The range `header` asks of a file of `length` bytes (RFC 9110, 14.1.2).
-    static func parse(_ header: String?, length: Int) -> Outcome {
+    package static func parse(_ header: String?, length: Int) -> Outcome {
         guard let header, header.hasPrefix("bytes=") else { return .whole }
         let spec = header.dropFirst(6).trimmed(of: " \t")
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }

@@ -22,8 +22,8 @@ public struct HTTPRequestError: Error, Sendable, Equatable {
     public var reason: String
 }
 
-enum RequestParser {
-    enum Outcome {
+package enum RequestParser {
+    package enum Outcome {
         /// More bytes are needed.
         case incomplete
         /// A request, and how many bytes of the buffer it took.
@@ -32,7 +32,7 @@ enum RequestParser {
     }
 
     /// Parses the request at the start of `buffer`.
-    static func parse(_ buffer: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) -> Outcome {
+    package static func parse(_ buffer: UnsafeBufferPointer<UInt8>, limits: HTTPLimits) -> Outcome {
         // Empty lines before a request line are ignored (RFC 9112, 2.2).
         var start = 0
         while start + 1 < buffer.count, buffer[start] == 0x0D, buffer[start + 1] == 0x0A { start += 2 }

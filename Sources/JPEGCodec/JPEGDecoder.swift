@@ -29,7 +29,7 @@ public enum JPEGDecoder {
     ///   frames larger than the data could hold; damage in the entropy-coded data is decoded as
     ///   libjpeg does (zeros past the end), not thrown.
     public static func decode(_ bytes: UnsafeRawBufferPointer, scale: JPEGScale = .full) throws(JPEGError) -> PlanarImage {
-        try Decoder(bytes: bytes, blockSize: scale.rawValue).decode()
+        try FrameDecoder(bytes: bytes, blockSize: scale.rawValue).decode()
     }
 
     /// Decodes `bytes` at `scale`.

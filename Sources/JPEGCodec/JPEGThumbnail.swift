@@ -59,7 +59,7 @@ public struct JPEGThumbnail: Sendable, Equatable {
         // interpolated, a 24-megapixel photo's 512-pixel thumbnail loses 0.25 dB.
         let scaled = (width: plan.scale.scaled(frame.width), height: plan.scale.scaled(frame.height))
         let resizing = scaled.width != plan.width || scaled.height != plan.height
-        let decoder = Decoder(bytes: bytes, blockSize: plan.scale.rawValue, subsampled: resizing ? .fromCoefficients : .meansRepeated)
+        let decoder = FrameDecoder(bytes: bytes, blockSize: plan.scale.rawValue, subsampled: resizing ? .fromCoefficients : .meansRepeated)
         var image = try decoder.decode()
         if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
         image = image.upright(orientation: metadata.exif.orientation)

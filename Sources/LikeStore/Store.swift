@@ -34,7 +34,7 @@ package final class Store: Sendable {
     /// The DC pictures of photos just liked that are their thumbnails as well, by image
     /// generation: the thumbnail made right after the like takes its picture from here instead of
     /// decoding the photo again. At most ``pictureLimit``, the oldest dropped first.
-    let thumbnailPictures = Locked<[(generation: String, picture: PlanarImage, metadata: JPEGMetadata)]>([])
+    package let thumbnailPictures = Locked<[(generation: String, picture: PlanarImage, metadata: JPEGMetadata)]>([])
     static let pictureLimit = 64
     /// The journal as the last ``open()`` found it settled (its ``StoreDirectory/changeStamp(_:)``):
     /// in a format this version reads, with no change a cut left to finish. An open that finds
@@ -159,7 +159,7 @@ package final class Store: Sendable {
     /// `formatKnown`: asked under the lock whether the journal's format is known already (as a
     /// write session knows the journal its own last session left); otherwise its header is read,
     /// and a later version's journal refused.
-    func withExclusiveLock<Result>(
+    package func withExclusiveLock<Result>(
         formatKnown: (StoreDirectory) -> Bool = { _ in false }, _ body: (StoreDirectory, borrowing FileLock) throws -> Result
     ) throws -> Result {
         try writer.withLock { _ in
@@ -179,7 +179,7 @@ package final class Store: Sendable {
     ///
     /// A session after this process's own, on the journal as that one left it, skips the looks at
     /// the journal's header and end (``writtenJournal``); a restore's session always looks.
-    func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
+    package func withWriteSession<Result>(restoring: Bool = false, _ body: (inout WriteSession) throws -> Result) throws -> Result {
         // Taken and compared under the lock: no other writer changes the journal meanwhile.
         var written: (stamp: [Int64], lastTime: Int64)?
         let knownJournal = { (root: StoreDirectory) -> Bool in

@@ -27,10 +27,10 @@
 ///
 /// KEY is ``PhotoID/storageKey``; GEN is a fresh random token for every write, so no write ever
 /// touches a file that a committed record names.
-enum StoreLayout {
-    static let recordsDirectory = "records"
+package enum StoreLayout {
+    package static let recordsDirectory = "records"
     static let imagesDirectory = "images"
-    static let journalFileName = "likes.journal"
+    package static let journalFileName = "likes.journal"
     static let journalTemporaryFileName = "likes.journal.new"
     /// Where a repair sets aside what cannot stay, one folder per repair; purge and verify leave
     /// it alone.
@@ -38,7 +38,7 @@ enum StoreLayout {
     /// Every name a store keeps at its top, and whether it is a folder: the one list. Repair sorts
     /// the top by it (anything else of another kind is set aside), and purge and verify pass over
     /// its files as the store's own.
-    static let topLevelNames: [String: Bool] = [
+    package static let topLevelNames: [String: Bool] = [
         FileLock.fileName: false, journalFileName: false, RecentRecords.fileName: false, RecentRecords.previousFileName: false,
         NewestLines.fileName: false, TakenOrder.fileName: false, Journal.batchMarkName: false, imageFactsFileName: false,
         accessTokenFileName: false, recordsDirectory: true, imagesDirectory: true, thumbnailsDirectory: true, renditionsDirectory: true,
@@ -46,11 +46,11 @@ enum StoreLayout {
     ]
 
     /// The files of ``topLevelNames``.
-    static let bookkeepingFiles = Set(topLevelNames.filter { !$0.value }.keys)
+    package static let bookkeepingFiles = Set(topLevelNames.filter { !$0.value }.keys)
 
-    static func recordFileName(_ key: String) -> String { key + ".json" }
+    package static func recordFileName(_ key: String) -> String { key + ".json" }
     static func temporaryRecordFileName(_ key: String, _ generation: String) -> String { key + "~" + generation + ".tmp" }
-    static func imageFileName(_ key: String, _ generation: String, user: Bool) -> String {
+    package static func imageFileName(_ key: String, _ generation: String, user: Bool) -> String {
         key + "~" + generation + (user ? ".user.jpg" : ".jpg")
     }
 
@@ -70,10 +70,10 @@ enum StoreLayout {
 }
 
 /// The random tokens that make every write's file names new.
-enum Generation {
-    static let length = 12
+package enum Generation {
+    package static let length = 12
 
-    static func make() -> String {
+    package static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() & 0xFFFF_FFFF_FFFF
         let text = String(value, radix: 16)

@@ -20,6 +20,21 @@ package struct PhotoState: Sendable, Hashable {
     /// value is never taken for its own.
     package var stamps: [String: Stamp] = [:]
 
+    /// A photo's state from its parts.
+    package init(
+        likedAt: Int64, image: ImageReference, userImage: ImageReference?, note: String?, albums: [String], photo: String?,
+        chosen: Set<String> = [], stamps: [String: Stamp] = [:]
+    ) {
+        self.likedAt = likedAt
+        self.image = image
+        self.userImage = userImage
+        self.note = note
+        self.albums = albums
+        self.photo = photo
+        self.chosen = chosen
+        self.stamps = stamps
+    }
+
     /// The albums whose chosen cover the photo is: chosen, in the album, and chosen no earlier
     /// than it was last put in it (`StampedPart.isChosenCover`), sorted as a record keeps them.
     package var covers: [String] {
@@ -110,7 +125,7 @@ extension PhotoState {
     /// The parts a photo's stamps name.
     package static let parts = StampedPart.all
 
-    mutating func apply(_ change: SyncChange) {
+    package mutating func apply(_ change: SyncChange) {
         if let image = change.image {
             self.image = image
             stamps["image"] = change.stamp
@@ -135,7 +150,7 @@ extension PhotoState {
 extension PhotoState {
     /// The memberships a change decides, each stamped by it (`album:NAME`, see
     /// `StampedPart.album`).
-    mutating func applyAlbums(_ change: SyncChange) {
+    package mutating func applyAlbums(_ change: SyncChange) {
         guard let memberships = change.albums, !memberships.isEmpty else { return }
         var names = Set(albums)
         for (name, member) in memberships {

@@ -178,7 +178,7 @@ package struct SyncFolder: Sendable {
     /// SHA-256 of every byte before it, by which a reader knows the file is whole. A snapshot's
     /// header says so, with the stamp it reaches; its lines may include other devices' unlikes
     /// (the last unlike of each photo it knows, kept for ever).
-    static func encode(device: String, sequence: Int, changes: [SyncChange], snapshotThrough: Stamp? = nil) throws -> [UInt8] {
+    package static func encode(device: String, sequence: Int, changes: [SyncChange], snapshotThrough: Stamp? = nil) throws -> [UInt8] {
         var bytes = header(device: device, sequence: sequence, count: changes.count, snapshotThrough: snapshotThrough)
         for change in changes { bytes += try line(change) }
         bytes += trailer(digest(bytes))
@@ -337,7 +337,7 @@ package struct SyncFolder: Sendable {
     /// Reads a change file: whole only when its header, its trailer's digest and every line
     /// agree, and every change is the device's own. `kept` says which changes are kept (lines
     /// passed over by ``ChangeLines/photos(_:)`` are not read at all).
-    static func decode(_ bytes: [UInt8], device: String, sequence: Int, keeping kept: ChangeLines = .all) -> Decoded {
+    package static func decode(_ bytes: [UInt8], device: String, sequence: Int, keeping kept: ChangeLines = .all) -> Decoded {
         var reading = SegmentReading(device: device, sequence: sequence, kept: kept)
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
         let rest = lines.removeLast()  // after the last newline

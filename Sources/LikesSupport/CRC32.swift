@@ -10,10 +10,10 @@ import CRC32Folding
 /// else slicing-by-16 (see `tables`: 80 µs).
 package enum CRC32 {
     /// Whether this processor folds (read once).
-    static let folds = likes_crc32_fold_available() != 0
+    package static let folds = likes_crc32_fold_available() != 0
 
     /// The table-driven CRC alone, for tests that compare the two.
-    static func checksumByTables(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+    package static func checksumByTables(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
         checksum(bytes, continuing: previous, folding: false)
     }
 

@@ -92,7 +92,7 @@ final class RunningGallery: Sendable {
     }
 }
 
-@Suite struct GalleryServingTests {
+@Suite(.ownLane) struct GalleryServingTests {
     let folder = TemporaryFolder()
 
     func likeThree(_ repository: LikeRepository) throws {

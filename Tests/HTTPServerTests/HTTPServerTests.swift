@@ -3,9 +3,9 @@
 
 import Dispatch
 import Foundation
+import HTTPServer
+import TestSupport
 import Testing
-
-@testable import HTTPServer
 
 /// A server running on its own thread for one test, stopped when released.
 final class RunningServer: Sendable {
@@ -98,7 +98,7 @@ final class RawClient {
     }
 }
 
-@Suite struct HTTPServerTests {
+@Suite(.ownLane) struct HTTPServerTests {
     static let echo: HTTPServer.Handler = { request in
         var headers = HTTPHeaders()
         headers.set("ETag", "\"v1\"")

@@ -1,11 +1,11 @@
 // The parser against requests well and badly formed: what it accepts, and the status it answers
 // everything else with.
 
+import HTTPServer
+import TestSupport
 import Testing
 
-@testable import HTTPServer
-
-@Suite struct RequestParserTests {
+@Suite(.ownLane) struct RequestParserTests {
     func parse(_ text: String, limits: HTTPLimits = HTTPLimits()) -> RequestParser.Outcome {
         Array(text.utf8).withUnsafeBufferPointer { RequestParser.parse($0, limits: limits) }
     }

@@ -2,9 +2,8 @@
 // reference, PPM reading and PSNR.
 
 import Foundation
+import JPEGCodec
 import Testing
-
-@testable import JPEGCodec
 
 enum Reference {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,11 +4,11 @@
 // refused with their name.
 
 import Foundation
+import JPEGCodec
+import TestSupport
 import Testing
 
-@testable import JPEGCodec
-
-@Suite struct DecoderTests {
+@Suite(.ownLane) struct DecoderTests {
     @Test(
         .enabled(if: Reference.isRequired, "needs libjpeg-turbo-progs (apt-get install libjpeg-turbo-progs)"), arguments: Reference.photos,
         JPEGScale.allCases)
@@ -39,10 +39,9 @@ import Testing
     func chromaMeansAtAnEighthAreWhatTheFullChromaAverages(name: String) throws {
         let jpeg = try Reference.photo(name)
         let (full, means, subsampled) = try jpeg.withUnsafeBytes { raw in
-            let decoder = Decoder(bytes: raw, blockSize: 1, subsampled: .meansRepeated)
+            let decoder = FrameDecoder(bytes: raw, blockSize: 1, subsampled: .meansRepeated)
             let means = try decoder.decode()
-            let chroma = decoder.frame?.components[1]
-            return (try Decoder(bytes: raw, blockSize: 1).decode(), means, chroma.map { $0.horizontal < decoder.frame!.maxHorizontal } ?? false)
+            return (try FrameDecoder(bytes: raw, blockSize: 1).decode(), means, decoder.subsamplesChroma)
         }
         #expect(means.width == full.width && means.height == full.height)
         #expect(means.planes[0] == full.planes[0])
@@ -126,7 +125,7 @@ import Testing
 }
 
 /// Bytes from anywhere: the decoder's work is bounded by the file's size, whatever its headers say.
-@Suite struct HostileJPEGTests {
+@Suite(.ownLane) struct HostileJPEGTests {
     /// A progressive 10000x10000 grayscale frame (as many blocks as 200 KB can claim) followed by
     /// 20,000 scans with no data. Each empty scan ends at its first block, as libjpeg's do: a
     /// pass over 1.56 million blocks per scan would take hours.
@@ -164,7 +163,7 @@ import Testing
     /// The image at 1/8, as `JPEGDecoder.decode` gives it, and the MCUs its scans went through.
     static func decode(_ jpeg: [UInt8]) throws -> (PlanarImage, Int) {
         try jpeg.withUnsafeBytes { bytes in
-            let decoder = Decoder(bytes: bytes, blockSize: JPEGScale.eighth.rawValue)
+            let decoder = FrameDecoder(bytes: bytes, blockSize: JPEGScale.eighth.rawValue)
             return (try decoder.decode(), decoder.mcusVisited)
         }
     }

@@ -3,9 +3,9 @@
 // what a decoder steps over.
 
 import Foundation
+import JPEGCodec
+import TestSupport
 import Testing
-
-@testable import JPEGCodec
 
 /// The checked read, over bytes in memory.
 private func checked(_ bytes: some Collection<UInt8>) throws(JPEGError) -> JPEGHeader {
@@ -34,7 +34,7 @@ private func markers(_ bytes: [UInt8]) throws -> [JPEGMarker] {
     }
 }
 
-@Suite struct JPEGHeaderTests {
+@Suite(.ownLane) struct JPEGHeaderTests {
     @Test(arguments: [
         ("rocket.jpg", 640, 427), ("chelsea.jpg", 451, 300), ("coffee.jpg", 600, 400),
         ("astronaut.jpg", 512, 512), ("hubble_deep_field.jpg", 1000, 872), ("retina.jpg", 1411, 1411),
@@ -147,7 +147,7 @@ private func markers(_ bytes: [UInt8]) throws -> [JPEGMarker] {
     }
 }
 
-@Suite struct SegmentWalkTests {
+@Suite(.ownLane) struct SegmentWalkTests {
     @Test func aMadeUpFileIsWalkedSegmentBySegment() throws {
         #expect(try markers(Reference.madeUp()) == [.jfif, .quantizationTables, .baseline, .startOfScan])
     }

@@ -3,9 +3,9 @@
 // made, and hostile Exif read without harm.
 
 import Foundation
+import JPEGCodec
+import TestSupport
 import Testing
-
-@testable import JPEGCodec
 
 /// Writes Exif blocks as a camera does: a TIFF header in either byte order, IFD0 with the
 /// orientation, make and model and a link to the Exif IFD, whose values sit after the IFDs.
@@ -76,7 +76,7 @@ struct ExifWriter {
     }
 }
 
-struct PhotoMetadataTests {
+@Suite(.ownLane) struct PhotoMetadataTests {
     /// An upright picture of four quadrants of distinct lightness, wider than high.
     static let width = 64
     static let height = 32

@@ -5,11 +5,11 @@
 // scaled decode and re-encode achieve on the same file.
 
 import Foundation
+import JPEGCodec
+import TestSupport
 import Testing
 
-@testable import JPEGCodec
-
-@Suite struct ThumbnailTests {
+@Suite(.ownLane) struct ThumbnailTests {
     struct Comparison: Decodable {
         let source: String
         let width: Int

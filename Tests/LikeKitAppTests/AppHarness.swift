@@ -74,8 +74,9 @@ enum OtherProcess {
     }
 
     /// Waits for a redraw that shows a value passing `condition` (one seen already counts);
-    /// `false` only if none comes within `seconds`, a bound against hanging.
-    func until(within seconds: Double = 60, _ condition: @escaping (Value) -> Bool) async -> Bool {
+    /// `false` only if none comes within `seconds`, a bound against hanging (as long as
+    /// TestSupport's `patienceAgainstHanging`, which says why it is long).
+    func until(within seconds: Double = 300, _ condition: @escaping (Value) -> Bool) async -> Bool {
         if seen.contains(where: condition) { return true }
         nextWaiter += 1
         let identifier = nextWaiter

@@ -3,14 +3,13 @@
 // every device ends with the newest choice.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct AlbumCoverTests {
+@Suite(.ownLane) struct AlbumCoverTests {
     let folder = TemporaryFolder()
     let trip = try! AlbumName("Trip")
 
@@ -140,7 +139,7 @@ import Testing
 
 /// Covers chosen on two devices: each device ends with the same cover, the newest choice, and a
 /// photo taken out of the album on one device after it was chosen on the other is no cover.
-@Suite struct AlbumCoverSyncTests {
+@Suite(.ownLane) struct AlbumCoverSyncTests {
     let laptopFolder = TemporaryFolder("laptop")
     let phoneFolder = TemporaryFolder("phone")
     let folder: URL

@@ -1,14 +1,13 @@
 // Notes and albums through LikeKit: what the record files, the index and observers say after each.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct NoteTests {
+@Suite(.ownLane) struct NoteTests {
     @Test func settingReplacingAndClearingANoteKeepsTheImagesAndTheDate() throws {
         let folder = TemporaryFolder()
         let repository = folder.repository()
@@ -91,7 +90,7 @@ import Testing
     /// their like: a photo liked again is met at its new `L` line, then at the `U` line before,
     /// and never at its earlier lives' lines. Each answer that walks the whole journal (albums,
     /// a search, the counts) must still see such a photo once, as it is now.
-    @Test func aPhotoLikedAgainIsMetOnceAsItIsNow() throws {
+    @Test(.ownLane) func aPhotoLikedAgainIsMetOnceAsItIsNow() throws {
         let repository = folder.repository()
         let again = PhotoID(valid: "again")
         try like(repository, ["older", "again", "newer"])
@@ -115,7 +114,7 @@ import Testing
     /// The catalog's test of a line's album field, which decides ASCII names by their escaped
     /// bytes and leaves the others to `Names.sameAlbum`, against `Names.sameAlbum` itself: every
     /// pair of names, each in a field of one, two or three names.
-    @Test func theCatalogFindsAnAlbumInALineAsSameAlbumDoes() throws {
+    @Test(.ownLane) func theCatalogFindsAnAlbumInALineAsSameAlbumDoes() throws {
         let names = [
             "Cats", "cats", "CATS", "Cat", "Cats ", "Trip to Lisbon", "trip to lisbon", "Trip to Lisbon 2", "Trip  to Lisbon", "50%", "50% off",
             "a,b", "A,B", "a%2Cb", "Été", "été", "ÉTÉ", "Ete", "über", "Über", "ÜBER 2", "Kelvin", "kelvin", "\u{212A}elvin", "İstanbul",
@@ -139,7 +138,7 @@ import Testing
         }
     }
 
-    @Test func albumsAreListedIgnoringCaseAndAccentsInEveryLocale() throws {
+    @Test(.ownLane) func albumsAreListedIgnoringCaseAndAccentsInEveryLocale() throws {
         let repository = folder.repository(durability: .relaxed)
         let names = ["Zoo", "apple", "Été", "banana", "Apple", "eta", "Ünter", "über", "한국", "かな"]
         try like(repository, names.indices.map { "p\($0)" })
@@ -154,7 +153,7 @@ import Testing
 
     /// Issue 35: an album is found by its name in any case, through the catalog's escaped names
     /// (`%C3%89t%C3%A9`) as through the index; renamed and deleted, its photos stay liked.
-    @Test func albumsMatchWithoutRegardToCaseAndAreRenamedAndDeleted() throws {
+    @Test(.ownLane) func albumsMatchWithoutRegardToCaseAndAreRenamedAndDeleted() throws {
         let repository = folder.repository(durability: .relaxed)
         try like(repository, ["p0", "p1", "p2", "p3"])
         let (p0, p1, p2, p3) = (PhotoID(valid: "p0"), PhotoID(valid: "p1"), PhotoID(valid: "p2"), PhotoID(valid: "p3"))
@@ -182,7 +181,7 @@ import Testing
         #expect(try repository.verify().isOK)
     }
 
-    @Test func namesAreValidatedLikeIdsAndKeptInNFC() throws {
+    @Test(.ownLane) func namesAreValidatedLikeIdsAndKeptInNFC() throws {
         #expect(throws: LikeRepositoryError.self) { try AlbumName("") }
         #expect(throws: LikeRepositoryError.self) { try AlbumName("tab\there") }
         #expect(throws: LikeRepositoryError.self) { try AlbumName(String(repeating: "a", count: 257)) }
@@ -194,7 +193,7 @@ import Testing
         #expect(try AlbumName("../..").rawValue == "../..")
     }
 
-    @Test func addingListingAndRemovingPhotos() throws {
+    @Test(.ownLane) func addingListingAndRemovingPhotos() throws {
         let repository = folder.repository()
         try like(repository, ["a", "b", "c", "d"])
         let (a, b, c, d) = (PhotoID(valid: "a"), PhotoID(valid: "b"), PhotoID(valid: "c"), PhotoID(valid: "d"))
@@ -238,7 +237,7 @@ import Testing
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
-    @Test func addingAPhotoNotLikedChangesNothing() throws {
+    @Test(.ownLane) func addingAPhotoNotLikedChangesNothing() throws {
         let repository = folder.repository()
         try like(repository, ["a"])
         let journal = folder.store.appendingPathComponent("likes.journal")
@@ -250,7 +249,7 @@ import Testing
         #expect(try repository.albums().isEmpty)
     }
 
-    @Test func unlikingTakesAPhotoOutOfEveryAlbum() throws {
+    @Test(.ownLane) func unlikingTakesAPhotoOutOfEveryAlbum() throws {
         let repository = folder.repository()
         try like(repository, ["a", "b"])
         try repository.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
@@ -263,7 +262,7 @@ import Testing
         #expect(try repository.verify().isOK)
     }
 
-    @Test func likingIntoAlbumsAddsToThoseAPhotoIsIn() throws {
+    @Test(.ownLane) func likingIntoAlbumsAddsToThoseAPhotoIsIn() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "a")
         #expect(try repository.like(id, image: Samples.rocket, albums: [lisbon, lisbon]).record?.albums == [lisbon])
@@ -274,7 +273,7 @@ import Testing
         #expect(try repository.albums().map(\.count) == [2, 2])
     }
 
-    @Test func theIndexRebuiltFromRecordsKeepsTheAlbums() throws {
+    @Test(.ownLane) func theIndexRebuiltFromRecordsKeepsTheAlbums() throws {
         let repository = folder.repository()
         try like(repository, ["a", "b", "c"])
         try repository.addPhotos([PhotoID(valid: "a"), PhotoID(valid: "c")], toAlbum: try AlbumName("Éte, 2026 100%"))
@@ -289,7 +288,7 @@ import Testing
         #expect(journal.contains(" %C3%89te%2C%202026%20100%25\n"))
     }
 
-    @Test func verifyCountsEachRecordTheIndexLacksOrDescribesWrongly() throws {
+    @Test(.ownLane) func verifyCountsEachRecordTheIndexLacksOrDescribesWrongly() throws {
         // Verify compares the index with the records by a sum of digests and, only where the sums
         // differ, entry by entry: the counts must be those of the entry by entry comparison.
         let repository = folder.repository()
@@ -318,7 +317,7 @@ import Testing
         #expect(report.problems.count == 3)
     }
 
-    @Test func verifyNoticesAnIndexWhoseAlbumsDisagreeWithTheRecords() throws {
+    @Test(.ownLane) func verifyNoticesAnIndexWhoseAlbumsDisagreeWithTheRecords() throws {
         let repository = folder.repository()
         try like(repository, ["a"])
         try repository.addPhotos([PhotoID(valid: "a")], toAlbum: lisbon)
@@ -346,7 +345,7 @@ import Testing
         #expect(try repository.albums().isEmpty)
     }
 
-    @Test func aRecordWithABadAlbumNameIsDamage() throws {
+    @Test(.ownLane) func aRecordWithABadAlbumNameIsDamage() throws {
         let repository = folder.repository()
         try like(repository, ["a", "b"])
         let file = folder.store.appendingPathComponent("records/a.json")
@@ -359,7 +358,7 @@ import Testing
 
     /// Random likes, unlikes, album changes and notes; after each step, every page the journal walk
     /// answers (album, date, limit, offset) must be what the full listing filtered gives.
-    @Test func pagesOfAnAlbumFromTheJournalsEndMatchTheFullListing() throws {
+    @Test(.ownLane) func pagesOfAnAlbumFromTheJournalsEndMatchTheFullListing() throws {
         let repository = folder.repository(durability: .relaxed)
         let names = [try AlbumName("A"), try AlbumName("B b"), try AlbumName("Ç")]
         var generator = SystemRandomNumberGenerator()
@@ -394,7 +393,7 @@ import Testing
         }
     }
 
-    @Test func aPhotoInHundredsOfLongNamedAlbumsKeepsTheJournalWhole() throws {
+    @Test(.ownLane) func aPhotoInHundredsOfLongNamedAlbumsKeepsTheJournalWhole() throws {
         let repository = folder.repository(durability: .relaxed)
         try like(repository, ["a"])
         let id = PhotoID(valid: "a")
@@ -419,7 +418,7 @@ import Testing
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
-    @Test func repositoriesAddingOnePhotoToAlbumsAtOnceLoseNoAlbum() throws {
+    @Test(.ownLane) func repositoriesAddingOnePhotoToAlbumsAtOnceLoseNoAlbum() throws {
         try like(folder.repository(), ["shared"])
         let done = DispatchSemaphore(value: 0)
         let failures = Locked([String]())

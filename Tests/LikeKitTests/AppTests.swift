@@ -3,12 +3,11 @@
 // being read into memory, observers fed by one follower, errors an app can show.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 /// Another process holding the store's exclusive lock: util-linux's `flock` running a shell
 /// that holds it until its standard input ends.
@@ -215,7 +214,7 @@ final class LockHolder: Sendable {
         #expect(try Data(contentsOf: try #require(change.record?.userImage?.file)) == Samples.jpeg(seed: 2))
     }
 
-    @Test func aFileThatChangesBetweenItsCheckAndItsCopyIsNotLiked() throws {
+    @Test(.ownLane) func aFileThatChangesBetweenItsCheckAndItsCopyIsNotLiked() throws {
         let repository = folder.repository(durability: .relaxed)
         let file = folder.url.appendingPathComponent("photo.jpg")
         try Samples.jpeg(seed: 1).write(to: file)
@@ -383,7 +382,7 @@ final class LockHolder: Sendable {
 
     // MARK: Errors and places
 
-    @Test func errorsReadWellInAnAppAndNameNoCommand() throws {
+    @Test(.ownLane) func errorsReadWellInAnAppAndNameNoCommand() throws {
         let id = PhotoID(valid: "p")
         let errors: [LikeRepositoryError] = [
             .invalidID("", reason: "it is empty"), .notJPEG(image: .image, reason: "it is cut short"), .notLiked(id: id), .imageRequired(id: id),
@@ -407,7 +406,7 @@ final class LockHolder: Sendable {
         #expect(LikeRepositoryError.storeBusy(directory: "/s", waitedSeconds: 10).recoverySuggestion == "Try again when it has finished.")
     }
 
-    @Test func defaultPlaces() throws {
+    @Test(.ownLane) func defaultPlaces() throws {
         #if os(Linux)
             let environment = ProcessInfo.processInfo.environment
             #expect(LikeRepository.defaultDirectory == LikeRepository.dataDirectory(environment: environment))

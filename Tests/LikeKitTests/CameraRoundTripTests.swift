@@ -10,7 +10,7 @@ import LikesSupport
 import TestSupport
 import Testing
 
-@Suite struct CameraRoundTripTests {
+@Suite(.ownLane) struct CameraRoundTripTests {
     let folder = TemporaryFolder()
 
     func repository(_ name: String) -> LikeRepository {

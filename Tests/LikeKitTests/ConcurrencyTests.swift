@@ -1,12 +1,11 @@
 // Many threads and tasks on one store: nothing lost, observers hear every change in order.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 #if canImport(Glibc)
     import Glibc

@@ -2,13 +2,12 @@
 // must always hold the state before or after the operation, intact, with at worst orphans.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct CrashSafetyTests {
+@Suite(.ownLane) struct CrashSafetyTests {
     enum Operation: String, CaseIterable, Sendable {
         case firstLike, updateWithImages, updateNoteOnly, unlike, toggleOn, toggleOff, purge, batch
         case setNote, clearNote, addToAlbum, removeFromAlbum

@@ -2,13 +2,12 @@
 // silently emptied collection.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct DamageTests {
+@Suite(.ownLane) struct DamageTests {
     let folder = TemporaryFolder()
     var journal: URL { folder.store.appendingPathComponent("likes.journal") }
 

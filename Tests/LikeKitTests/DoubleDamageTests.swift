@@ -2,13 +2,12 @@
 // command, purge included, ever removes the bytes that were a photo's only copy.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct DoubleDamageTests {
+@Suite(.ownLane) struct DoubleDamageTests {
     let folder = TemporaryFolder()
     var store: URL { folder.store }
     func path(_ relative: String) -> String { store.appendingPathComponent(relative).path }

@@ -2,11 +2,11 @@
 // names a command of the command line (SPEC §6), which adds its own advice.
 
 import Foundation
+import LikeKit
+import TestSupport
 import Testing
 
-@testable import LikeKit
-
-@Suite struct ErrorTextTests {
+@Suite(.ownLane) struct ErrorTextTests {
     /// The case's name: exhaustive, so that a new case must be named here, and then
     /// `everyCase` must hold one of it for the test to pass.
     static func kind(_ error: LikeRepositoryError) -> String {

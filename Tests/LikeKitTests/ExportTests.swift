@@ -2,13 +2,12 @@
 // failing disk leaves of it.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct ExportTests {
+@Suite(.ownLane) struct ExportTests {
     let folder = TemporaryFolder()
     var destination: URL { folder.url.appendingPathComponent("share", isDirectory: true) }
 

@@ -1,14 +1,13 @@
 // Every operation of the repository on real files: what lands on disk and what comes back.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct LikeRepositoryTests {
+@Suite(.ownLane) struct LikeRepositoryTests {
     let folder = TemporaryFolder()
 
     @Test func likingStoresTheRecordAndAByteIdenticalImage() throws {

@@ -2,12 +2,11 @@
 // (newerFormat), never read as damage, and nothing (repair included) changes the store.
 
 import Foundation
+import LikeKit
+import LikeStore
+import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
-@testable import LikesSupport
 
 @Suite struct NewerFormatTests {
     let folder = TemporaryFolder()
@@ -38,7 +37,7 @@ import Testing
         #expect(try files() == before, "the store changed")
     }
 
-    @Test func aJournalFromALaterVersionIsRefusedAndLeftAlone() throws {
+    @Test(.ownLane) func aJournalFromALaterVersionIsRefusedAndLeftAlone() throws {
         let repository = folder.repository()
         try repository.like(PhotoID("a"), image: Samples.rocket)
         let journal = folder.store.appendingPathComponent("likes.journal")
@@ -52,7 +51,7 @@ import Testing
         #expect(!(try repository.verify().isOK))
     }
 
-    @Test func aRecordFromALaterVersionIsRefusedAndLeftAlone() throws {
+    @Test(.ownLane) func aRecordFromALaterVersionIsRefusedAndLeftAlone() throws {
         let repository = folder.repository()
         try repository.like(PhotoID("a"), image: Samples.rocket)
         let record = folder.store.appendingPathComponent("records/a.json")
@@ -185,7 +184,7 @@ import Testing
         #expect(try #require(try await second.record(for: PhotoID("a"))).note == "note \(changes)")
     }
 
-    @Test func syncFilesFromBeforeVersionsAreReadAndRewrittenWithOne() throws {
+    @Test(.ownLane) func syncFilesFromBeforeVersionsAreReadAndRewrittenWithOne() throws {
         let (repository, shared) = try synced()
         let state = try syncFile("state")
         var files = [state]

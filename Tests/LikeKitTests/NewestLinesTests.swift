@@ -4,11 +4,10 @@
 // photos) is never believed: the answers stay the reference's and the file is written again.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 extension QueryReferenceTests {
     /// Changes as a person makes them after importing: notes, albums, a new look, an unlike, a

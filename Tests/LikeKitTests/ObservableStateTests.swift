@@ -4,12 +4,11 @@
 // here only a hang fails, since the CI suite's load makes a debug build's listing cost more).
 
 import Foundation
+import LikeKit
+import LikeStore
 import Observation
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 /// Whether reading `read` under observation tracking is followed by a change within `seconds`
 /// of `act`: what a SwiftUI view relies on to draw again. On a quiet machine a change is

@@ -3,13 +3,12 @@
 // stopped.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct OwedRequestTests {
+@Suite(.ownLane) struct OwedRequestTests {
     let folder = TemporaryFolder()
 
     func timed(_ id: String, at seconds: Double, owing url: String? = nil, seed: Int = 1) throws -> TimedLike {

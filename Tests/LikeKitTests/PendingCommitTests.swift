@@ -6,13 +6,12 @@
 // file itself.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct PendingCommitTests {
+@Suite(.ownLane) struct PendingCommitTests {
     let folder = TemporaryFolder()
 
     /// A repository flushing with one syncfs per change whose writer stops before the step that

@@ -1,13 +1,13 @@
 // Ids: which are valid, and how their file names stay safe, distinct and case-proof.
 
 import Foundation
+import LikeKit
+import LikeStore
+import LikesSupport
+import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-@testable import LikesSupport
-
-@Suite struct PhotoIDTests {
+@Suite(.ownLane) struct PhotoIDTests {
     @Test(arguments: [
         "Dwu85P9SOIk", "52345678901", "ED7AC36B-A150-4C38-BB8C-B6D696F4F2ED/L0/001", "../../etc/passwd", "a/b", "..", ".",
         "with space", "emoji 📷", "%2e%2e", "^a", "#hash", "C:\\Windows", String(repeating: "x", count: 256),

@@ -5,13 +5,12 @@
 // writer upgrades it.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct QueryReferenceTests {
+@Suite(.ownLane) struct QueryReferenceTests {
     let folder = TemporaryFolder()
 
     // MARK: The reference

@@ -4,13 +4,12 @@
 // first, removed with the photo and known to verify, purge and repair; the memory cache.
 
 import Foundation
+import JPEGCodec
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
-
-@testable import JPEGCodec
-@testable import LikeKit
-@testable import LikeStore
 
 /// Large photos made by the codec: a smooth picture with detail everywhere, turned so that its
 /// Exif orientation shows it `width` x `height`, with an ICC profile and camera facts.
@@ -45,7 +44,7 @@ enum CameraPhotos {
 @Suite struct RenditionTests {
     let folder = TemporaryFolder()
 
-    @Test func aTurnedCameraPhotoIsRecordedAsDisplayedAndGivenAtEverySizeUpright() throws {
+    @Test(.ownLane) func aTurnedCameraPhotoIsRecordedAsDisplayedAndGivenAtEverySizeUpright() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "portrait")
         // Stored 2100x1400, shown 1400x2100: orientation 6, as phones keep portrait shots.
@@ -87,7 +86,7 @@ enum CameraPhotos {
         #expect(try repository.image(for: id, covering: max(sizes[0].width, sizes[0].height) + 1).height == sizes[1].height)
     }
 
-    @Test func aDamagedRenditionIsMadeAnewByVerifyOrByItsReaderAndSetAsideByRepair() throws {
+    @Test(.ownLane) func aDamagedRenditionIsMadeAnewByVerifyOrByItsReaderAndSetAsideByRepair() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "wide")
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800))
@@ -118,7 +117,7 @@ enum CameraPhotos {
         #expect(try repository.verify() == VerificationReport(problems: [], orphans: []))
     }
 
-    @Test func theBudgetEvictsTheLeastRecentlyUsedFirstAndNeverAThumbnailOrOriginal() throws {
+    @Test(.ownLane) func theBudgetEvictsTheLeastRecentlyUsedFirstAndNeverAThumbnailOrOriginal() throws {
         let repository = folder.repository()
         let ids = (0..<4).map { PhotoID(valid: "photo-\($0)") }
         for (index, id) in ids.enumerated() {
@@ -159,7 +158,7 @@ enum CameraPhotos {
         #expect(try repository.statistics().renditionBudget == 1 << 30)
     }
 
-    @Test func renditionsGoWithThePhotoAndTheirOrphansArePurged() throws {
+    @Test(.ownLane) func renditionsGoWithThePhotoAndTheirOrphansArePurged() throws {
         let repository = folder.repository()
         let id = PhotoID(valid: "gone")
         try repository.like(id, image: CameraPhotos.photo(width: 1200, height: 800))
@@ -214,7 +213,7 @@ enum CameraPhotos {
         #expect(try await repository.statistics().renditions == prefetch.completed)
     }
 
-    @Test func coloursFromThePixelsAreFoundByTheirFamily() throws {
+    @Test(.ownLane) func coloursFromThePixelsAreFoundByTheirFamily() throws {
         let repository = folder.repository()
         // §8's examples, as photos of one colour each (YCbCr as JFIF converts sRGB).
         let examples: [(String, UInt32)] = [
@@ -241,7 +240,7 @@ enum CameraPhotos {
         #expect(try repository.list(LikeQuery(color: "blue")).records.map(\.id.rawValue).sorted() == ["blue", "sourced"])
     }
 
-    @Test func photosLikedBeforeFactsWereKeptGetThemWithoutAManualStep() throws {
+    @Test(.ownLane) func photosLikedBeforeFactsWereKeptGetThemWithoutAManualStep() throws {
         let repository = folder.repository()
         let blue = (y: UInt8(62), cb: UInt8(147), cr: UInt8(123))
         for index in 0..<40 {
@@ -289,7 +288,7 @@ enum CameraPhotos {
         #expect(try repository.readImageFacts(within: 1) == ImageFactsProgress(updated: 0, complete: true))
     }
 
-    @Test func theMeanColourIsThePhotosOwn() throws {
+    @Test(.ownLane) func theMeanColourIsThePhotosOwn() throws {
         for colour: UInt32 in [0x363F56, 0x0C2640, 0x1A3326, 0x8C7355, 0x60544D, 0xD9A640, 0xF0A0C0, 0x800080, 0x262626, 0xF3F3F3] {
             let (red, green, blue) = (Double(colour >> 16), Double(colour >> 8 & 0xFF), Double(colour & 0xFF))
             let y = 0.299 * red + 0.587 * green + 0.114 * blue
@@ -315,7 +314,7 @@ enum CameraPhotos {
         #expect(abs(Int(mean >> 16) - 0x63) <= 4 && mean >> 16 == mean & 0xFF)
     }
 
-    @Test func aThumbnailFromTheLikesOwnDecodeIsTheOneTheCodecMakes() throws {
+    @Test(.ownLane) func aThumbnailFromTheLikesOwnDecodeIsTheOneTheCodecMakes() throws {
         let repository = folder.repository()
         // 2400x1600: the thumbnail is the 1/8 DC picture itself, which the like decoded for the
         // colour; the one made from it must be the codec's own, byte for byte.

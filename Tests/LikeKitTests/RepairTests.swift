@@ -1,12 +1,11 @@
 // repair: every kind of damage brought back to a store that verifies, with nothing deleted.
 
 import Foundation
+import LikeKit
+import LikeStore
+import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
-@testable import LikesSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -14,7 +13,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite struct RepairTests {
+@Suite(.ownLane) struct RepairTests {
     let folder = TemporaryFolder()
 
     /// Ways a store gets damaged: by power cuts on file systems that lie, by hand, by tools.

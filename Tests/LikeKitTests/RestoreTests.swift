@@ -2,12 +2,11 @@
 // the journal kept in the listing's order however old the restored likes are.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 @Suite struct RestoreTests {
     let folder = TemporaryFolder()
@@ -55,7 +54,7 @@ import Testing
         return text.split(separator: "\n").filter { !$0.contains("\"exportedAt\"") }.joined(separator: "\n")
     }
 
-    @Test func restoresEveryPhotoExactlyAndExportsTheSameIndexAgain() throws {
+    @Test(.ownLane) func restoresEveryPhotoExactlyAndExportsTheSameIndexAgain() throws {
         let original = try richStore()
         try original.export(to: export)
         let restoredStore = otherRepository()
@@ -87,7 +86,7 @@ import Testing
         }
     }
 
-    @Test func theIndexCarriesTheSHA256OfEveryFile() throws {
+    @Test(.ownLane) func theIndexCarriesTheSHA256OfEveryFile() throws {
         try richStore().export(to: export)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: export.appendingPathComponent("index.json"))) as? [String: Any])
@@ -107,7 +106,7 @@ import Testing
         #expect(checked == 7 + 2 + 7)
     }
 
-    @Test func aPhotoLikedAlreadyIsLeftAsItIsAndReported() throws {
+    @Test(.ownLane) func aPhotoLikedAlreadyIsLeftAsItIsAndReported() throws {
         try richStore().export(to: export)
         let target = otherRepository()
         try target.like(PhotoID(valid: "with space"), image: Samples.rocket, note: "mine")
@@ -125,7 +124,7 @@ import Testing
         #expect(try comparable(target) == before)
     }
 
-    @Test func aFileThatDiffersFromTheIndexIsRefusedAndNamedTheRestRestored() throws {
+    @Test(.ownLane) func aFileThatDiffersFromTheIndexIsRefusedAndNamedTheRestRestored() throws {
         try richStore().export(to: export)
         // The same size, one byte changed: only the digest can tell.
         let coffee = export.appendingPathComponent("a_b.jpg")
@@ -149,7 +148,7 @@ import Testing
         #expect(try target.verify().isOK)
     }
 
-    @Test func anIndexOfAnUnknownFormatStoresNothing() throws {
+    @Test(.ownLane) func anIndexOfAnUnknownFormatStoresNothing() throws {
         try richStore().export(to: export)
         let url = export.appendingPathComponent("index.json")
         let text = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "likes-export-1", with: "likes-export-2")
@@ -183,7 +182,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: target.directory.path))
     }
 
-    @Test func hostileEntriesAreRefusedOneByOne() throws {
+    @Test(.ownLane) func hostileEntriesAreRefusedOneByOne() throws {
         let repository = folder.repository()
         try repository.like(PhotoID(valid: "good"), image: Samples.coffee)
         try repository.like(PhotoID(valid: "twice"), image: Samples.chelsea)
@@ -222,7 +221,7 @@ import Testing
             ], "\(reasons)")
     }
 
-    @Test func anExportMadeBeforeTheDigestsIsRestoredByItsSizes() throws {
+    @Test(.ownLane) func anExportMadeBeforeTheDigestsIsRestoredByItsSizes() throws {
         try richStore().export(to: export)
         let url = export.appendingPathComponent("index.json")
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
@@ -232,7 +231,7 @@ import Testing
         #expect(try comparable(target) == comparable(folder.repository()))
     }
 
-    @Test func anAlbumsExportRestoresItsPhotosWithAllTheirAlbums() throws {
+    @Test(.ownLane) func anAlbumsExportRestoresItsPhotosWithAllTheirAlbums() throws {
         let original = try richStore()
         try original.export(to: export, query: LikeQuery(album: try AlbumName("Cats & dogs")))
         let target = otherRepository()
@@ -243,7 +242,7 @@ import Testing
 
     /// Restored likes older than the store's: the journal is marked unsorted during the restore
     /// and sorted at its end, so listings, cursors and albums read it in order.
-    @Test func olderLikesAmongNewerOnesKeepTheListingInOrder() throws {
+    @Test(.ownLane) func olderLikesAmongNewerOnesKeepTheListingInOrder() throws {
         let original = try richStore()
         try original.export(to: export)
         let target = otherRepository()
@@ -275,7 +274,7 @@ import Testing
     /// Also as the version before the date taken would have left it (`-u` meant its own format
     /// then): lines without the date, read all the same, the order by date taken answered from
     /// the records, and every date written in by the sort.
-    @Test(arguments: [false, true])
+    @Test(.ownLane, arguments: [false, true])
     func aJournalLeftUnsortedIsReadInOrderAndSortedByTheNextChange(byTheVersionBefore: Bool) throws {
         let repository = folder.repository()
         for index in 0..<3 { try repository.like(PhotoID(valid: "now \(index)"), image: Samples.jpeg(seed: index)) }
@@ -327,7 +326,7 @@ import Testing
     }
 
     /// An undo of an unlike (the gallery's): the photo comes back in its place, with its date.
-    @Test func aPhotoLikedAgainComesBackInItsPlace() throws {
+    @Test(.ownLane) func aPhotoLikedAgainComesBackInItsPlace() throws {
         let repository = folder.repository()
         for index in 0..<4 { try repository.like(PhotoID(valid: "p\(index)"), image: Samples.jpeg(seed: index), note: "n\(index)") }
         let before = try repository.list(LikeQuery()).records

@@ -1,13 +1,12 @@
 // Ids against a real store: nothing escapes it, twins stay apart or merge as they should.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct StoreIDTests {
+@Suite(.ownLane) struct StoreIDTests {
     let folder = TemporaryFolder()
 
     @Test func hostileIDsStayInsideTheStore() throws {

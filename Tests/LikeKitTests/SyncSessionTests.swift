@@ -2,10 +2,9 @@
 // on either side, reported as it goes, stopped on demand or when released.
 
 import Foundation
+import LikeKit
 import TestSupport
 import Testing
-
-@testable import LikeKit
 
 @Suite struct SyncSessionTests {
     let laptopFolder = TemporaryFolder("laptop")

@@ -4,12 +4,11 @@
 // at once taking turns.
 
 import Foundation
+import LikeKit
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 @Suite struct SyncTests {
     let laptopFolder = TemporaryFolder("laptop")
@@ -120,7 +119,7 @@ final class Heard: @unchecked Sendable {
 /// memberships had stamps of their own, bookkeeping a killed sync left behind the store, and
 /// images a device let go of once a later change replaced them. Each was found by
 /// Tests/Tools/sync_replay.py or reading its runs.
-@Suite struct SyncOfWhatStoresLeftTests {
+@Suite(.ownLane) struct SyncOfWhatStoresLeftTests {
     let laptopFolder = TemporaryFolder("laptop")
     let phoneFolder = TemporaryFolder("phone")
     let folder: URL

@@ -4,11 +4,10 @@
 // do not say what the records say is never believed.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 extension QueryReferenceTests {
     private var takenFile: URL { folder.store.appendingPathComponent(TakenOrder.fileName) }

@@ -1,11 +1,10 @@
 // Shared by the LikeKit tests: a temporary folder per test, and real and made-up JPEG bytes.
 
 import Foundation
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
-
-@testable import LikeKit
-@testable import LikeStore
 
 extension TemporaryFolder {
     /// A repository on the folder's store.

@@ -3,13 +3,12 @@
 
 import Foundation
 import JPEGCodec
+import LikeKit
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeKit
-@testable import LikeStore
-
-@Suite struct ThumbnailStoreTests {
+@Suite(.ownLane) struct ThumbnailStoreTests {
     let folder = TemporaryFolder()
 
     @Test func aLikeHasNoThumbnailUntilFirstNeedThenOneOfThePromisedSize() throws {
@@ -183,7 +182,7 @@ import Testing
     }
 }
 
-@Suite struct ThumbnailFolderTests {
+@Suite(.ownLane) struct ThumbnailFolderTests {
     let folder = TemporaryFolder()
 
     /// A link (or a file) where the thumbnails folder belongs costs the thumbnails, nothing else:

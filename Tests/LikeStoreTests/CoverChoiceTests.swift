@@ -4,12 +4,11 @@
 // one millisecond, and every device showed the first (by its key) where the second was chosen last.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct CoverChoiceTests {
+@Suite(.ownLane) struct CoverChoiceTests {
     let box = TemporaryFolder()
 
     /// The records of two photos liked into `cats`, each chosen as its cover with `stamps`.

@@ -4,12 +4,11 @@
 // interface (the fault injector its seam).
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct FirstSyncTests {
+@Suite(.ownLane) struct FirstSyncTests {
     let template = TemporaryFolder("template")
     let work = TemporaryFolder("work")
 

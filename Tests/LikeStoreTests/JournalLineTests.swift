@@ -1,11 +1,11 @@
 // The journal's lines: what the writer writes reads back as itself, and anything else is refused.
 
 import Foundation
+import LikeStore
+import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct JournalLineTests {
+@Suite(.ownLane) struct JournalLineTests {
     /// Found by Fuzz/run.sh: `048` parsed as 48, so the line did not encode back to itself.
     @Test(arguments: [
         "L 1763774625123 1a2b3c4d5e6f 048 1a2b3c4d5e6f - abc", "L 01763774625123 1a2b3c4d5e6f 48 1a2b3c4d5e6f - abc",

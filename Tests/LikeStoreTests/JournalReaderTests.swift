@@ -2,11 +2,11 @@
 // ends, read forward and backward, on journals written line by line here.
 
 import Foundation
+import LikeStore
+import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct JournalReaderTests {
+@Suite(.ownLane) struct JournalReaderTests {
     private static func generation(_ number: Int) -> String {
         let text = String(number, radix: 16)
         return String(repeating: "0", count: Generation.length - text.count) + text

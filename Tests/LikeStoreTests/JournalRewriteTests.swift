@@ -5,12 +5,11 @@
 // Through LikeStore's own interface and files.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct JournalRewriteTests {
+@Suite(.ownLane) struct JournalRewriteTests {
     let box = TemporaryFolder()
 
     private func journalBytes(_ path: String) throws -> [UInt8] {

@@ -5,12 +5,11 @@
 // injector its seam), flushing as a file system flushed whole, where new likes go in batches.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct MergeCutTests {
+@Suite(.ownLane) struct MergeCutTests {
     let work = TemporaryFolder("merge-cut")
 
     private func image(_ seed: Int) throws -> StoreRequest.Image {

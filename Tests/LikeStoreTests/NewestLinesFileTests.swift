@@ -3,12 +3,11 @@
 // pulled out without a new boot may leave it), even though it is the same file, header and length.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct NewestLinesFileTests {
+@Suite(.ownLane) struct NewestLinesFileTests {
     private static func line(_ operation: JournalLine.Operation, _ key: String, _ number: Int, at: Int64) -> JournalLine {
         let text = String(number, radix: 16)
         let generation = String(repeating: "0", count: Generation.length - text.count) + text

@@ -6,12 +6,11 @@
 // next sync published the rebuilt photo as this store's like, its metadata null.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct OrphanRescueTests {
+@Suite(.ownLane) struct OrphanRescueTests {
     let box = TemporaryFolder()
 
     func store() -> Store { Store(path: box.path("store"), durable: true, lockTimeout: 10, faults: nil) }

@@ -3,12 +3,11 @@
 
 import Foundation
 import JPEGCodec
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct PhotoCheckTests {
+@Suite(.ownLane) struct PhotoCheckTests {
     @Test func reasonsNameTheImageTheyAreAbout() {
         #expect(throws: StoreError.notJPEG(image: .image, reason: "the data is empty")) { try PhotoCheck.header(of: Data()) }
         #expect(throws: StoreError.notJPEG(image: .userImage, reason: "it is a GIF image, not a JPEG")) {

@@ -2,11 +2,11 @@
 // writes, and the same record or the same error, by falling back, from any other spelling.
 
 import Foundation
+import LikeStore
+import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct RecordReaderTests {
+@Suite(.ownLane) struct RecordReaderTests {
     static let texts = [
         "plain", "Café ☕️ 서울 ガ 🐈‍⬛", "quote \" and back\\slash / slash", "tab\tand\nnew line\r", "bell \u{07} and del \u{7F} and c1 \u{85}",
         "line separator \u{2028} end", "", "    ",

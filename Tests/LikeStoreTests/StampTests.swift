@@ -3,12 +3,11 @@
 // interface.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct StampTests {
+@Suite(.ownLane) struct StampTests {
     let folder = TemporaryFolder()
 
     /// A local stamp's milliseconds; -1 for anything else.

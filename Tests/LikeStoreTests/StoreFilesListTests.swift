@@ -4,11 +4,11 @@
 // code keeps or names one it does not.
 
 import Foundation
+import LikeStore
+import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct StoreFilesListTests {
+@Suite(.ownLane) struct StoreFilesListTests {
     /// The repository's root: three folders above this file.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

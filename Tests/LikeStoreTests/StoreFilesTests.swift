@@ -3,13 +3,12 @@
 // parts the sync merge stamps.
 
 import Foundation
+import LikeStore
 import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct StoreFilesTests {
+@Suite(.ownLane) struct StoreFilesTests {
     @Test func aReplacedFileTakesTheStepsAFaultInjectorBreaks() throws {
         let folder = TemporaryFolder()
         let faults = FaultInjector()

@@ -4,10 +4,9 @@
 // short), whichever device made it. Through LikeStore's own interface.
 
 import Foundation
+import LikeStore
 import TestSupport
 import Testing
-
-@testable import LikeStore
 
 /// One device: a store of its own beside the other's, and its copy of the sync folder.
 struct SyncDevice {
@@ -48,7 +47,7 @@ extension Store {
     func like(_ request: StoreRequest) throws -> StoredChange { try like(request, onCommit: { _ in }) }
 }
 
-@Suite struct SyncOwedTests {
+@Suite(.ownLane) struct SyncOwedTests {
     let box = TemporaryFolder()
 
     /// The maintenance run between the unlike and the next sync, each writing the journal anew.

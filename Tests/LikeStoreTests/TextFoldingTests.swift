@@ -3,12 +3,12 @@
 // number helpers that stand in for Foundation's on Linux.
 
 import Foundation
+import LikeStore
 import LikesSupport
+import TestSupport
 import Testing
 
-@testable import LikeStore
-
-@Suite struct TextFoldingTests {
+@Suite(.ownLane) struct TextFoldingTests {
     /// What folding was before the table: Foundation's NFKD, marks removed, case folded, again.
     static func reference(_ text: String) -> String {
         func withoutMarks(_ text: String) -> String {

@@ -3,10 +3,9 @@
 // files cut short or still arriving, a newer format) ignored, pending or named, never merged.
 
 import Foundation
+import LikeSync
 import TestSupport
 import Testing
-
-@testable import LikeSync
 
 extension TemporaryFolder {
     /// A sync folder at the folder's path.
@@ -26,7 +25,7 @@ func like(_ id: String, _ bytes: [UInt8], device: String, at milliseconds: Int64
         image: ImageReference(sha256: SyncFolder.digest(bytes), bytes: bytes.count), note: .some(note))
 }
 
-@Suite struct FolderTests {
+@Suite(.ownLane) struct FolderTests {
     @Test func publishedChangesAndImagesReadBackWhole() throws {
         let box = TemporaryFolder()
         let rocket = jpegLike(1)

@@ -2,9 +2,9 @@
 // checked against a plain fold of every change in stamp order, whatever the order of delivery,
 // duplicates and compaction.
 
+import LikeSync
+import TestSupport
 import Testing
-
-@testable import LikeSync
 
 /// A deterministic generator, so that a failing case can be run again from its seed.
 struct SeededGenerator: RandomNumberGenerator {
@@ -87,7 +87,7 @@ extension PhotoState {
     }
 }
 
-@Suite struct MergeTests {
+@Suite(.ownLane) struct MergeTests {
     /// Albums are memberships: two devices filing one photo into two albums at once leave it in
     /// both, and a removal decides only its own album (SPEC §13).
     @Test func albumsAreMembershipsEachDecidedByItsLastChange() {

@@ -8,10 +8,9 @@
 // images in the folder are of photos no longer liked.
 
 import Foundation
+import LikeSync
 import TestSupport
 import Testing
-
-@testable import LikeSync
 
 final class SimulatedDevice {
     var state: DeviceSyncState
@@ -102,7 +101,7 @@ enum SimulationSeeds {
     }
 }
 
-@Suite struct SimulationTests {
+@Suite(.ownLane) struct SimulationTests {
     @Test(arguments: SimulationSeeds.all)
     func threeDevicesConvergeWhateverTheCarrierDoes(seed: Int) throws {
         let box = TemporaryFolder("simulation-\(seed)")

@@ -2,12 +2,11 @@
 // byte by byte, sha256sum's answers, with the processor's instructions and without.
 
 import Foundation
+import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikesSupport
-
-@Suite struct SHA256Tests {
+@Suite(.ownLane) struct SHA256Tests {
     @Test(arguments: [
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
@@ -49,7 +48,7 @@ import Testing
     }
 }
 
-@Suite struct CRC32Tests {
+@Suite(.ownLane) struct CRC32Tests {
     @Test func crc32MatchesTheCheckValue() {
         let value = Array("123456789".utf8).withUnsafeBytes { CRC32.checksum($0) }
         #expect(value == 0xCBF4_3926)

@@ -2,12 +2,11 @@
 // step leaves the old one and no temporary file, and a torn write never reaches the name.
 
 import Foundation
+import LikesSupport
 import TestSupport
 import Testing
 
-@testable import LikesSupport
-
-@Suite struct DurableFileTests {
+@Suite(.ownLane) struct DurableFileTests {
     /// Opens the folder, runs `body` with its descriptor, and closes it.
     func withFolder<Result>(_ folder: TemporaryFolder, _ body: (Int32) throws -> Result) throws -> Result {
         let descriptor = open(folder.url.path, O_RDONLY | O_DIRECTORY)
@@ -89,7 +88,7 @@ import Testing
     }
 }
 
-@Suite struct StampedPartTests {
+@Suite(.ownLane) struct StampedPartTests {
     @Test(arguments: ["Trip", "Été", "a,b%", "🐈 cats", ""])
     func anAlbumsPartNamesItBack(name: String) {
         let part = StampedPart.album(name)

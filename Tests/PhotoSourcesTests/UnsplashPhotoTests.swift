@@ -3,9 +3,10 @@
 import Foundation
 import LikeKit
 import PhotoSources
+import TestSupport
 import Testing
 
-@Suite struct UnsplashPhotoTests {
+@Suite(.ownLane) struct UnsplashPhotoTests {
     /// Tests/Fixtures/unsplash, beside this target's folder.
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/unsplash", isDirectory: true)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct NoteCommandTests {
+@Suite(.ownLane) struct NoteCommandTests {
     let box = TemporaryFolder()
 
     @Test func aNoteIsSetShownSearchedAndCleared() throws {
@@ -46,7 +46,7 @@ import Testing
     }
 }
 
-@Suite struct AlbumCommandTests {
+@Suite(.ownLane) struct AlbumCommandTests {
     let box = TemporaryFolder()
 
     func likeSamples(_ names: [String]) throws {

@@ -6,7 +6,7 @@ import LikesSupport
 import TestSupport
 import Testing
 
-@Suite struct CommandLineTests {
+@Suite(.ownLane) struct CommandLineTests {
     let box = TemporaryFolder()
 
     @Test func versionAndHelp() throws {

@@ -35,7 +35,7 @@ final class PhotoServer {
     }
 }
 
-@Suite(Needs.python3) struct DownloadTests {
+@Suite(Needs.python3, .ownLane) struct DownloadTests {
     let box = TemporaryFolder()
 
     @Test func likeByURLStoresTheDownloadedBytes() throws {

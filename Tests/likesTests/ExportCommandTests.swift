@@ -77,7 +77,7 @@ enum Browser {
     }
 }
 
-@Suite struct ExportCommandTests {
+@Suite(.ownLane) struct ExportCommandTests {
     let box = TemporaryFolder()
 
     /// The sample photos with their metadata, a note with markup in it, and an album.

@@ -38,7 +38,7 @@ extension SourceServer {
     }
 }
 
-@Suite(Needs.python3) struct FavoritesImportTests {
+@Suite(Needs.python3, .ownLane) struct FavoritesImportTests {
     let sandbox = TemporaryFolder()
 
     func ids() throws -> [String] {

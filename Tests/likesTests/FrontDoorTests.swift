@@ -6,7 +6,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct FrontDoorTests {
+@Suite(.ownLane) struct FrontDoorTests {
     /// The commands that read a store, or would change something liked already: on a store that
     /// does not exist, each names it as missing (66) and makes nothing.
     @Test(arguments: [

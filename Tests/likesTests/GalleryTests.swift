@@ -23,7 +23,7 @@ enum GalleryTools {
     static var browserIsRequired: Bool { browserIsUsable || ProcessInfo.processInfo.environment["CI"] == "true" }
 }
 
-@Suite struct GalleryTests {
+@Suite(.ownLane) struct GalleryTests {
     @Test(Needs.python3) func everyRuleOfAccessHoldsOverHTTP() throws {
         let run = try TemporaryFolder.execute(
             [GalleryTools.http.path, "--likes", Binary.url.path, "--samples", Samples.photos.path], executable: GalleryTools.python)

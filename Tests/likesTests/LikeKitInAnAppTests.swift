@@ -6,7 +6,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct LikeKitInAnAppTests {
+@Suite(.ownLane) struct LikeKitInAnAppTests {
     let box = TemporaryFolder()
 
     @Test func aTickerKeepsTickingEvery10msWhileEightAwaitingLikesWaitOnAnotherProcessesLock() throws {
@@ -37,7 +37,7 @@ import Testing
     }
 }
 
-@Suite struct AppSampleTests {
+@Suite(.ownLane) struct AppSampleTests {
     let box = TemporaryFolder()
 
     @Test func theAppSampleRunsItsSessionAndEveryScreenShowsTheStore() throws {
@@ -55,7 +55,7 @@ import Testing
     }
 }
 
-@Suite struct ObserverThreadTests {
+@Suite(.ownLane) struct ObserverThreadTests {
     let box = TemporaryFolder()
 
     @Test func twentyObserversCostOneFollowerThreadNotTwenty() throws {

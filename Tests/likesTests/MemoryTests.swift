@@ -13,7 +13,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite struct MemoryTests {
+@Suite(.ownLane) struct MemoryTests {
     let box = TemporaryFolder()
 
     /// Runs `likes-bench` with `arguments` and returns its exit status and peak resident size in

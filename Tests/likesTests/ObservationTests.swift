@@ -142,7 +142,7 @@ final class Watcher {
         #expect(changes[4].record?.note == "gone soon")
     }
 
-    @Test func watchJSONPrintsEachChangeOfOtherProcessesLineByLine() throws {
+    @Test(.ownLane) func watchJSONPrintsEachChangeOfOtherProcessesLineByLine() throws {
         try makeEmptyStore()
         let watcher = try Watcher(store: box.store)
         defer { watcher.stop() }
@@ -183,7 +183,7 @@ final class Watcher {
         #expect(line["change"] as? String == "liked" && line["id"] as? String == "b")
     }
 
-    @Test func watchGoesOnAfterPurgeRebuildsTheJournal() throws {
+    @Test(.ownLane) func watchGoesOnAfterPurgeRebuildsTheJournal() throws {
         let repository = LikeRepository(directory: box.store, durability: .relaxed)
         let image = Samples.data("chelsea.jpg")
         try repository.like(try PhotoID("keep"), image: image)
@@ -208,7 +208,7 @@ final class Watcher {
 
     /// A restore among newer photos marks the journal, appends, and puts a sorted journal in
     /// its place: a watcher hears every photo restored, once, and what follows.
-    @Test func watchHearsEveryPhotoARestoreBringsBack() throws {
+    @Test(.ownLane) func watchHearsEveryPhotoARestoreBringsBack() throws {
         let source = box.url.appendingPathComponent("source", isDirectory: true)
         let backup = box.path("backup")
         for index in 0..<70 {
@@ -231,7 +231,7 @@ final class Watcher {
         #expect(next["change"] as? String == "updated" && next["id"] as? String == "after")
     }
 
-    @Test func humanWatchLines() throws {
+    @Test(.ownLane) func humanWatchLines() throws {
         try makeEmptyStore()
         let watcher = try Watcher(store: box.store, arguments: [])
         defer { watcher.stop() }

@@ -28,7 +28,7 @@ enum FUSE {
     }
 }
 
-@Suite(.serialized) struct PowerCutTests {
+@Suite(.serialized, .ownLane) struct PowerCutTests {
     /// Every kind of change cut at every third step (`powercut.py steps` cuts at each one, by
     /// hand: CI keeps its time).
     @Test(.enabled(if: FUSE.isRequired, "needs FUSE (fuse3, python3-pyfuse3)"))

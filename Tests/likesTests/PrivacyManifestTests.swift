@@ -4,9 +4,10 @@
 // code calls; and the manifest is bundled for Apple platforms only.
 
 import Foundation
+import TestSupport
 import Testing
 
-@Suite struct PrivacyManifestTests {
+@Suite(.ownLane) struct PrivacyManifestTests {
     /// The targets LikeKit is built from: what an app that embeds it links.
     static let targets = ["LikeKit", "LikeStore", "LikeSync", "LikesSupport", "JPEGCodec", "LinuxFileSystemCalls", "CRC32Folding", "SHA256Rounds"]
 

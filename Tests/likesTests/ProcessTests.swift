@@ -63,7 +63,7 @@ import Testing
         return output.split(separator: "\n").compactMap { line in line.hasPrefix("ack ") ? Int(line.dropFirst(4)) : nil }
     }
 
-    @Test func everyAcknowledgedLikeSurvivesSIGKILLByteIdentical() throws {
+    @Test(.ownLane) func everyAcknowledgedLikeSurvivesSIGKILLByteIdentical() throws {
         let files = images(400)
         var acknowledged: [Int] = []
         var next = 0

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct RepairCommandTests {
+@Suite(.ownLane) struct RepairCommandTests {
     let box = TemporaryFolder()
 
     @Test func repairRebuildsALostRecordSetsAsideStrayFoldersAndExitsZero() throws {

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct RestoreCommandTests {
+@Suite(.ownLane) struct RestoreCommandTests {
     let box = TemporaryFolder()
     var backup: String { box.path("backup") }
 

@@ -65,7 +65,7 @@ final class SourceServer: Sendable {
     }
 }
 
-@Suite(Needs.python3) struct SourceCommandTests {
+@Suite(Needs.python3, .ownLane) struct SourceCommandTests {
     let sandbox = TemporaryFolder()
 
     func listing() throws -> String { try sandbox.run(["list", "--json"]).stdout }

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(Needs.python3) struct StructureTests {
+@Suite(Needs.python3, .ownLane) struct StructureTests {
     static let script = Samples.root.appendingPathComponent(".ci/structure.py")
 
     /// A copy of Package.swift and Sources/ in a folder of the test's own.
@@ -14,6 +14,13 @@ import Testing
         for name in ["Package.swift", "Sources"] {
             try FileManager.default.copyItem(at: Samples.root.appendingPathComponent(name), to: folder.url.appendingPathComponent(name))
         }
+        return folder
+    }
+
+    /// A copy that also holds Tests/, for the rules on tests.
+    func copyWithTests() throws -> TemporaryFolder {
+        let folder = try copy()
+        try FileManager.default.copyItem(at: Samples.root.appendingPathComponent("Tests"), to: folder.url.appendingPathComponent("Tests"))
         return folder
     }
 
@@ -68,6 +75,26 @@ import Testing
         try text.replacingOccurrences(of: "\nfunc plantedLong", with: "\n// long: a table written out\nfunc plantedLong")
             .write(to: url, atomically: true, encoding: .utf8)
         #expect(try check(folder).status == 0)
+    }
+
+    /// The lane is what the rule says it is: a synchronous test of a suite that has the trait
+    /// runs on one of its threads, not on one of the cooperative pool's.
+    @Test func aSynchronousTestOnTheLaneRunsOnTheLanesThreads() {
+        #expect(TestLane.shared.isCurrent)
+    }
+
+    @Test func aTestableImportAndASynchronousTestOffTheLaneFail() throws {
+        let folder = try copyWithTests()
+        let url = folder.url.appendingPathComponent("Tests/LikeSyncTests/MergeTests.swift")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try text.replacingOccurrences(of: "\nimport LikeSync\n", with: "\n@testable import LikeSync\n")
+            .replacingOccurrences(of: "@Suite(.ownLane) struct MergeTests", with: "@Suite struct MergeTests")
+            .write(to: url, atomically: true, encoding: .utf8)
+        let run = try check(folder)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("Tests/LikeSyncTests/MergeTests.swift:5: a @testable import of LikeSync"), "\(run.stdout)")
+        #expect(run.stdout.contains("would hold a thread of the cooperative pool"), "\(run.stdout)")
+        #expect(!run.stdout.split(separator: "\n").contains { !$0.hasPrefix("Tests/LikeSyncTests/MergeTests.swift:") }, "\(run.stdout)")
     }
 
     @Test func anImportPackageSwiftDoesNotDeclareFails() throws {

@@ -9,7 +9,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct SyncCommandTests {
+@Suite(.ownLane) struct SyncCommandTests {
     let box = TemporaryFolder()
     var folder: String { box.path("folder") }
     var laptop: String { box.path("laptop") }
@@ -492,7 +492,7 @@ import Testing
 
 /// The end-to-end run with two real Syncthing daemons (Tests/Tools/syncthing_pair.py), each
 /// check a line of its output.
-@Suite struct SyncthingTests {
+@Suite(.ownLane) struct SyncthingTests {
     static let script = Samples.root.appendingPathComponent("Tests/Tools/syncthing_pair.py")
     static let needs = ConditionTrait.enabled(
         if: (Needs.executable("/usr/bin/syncthing") && Needs.python()) || Needs.inCI, "needs Syncthing (apt-get install syncthing) and python3")
@@ -518,7 +518,7 @@ import Testing
 /// defects (the script's docstring says which found what), without and with a tenth of the syncs
 /// killed, and (issue 64) a few with maintenance drawn between syncs (purge, a rebuilt index,
 /// repair, a backup restored, verify, a journal cut short), killed too; thousands run by hand.
-@Suite struct SyncReplayTests {
+@Suite(.ownLane) struct SyncReplayTests {
     static let script = Samples.root.appendingPathComponent("Tests/Tools/sync_replay.py")
 
     @Test(

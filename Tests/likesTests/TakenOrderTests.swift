@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct TakenOrderTests {
+@Suite(.ownLane) struct TakenOrderTests {
     let box = TemporaryFolder()
 
     /// `data` with every `from` replaced by `to` (of the same length), which must be there.

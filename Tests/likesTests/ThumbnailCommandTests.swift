@@ -6,7 +6,7 @@ import JPEGCodec
 import TestSupport
 import Testing
 
-@Suite struct ThumbnailCommandTests {
+@Suite(.ownLane) struct ThumbnailCommandTests {
     let box = TemporaryFolder()
 
     @Test func thumbnailWritesASmallBaselineJPEGOfAnyPhoto() throws {

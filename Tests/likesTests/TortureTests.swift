@@ -107,7 +107,7 @@ import Testing
         return bad
     }
 
-    @Test func mixedWorkloadKilledAtRandomLosesNothing() throws {
+    @Test(.ownLane) func mixedWorkloadKilledAtRandomLosesNothing() throws {
         let rounds = Self.setting("LIKES_TORTURE_ROUNDS", 6)
         var generator = SystemRandomNumberGenerator()
         var model: Model = [:]

@@ -1,7 +1,7 @@
 // The decode's last stage: each component's plane cropped to the picture and, where it was
 // sampled more coarsely than the DCT could make up, upsampled to the output size.
 
-extension Decoder {
+extension FrameDecoder {
     /// The planes cropped to the output size, subsampled ones upsampled to it.
     func output(_ frame: Frame) -> PlanarImage {
         let width = (frame.width * blockSize + 7) / 8

@@ -1,7 +1,7 @@
 // Progressive scans (JPEG G.1.2): each scan adds a band of coefficients, or one more bit of one,
 // to every block; the coefficients are kept until the last scan, then dequantized and transformed.
 
-extension Decoder {
+extension FrameDecoder {
     /// A progressive scan: one band of coefficients (or one more bit of it) for every block, kept
     /// until all scans are read.
     func decodeProgressiveScan(_ scan: ScanHeader, frame: Frame, tables: [ScanTables], reader: inout BitReader) {

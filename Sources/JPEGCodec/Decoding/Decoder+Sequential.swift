@@ -1,7 +1,7 @@
 // Sequential (baseline and extended) scans: each block's Huffman-coded coefficients read
 // (JPEG F.2.2), dequantized and transformed straight into its plane, one MCU after another.
 
-extension Decoder {
+extension FrameDecoder {
     /// What a sequential scan needs of one of its components, as plain values and pointers, so
     /// that the block loop touches no reference-counted or exclusivity-checked state.
     private struct SequentialMember {

@@ -21,7 +21,7 @@ enum Zigzag {
 }
 
 /// One decode of one file. Holds raw memory for planes and coefficients, freed with it.
-final class Decoder {
+package final class FrameDecoder {
     /// The most samples the decoder keeps in memory for one image (planes and coefficients, in
     /// bytes), whatever a frame header claims.
     static let memoryLimit = 1 << 30
@@ -31,6 +31,12 @@ final class Decoder {
     let blockSize: Int
 
     private(set) var frame: Frame?
+    /// Whether the frame read so far samples its second component (the chroma) at less than the
+    /// full resolution: what a test asks before it trusts a photo to be 4:2:0 or 4:2:2.
+    package var subsamplesChroma: Bool {
+        guard let frame, frame.components.count > 1 else { return false }
+        return frame.components[1].horizontal < frame.maxHorizontal
+    }
     /// Four tables of 64 factors, natural order; `hasQuantization[i]` once table i was read.
     let quantization = UnsafeMutablePointer<Float>.allocate(capacity: 4 * 64)
     private var hasQuantization = [false, false, false, false]
@@ -42,7 +48,7 @@ final class Decoder {
     private var scansDecoded = 0
     /// The MCUs the scans went through, all scans together: the decoder's work, which the file's
     /// size bounds whatever its headers claim (tests count it; one add a scan).
-    var mcusVisited = 0
+    package var mcusVisited = 0
     /// What was wrong with the entropy-coded data, first found: the decode shows what could be
     /// read, as libjpeg's does when it warns.
     private(set) var damage: String?
@@ -65,7 +71,7 @@ final class Decoder {
 
     /// How a component sampled at half the resolution or less (the chroma of 4:2:0 or 4:2:2) is
     /// decoded at 1/8, where each of its blocks covers more than one output sample.
-    enum Subsampled {
+    package enum Subsampled {
         /// As many samples as each block covers (2x2 for 4:2:0), from all its coefficients.
         case fromCoefficients
         /// Each block's mean, from its DC alone, repeated over the samples it covers. A 4:2:0
@@ -78,7 +84,7 @@ final class Decoder {
     /// - Parameters:
     ///   - blockSize: samples per block side for full-resolution components: 8, 4, 2 or 1.
     ///   - subsampled: at 1/8, how a subsampled component's blocks are decoded.
-    init(bytes: UnsafeRawBufferPointer, blockSize: Int, subsampled: Subsampled = .fromCoefficients) {
+    package init(bytes: UnsafeRawBufferPointer, blockSize: Int, subsampled: Subsampled = .fromCoefficients) {
         self.bytes = bytes
         self.blockSize = blockSize
         self.subsampled = blockSize == 1 ? subsampled : .fromCoefficients
@@ -96,7 +102,7 @@ final class Decoder {
 
     /// Reads every segment and scan up to EOI (or the end of the data) and returns the decoded
     /// planes, cropped and upsampled to the output size.
-    func decode() throws(JPEGError) -> PlanarImage {
+    package func decode() throws(JPEGError) -> PlanarImage {
         var segments = try JPEGSegments(bytes, strictness: .lenient)
         while let segment = try segments.next() {
             let payload = UnsafeRawBufferPointer(rebasing: bytes[segment.payloadOffset..<segment.end])

@@ -6,7 +6,7 @@
 /// Bits are kept left-aligned in a 64-bit word and refilled a byte at a time only when fewer than
 /// 32 remain, so that a symbol and its extra bits (at most 16 + 16) are read without a check per
 /// bit.
-struct BitReader {
+package struct BitReader {
     // Every field is a whole word, so that a copy of the reader in and out of a block's loop is
     // a few aligned moves the processor forwards at once: the flags share one word.
     private let bytes: UnsafeRawBufferPointer
@@ -52,7 +52,7 @@ struct BitReader {
     /// which also keeps a file of many empty scans from costing a pass over every block each.
     var isExhausted: Bool { count < padded }
 
-    init(bytes: UnsafeRawBufferPointer, position: Int) {
+    package init(bytes: UnsafeRawBufferPointer, position: Int) {
         self.bytes = bytes
         self.position = position
     }
@@ -212,7 +212,7 @@ struct BitReader {
     }
 
     /// The position of the marker that ends this scan, from where the headers go on.
-    func nextMarker() -> Int {
+    package func nextMarker() -> Int {
         var index = position
         while index + 1 < end {
             if bytes[index] == 0xFF {

@@ -115,7 +115,7 @@ public struct ExifFacts: Sendable, Hashable {
     public init() {}
 
     /// What an APP1 payload that holds Exif starts with.
-    static let signature: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
+    package static let signature: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
 
     /// Exif's `YYYY:MM:DD HH:MM:SS` (and `±HH:MM`) as ISO 8601; `nil` for anything else (a date
     /// of spaces or zeros, as cameras without a clock write).

@@ -51,11 +51,11 @@ public struct JPEGMetadata: Sendable, Hashable {
 
     /// The most profile bytes one APP2 segment carries: its 65,535 less the length field, the
     /// signature and the two chunk numbers.
-    static let iccChunkSize = 65_535 - 2 - 14
+    package static let iccChunkSize = 65_535 - 2 - 14
 
     /// The APP2 segments that carry `profile`, numbered from 1; none for an empty profile or
     /// one too large for the 255 chunks the numbering allows.
-    static func iccSegments(_ profile: [UInt8]) -> [UInt8] {
+    package static func iccSegments(_ profile: [UInt8]) -> [UInt8] {
         let count = (profile.count + iccChunkSize - 1) / iccChunkSize
         guard count > 0, count <= 255 else { return [] }
         var output: [UInt8] = []

@@ -7,6 +7,6 @@ extension JPEGDecoder {
     ///
     /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
     public static func decodeDC(_ bytes: UnsafeRawBufferPointer) throws(JPEGError) -> PlanarImage {
-        try Decoder(bytes: bytes, blockSize: JPEGScale.eighth.rawValue, subsampled: .meansRepeated).decode()
+        try FrameDecoder(bytes: bytes, blockSize: JPEGScale.eighth.rawValue, subsampled: .meansRepeated).decode()
     }
 }

@@ -17,7 +17,7 @@ import LikesSupport
 package struct ContactSheet {
     let index: ExportIndex
 
-    init(index: ExportIndex) {
+    package init(index: ExportIndex) {
         self.index = index
     }
 
@@ -31,7 +31,7 @@ package struct ContactSheet {
     /// The page, as the bytes of a file.
     package var bytes: [UInt8] { Array(html.utf8) }
 
-    var html: String {
+    package var html: String {
         var page = Self.head(album: index.album, since: index.since, exportedAt: index.exportedAt, count: index.count, bytes: index.bytes)
         for (number, photo) in index.photos.enumerated() { page += Self.figure(photo, number: number + 1) }
         return page + Self.tail(empty: index.photos.isEmpty)

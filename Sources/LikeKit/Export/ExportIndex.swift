@@ -28,7 +28,7 @@ import LikeStore
 /// `orientation` (1–8). An export made before these three were written gives `width` and
 /// `height` alone: the stored pixels before photos were turned upright, the displayed size
 /// after; a restore takes either.
-struct ExportIndex: Codable {
+package struct ExportIndex: Codable {
     /// Enough of an index to recognise an earlier export.
     struct Header: Decodable {
         var format: String
@@ -107,8 +107,8 @@ struct ExportIndex: Codable {
         }
     }
 
-    struct Photo: Codable {
-        var id: PhotoID
+    package struct Photo: Codable {
+        package var id: PhotoID
         var file: String
         var bytes: Int
         var sha256: String?
@@ -178,7 +178,7 @@ struct ExportIndex: Codable {
             photo = record.photo
         }
 
-        func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
             try container.encode(file, forKey: .file)
@@ -211,11 +211,11 @@ struct ExportIndex: Codable {
     var exportedAt: String
     var album: String?
     var since: String?
-    var count: Int
-    var bytes: Int
-    var photos: [Photo]
+    package var count: Int
+    package var bytes: Int
+    package var photos: [Photo]
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(format, forKey: .format)
         try container.encode(exportedAt, forKey: .exportedAt)
@@ -237,7 +237,7 @@ struct ExportIndex: Codable {
         self.photos = photos
     }
 
-    func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         try Self.encoder().encode(self)
     }
 

@@ -23,7 +23,7 @@ import LikeStore
 /// `likes list --after` and read back with ``init(_:)``.
 public struct LikeCursor: Sendable, Hashable, LosslessStringConvertible {
     /// The date and key of the place; the date is the one ``orderDate`` names.
-    let place: ListingKey
+    package let place: ListingKey
     /// The date the listing this is a place in goes by.
     public let orderDate: LikeQuery.OrderDate
 

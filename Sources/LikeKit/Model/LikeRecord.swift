@@ -53,7 +53,7 @@ public struct LikeRecord: Sendable, Hashable, Codable {
     /// Where ``takenAt`` comes from.
     public var takenSource: TakenSource = .liked
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case id, likedAt, image, userImage, thumbnail, note, photo, albums, covers, exif, color, colorFrom, takenAt, takenFrom
     }
 
@@ -146,7 +146,7 @@ public struct StoredImage: Sendable, Hashable, Codable {
     /// records prints paths, and joining a URL's components took a twentieth of a `list`.
     package var path: String
 
-    enum CodingKeys: String, CodingKey { case file, bytes, width, height, orientation }
+    package enum CodingKeys: String, CodingKey { case file, bytes, width, height, orientation }
 
     init(path: String, fileName: String, byteCount: Int, width: Int, height: Int) {
         self.path = path

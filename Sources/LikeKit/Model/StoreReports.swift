@@ -33,6 +33,13 @@ public struct VerificationReport: Sendable, Hashable {
     public var remade: [String] = []
     /// Whether every invariant holds; orphans alone do not break one.
     public var isOK: Bool { problems.isEmpty }
+
+    /// A report of these findings.
+    package init(problems: [String], orphans: [String], remade: [String] = []) {
+        self.problems = problems
+        self.orphans = orphans
+        self.remade = remade
+    }
 }
 
 /// What ``LikeRepository/repair(dryRun:)-69flr`` did, or would do.

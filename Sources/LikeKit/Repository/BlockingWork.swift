@@ -14,7 +14,7 @@ import LikeStore
 /// by side. Serial Dispatch
 /// queues get a thread whenever they have work, and those threads are not Swift's cooperative
 /// pool: a wait for the lock never holds a pool thread.
-final class BlockingWork: Sendable {
+package final class BlockingWork: Sendable {
     /// For work that belongs to no repository.
     static let shared = BlockingWork(label: "LikeKit")
 

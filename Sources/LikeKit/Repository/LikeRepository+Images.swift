@@ -311,6 +311,12 @@ public struct ImageFactsProgress: Sendable, Hashable {
     public var updated: Int
     /// Whether every photo of the store has them now.
     public var complete: Bool
+
+    /// Progress of these figures.
+    package init(updated: Int, complete: Bool) {
+        self.updated = updated
+        self.complete = complete
+    }
 }
 
 extension LikeRepository {

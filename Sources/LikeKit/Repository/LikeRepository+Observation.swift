@@ -71,7 +71,7 @@ public final class LikeObservation: Sendable {
 
 /// The observers of one repository and the one follower of the journal that feeds them, which
 /// runs while there is an observer.
-final class ObserverRegistry: Sendable {
+package final class ObserverRegistry: Sendable {
     /// One subscriber: its handler, its own serial queue, and where in the journal it started.
     private final class Observer: Sendable {
         let handler: @Sendable (LikeChange) -> Void
@@ -118,7 +118,7 @@ final class ObserverRegistry: Sendable {
     }
 
     /// How many observers there are: what a test of a model released checks.
-    var count: Int { state.withLock { $0.observers.count } }
+    package var count: Int { state.withLock { $0.observers.count } }
 
     func add(_ handler: @escaping @Sendable (LikeChange) -> Void) -> Int {
         add(handler, start: JournalFollower.currentPosition(of: store))
@@ -126,7 +126,7 @@ final class ObserverRegistry: Sendable {
 
     /// Adds an observer that hears the changes after `start`, a place in the journal read a
     /// moment ago (the follower may have left that journal since).
-    func add(_ handler: @escaping @Sendable (LikeChange) -> Void, start: JournalPosition) -> Int {
+    package func add(_ handler: @escaping @Sendable (LikeChange) -> Void, start: JournalPosition) -> Int {
         let observer = Observer(handler: handler, start: start)
         return state.withLock { state in
             // Started in a journal the follower has left already: everything it reads follows.
@@ -142,7 +142,7 @@ final class ObserverRegistry: Sendable {
         }
     }
 
-    func remove(_ identifier: Int) {
+    package func remove(_ identifier: Int) {
         let stopping = state.withLock { state -> JournalFollower? in
             state.observers.removeValue(forKey: identifier)?.cancelled.withLock { $0 = true }
             guard state.observers.isEmpty, let follower = state.follower else { return nil }
@@ -155,9 +155,9 @@ final class ObserverRegistry: Sendable {
     }
 
     /// How many followers run for this repository: one while it has observers, else none.
-    var followerCount: Int { state.withLock { $0.follower == nil ? 0 : 1 } }
+    package var followerCount: Int { state.withLock { $0.follower == nil ? 0 : 1 } }
     /// The follower running for this repository, if one is: what a test waits on to end.
-    var follower: JournalFollower? { state.withLock { $0.follower } }
+    package var follower: JournalFollower? { state.withLock { $0.follower } }
 
     /// Notes a record this repository committed and wakes the follower: called after each change.
     func changed(_ records: [StoredRecord] = []) {

@@ -70,7 +70,7 @@ extension LikeRepository {
 }
 
 /// The folder of a temporary store, removed when the last repository holding it is released.
-final class TemporaryStoreFolder: Sendable {
+package final class TemporaryStoreFolder: Sendable {
     let path: String
 
     init(path: String) {

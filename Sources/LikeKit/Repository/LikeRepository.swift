@@ -48,7 +48,7 @@ public final class LikeRepository: Sendable {
     public let lockTimeout: Double
 
     /// The store below this façade, which owns every byte of it.
-    let store: Store
+    package let store: Store
     /// How the directory was given: as a URL, or as a plain path whose URL is made when asked
     /// for (the first URL a process makes cost 2 % of a warm `list`, which never asks).
     private let given: GivenDirectory
@@ -57,7 +57,7 @@ public final class LikeRepository: Sendable {
         /// Whether the URL ends in a slash: the path did, or named a directory when given.
         case path(isDirectory: Bool)
     }
-    let observers: ObserverRegistry
+    package let observers: ObserverRegistry
     /// Where the `async` overloads run their blocking work.
     let work: BlockingWork
     /// Recently used images, by their path in the store (see ``image(for:covering:)-6nwig``).
@@ -99,7 +99,7 @@ public final class LikeRepository: Sendable {
         self.init(given: .path(isDirectory: isDirectory), path: plain, durability: durability, lockTimeout: lockTimeout, faults: faults)
     }
 
-    convenience init(
+    package convenience init(
         directory: URL, durability: Durability, lockTimeout: Double, faults: FaultInjector?, temporaryFolder: TemporaryStoreFolder? = nil
     ) {
         let (directory, path) = Self.standardized(directory)
@@ -125,7 +125,7 @@ public final class LikeRepository: Sendable {
 
     /// `directory.standardizedFileURL` and its path. A plain absolute path stands as it is, made
     /// into a URL directly: Foundation's way took 6 % of a warm `list`.
-    static func standardized(_ directory: URL) -> (URL, String) {
+    package static func standardized(_ directory: URL) -> (URL, String) {
         guard directory.isFileURL, let path = plainPath(directory.path) else {
             let standardized = directory.standardizedFileURL
             return (standardized, standardized.path)

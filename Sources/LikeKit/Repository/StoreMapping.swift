@@ -142,7 +142,7 @@ extension FlushStrategy {
     }
 
     /// The strategy as the store names it.
-    var method: FlushMethod { FlushMethod(rawValue: rawValue) ?? .eachFile }
+    package var method: FlushMethod { FlushMethod(rawValue: rawValue) ?? .eachFile }
 }
 
 extension LikeChange.Kind {

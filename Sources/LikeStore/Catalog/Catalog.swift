@@ -42,7 +42,7 @@ extension StoredRecord {
 
 /// What the catalog keeps of a photo beyond what every `L` and `M` line has: derived from its
 /// record, so that a query reads one line instead of decoding the record.
-struct CatalogFields: Hashable, Sendable {
+package struct CatalogFields: Hashable, Sendable {
     /// Six lower-case hex digits; `nil` when the photo has no colour or it is not a hex colour.
     var color: String?
     /// The id, description, photographer name and username, note and album names, folded and
@@ -96,15 +96,15 @@ enum CatalogDepth: Hashable, Sendable {
 /// The full parse (`checkingEveryField`, for `verify`) keeps every photo, as the index does.
 /// While the table is empty (in a journal rewritten whole, until the first `M` or `U` line), an
 /// `L` line's key is not even looked up: 13 % of the walk, hashing keys that could not be there.
-enum CatalogScan {
+package enum CatalogScan {
     /// A live photo met by the scan; its views are valid during the call that hands it on.
-    struct Photo {
+    package struct Photo {
         /// The `L` line that liked it: its `likedAt` and key.
         let liked: JournalLine.View
         /// Its newest line (that `L` line or a later `M` line): what it is now.
         let newest: JournalLine.View
 
-        var listingKey: ListingKey { ListingKey(likedAt: liked.at, key: String(decoding: liked.key, as: UTF8.self)) }
+        package var listingKey: ListingKey { ListingKey(likedAt: liked.at, key: String(decoding: liked.key, as: UTF8.self)) }
 
         /// A digest of everything the catalog says of the photo (key, generation, `likedAt`,
         /// bytes, image generations, albums, and where the line has them, colour and text):
@@ -138,7 +138,7 @@ enum CatalogScan {
         }
     }
 
-    enum End: Equatable {
+    package enum End: Equatable {
         /// Every line was read.
         case complete
         /// `body` asked to stop.
@@ -151,7 +151,7 @@ enum CatalogScan {
 
     /// Hands each live photo to `body`, newest first, until it returns false. `checkingEveryField`:
     /// each line is parsed as the index parses it (for `verify`), not only as far as a query reads.
-    static func photos(in reader: JournalReader, checkingEveryField: Bool = false, _ body: (Photo) throws -> Bool) throws -> End {
+    package static func photos(in reader: JournalReader, checkingEveryField: Bool = false, _ body: (Photo) throws -> Bool) throws -> End {
         var lines = 0
         return try photos(in: reader, checkingEveryField: checkingEveryField, lineCount: &lines, body)
     }

@@ -7,7 +7,7 @@
 import LikesSupport
 
 /// What a listing asks of the catalog, in its terms.
-struct CatalogQuery {
+package struct CatalogQuery {
     var newestFirst = true
     /// Ordered by the date taken, which every line of the catalog must then carry.
     var byTaken = false
@@ -44,7 +44,7 @@ struct CatalogQuery {
     /// escaped); a name with other characters (escaped as `%XX` from `%80` up) unescaped and
     /// compared as ``Names/sameAlbum(_:_:)`` does. (Unescaping every name with a space in it
     /// took a tenth of the walk for an album's page.)
-    static func albumField(_ field: UnsafeBufferPointer<UInt8>?, contains name: [UInt8]) -> Bool {
+    package static func albumField(_ field: UnsafeBufferPointer<UInt8>?, contains name: [UInt8]) -> Bool {
         guard let field else { return false }
         var start = 0
         for end in 0...field.count where end == field.count || field[end] == 0x2C {

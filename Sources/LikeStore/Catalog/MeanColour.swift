@@ -75,7 +75,7 @@ struct OKLab: Sendable, Hashable {
 extension PlanarImage {
     /// The mean of the picture's pixels in OKLab, as sRGB (`0xRRGGBB`). Orientation does not
     /// change a mean: the stored pixels give the displayed photo's.
-    func meanColour() -> UInt32 {
+    package func meanColour() -> UInt32 {
         let rgb = rgb()
         var sum = (l: 0.0, a: 0.0, b: 0.0)
         // Pixels of one colour in a row are common (skies, walls): each run is converted once.

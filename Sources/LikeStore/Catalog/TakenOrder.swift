@@ -38,8 +38,8 @@
 /// or left out where they unlike it. Every record a page names is read and must say the date
 /// taken (and, for an entry, the date liked) the file says; one that does not ends the use as
 /// damage, and the page takes the catalog's walk, which writes nothing of this file.
-enum TakenOrder {
-    static let fileName = "likes.taken"
+package enum TakenOrder {
+    package static let fileName = "likes.taken"
     /// Lines after covered a page may read before the file is written again.
     static let refreshAfter = 256
     private static let headerSize = 128

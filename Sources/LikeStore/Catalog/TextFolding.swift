@@ -204,7 +204,7 @@ package enum ColorFilter: Sendable, Hashable {
     }
 
     /// The index of the family a colour is in (see the type's rules).
-    static func family(of rgb: UInt32) -> Int {
+    package static func family(of rgb: UInt32) -> Int {
         let (lightness, chroma, hue) = oklch(rgb)
         // A name of ``families``; one that is not (a mistake here) counts as the last family.
         func index(_ name: String) -> Int { families.firstIndex(of: name) ?? families.count - 1 }

@@ -60,8 +60,8 @@ package final class FaultInjector: Sendable {
     }
 
     /// The steps reached so far, in order, for example `sync images/abc~1a2b3c4d5e6f.jpg`.
-    var steps: [String] { state.withLock { $0.steps } }
-    var hasCrashed: Bool { state.withLock { $0.crashed } }
+    package var steps: [String] { state.withLock { $0.steps } }
+    package var hasCrashed: Bool { state.withLock { $0.crashed } }
 
     enum Verdict: Equatable {
         case proceed

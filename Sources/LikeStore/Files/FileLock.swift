@@ -21,10 +21,10 @@
 /// The kernel releases it when the holder dies, so a crash never leaves the store locked.
 /// `flock` locks belong to the open file description: two repositories in one process on one
 /// store exclude each other too. Locks over NFS or SMB are not supported.
-struct FileLock: ~Copyable {
+package struct FileLock: ~Copyable {
     static let fileName = "likes.lock"
 
-    let descriptor: Int32
+    package let descriptor: Int32
     /// Keeps an app from being suspended while it holds the lock (see ``SuspensionAssertion``).
     private let assertion: SuspensionAssertion
 

@@ -13,7 +13,7 @@ import LikesSupport
     import Musl
 #endif
 
-enum Platform {
+package enum Platform {
     /// The host's name, for a device's name in a sync folder; "device" when there is none.
     static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
@@ -43,7 +43,7 @@ enum Platform {
 
     /// The extended attribute of the journal file where its length is noted (see `Journal`):
     /// Linux keeps a program's own attributes in the `user.` namespace.
-    static let journalLengthAttribute: String = {
+    package static let journalLengthAttribute: String = {
         #if canImport(Darwin)
             return "org.likes.journal-bytes"
         #else
@@ -69,7 +69,7 @@ enum Platform {
 
     /// The extended attribute `name` of the open file `fd`, if it has one of at most
     /// `capacity` bytes.
-    static func attribute(_ fd: Int32, _ name: String, capacity: Int) -> [UInt8]? {
+    package static func attribute(_ fd: Int32, _ name: String, capacity: Int) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: capacity)
         let length = buffer.withUnsafeMutableBytes { bytes -> Int in
             #if canImport(Darwin)

@@ -23,7 +23,7 @@ import LikesSupport
 /// Every name passed in is one path component, checked by ``checkName(_:)``, and every file is
 /// opened with `O_NOFOLLOW` relative to the directory's descriptor: nothing a photo id or a
 /// planted link says can make the store write outside its directory.
-final class StoreDirectory: Sendable {
+package final class StoreDirectory: Sendable {
     private let descriptor: Int32
     /// The path shown in error messages.
     let displayPath: String
@@ -54,7 +54,7 @@ final class StoreDirectory: Sendable {
     deinit { close(descriptor) }
 
     /// Opens the directory at `path`, or returns `nil` when it does not exist.
-    static func open(path: String, faults: FaultInjector?) throws -> StoreDirectory? {
+    package static func open(path: String, faults: FaultInjector?) throws -> StoreDirectory? {
         let fd = Platform.sysOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd < 0 {
             let code = Platform.errno
@@ -108,7 +108,7 @@ final class StoreDirectory: Sendable {
     }
 
     /// Opens the subdirectory `name`, creating it (mode 0700) and making its entry durable.
-    func subdirectoryCreatingIfNeeded(_ name: String, durable: Bool) throws -> StoreDirectory {
+    package func subdirectoryCreatingIfNeeded(_ name: String, durable: Bool) throws -> StoreDirectory {
         if let existing = try subdirectory(name) { return existing }
         try makeDirectory(name)
         if durable { try sync() }
@@ -315,7 +315,8 @@ final class StoreDirectory: Sendable {
     /// `temporary`, flushed when `durable`, renamed over `name`, then this directory flushed as
     /// `flushFolder` says (`nil`: left to the caller). The steps are the fault injector's
     /// `create`, `write`, `sync`, `rename` and the directory's `sync`, as when taken one by one.
-    func replaceFile(_ name: String, bytes: UnsafeRawBufferPointer, temporary: String, durable: Bool, flushFolder commit: Bool? = nil) throws {
+    package func replaceFile(_ name: String, bytes: UnsafeRawBufferPointer, temporary: String, durable: Bool, flushFolder commit: Bool? = nil) throws
+    {
         try Self.checkName(name)
         try Self.checkName(temporary)
         let folderName = (displayPath.split(separator: "/").last.map(String.init) ?? ".") + "/"
@@ -427,15 +428,15 @@ final class StoreDirectory: Sendable {
     // MARK: Reading
 
     /// A regular file of this directory opened for reading; closed when released.
-    final class OpenFile: JournalBytes {
+    package final class OpenFile: JournalBytes {
         let descriptor: Int32
         let name: String
         /// The file's identity: a file put in its place under the same name has another.
-        let inode: UInt64
+        package let inode: UInt64
         private let device: UInt64
         let sizeWhenOpened: Int
         /// Whether ``withMappedBytes(_:)`` maps the file (see ``Journal/reader(records:mapped:)``).
-        var mayMap = false
+        package var mayMap = false
         private let directory: StoreDirectory
 
         fileprivate init(descriptor: Int32, name: String, info: stat, directory: StoreDirectory) {
@@ -449,16 +450,16 @@ final class StoreDirectory: Sendable {
 
         deinit { close(descriptor) }
 
-        var identity: UInt64? { inode }
+        package var identity: UInt64? { inode }
 
-        func currentSize() throws -> Int {
+        package func currentSize() throws -> Int {
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw directory.fail("read", name, Platform.errno) }
             return Int(info.st_size)
         }
 
         /// The bytes in `range`, read with `pread`; fewer when the file ends sooner.
-        func read(_ range: Range<Int>) throws -> [UInt8] {
+        package func read(_ range: Range<Int>) throws -> [UInt8] {
             var bytes = [UInt8](repeating: 0, count: range.count)
             let total = try bytes.withUnsafeMutableBytes { try read(into: $0, at: range.lowerBound) }
             if total < bytes.count { bytes.removeSubrange(total...) }
@@ -477,7 +478,7 @@ final class StoreDirectory: Sendable {
         /// an earlier call where it is the same file and covers it: ``FileMappings``); `nil`
         /// unless ``mayMap`` and the file is not empty, or where mapping fails (then read it
         /// instead).
-        func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+        package func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
             let size = try currentSize()
             guard mayMap, let mapping = mapping(covering: size) else { return nil }
             return try withExtendedLifetime(mapping) { try body(mapping.bytes(size)) }
@@ -491,7 +492,7 @@ final class StoreDirectory: Sendable {
             return FileMappings.mapping(path: directory.path(name), descriptor: descriptor, device: device, inode: inode, size: size)
         }
 
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
             guard let base = buffer.baseAddress else { return 0 }
             var total = 0
             while total < buffer.count {
@@ -511,7 +512,7 @@ final class StoreDirectory: Sendable {
     ///
     /// - Throws: `io` with `EISDIR` when `name` is not a regular file (a folder, a FIFO), and
     ///   for any other failure; a link is never followed.
-    func openForReading(_ name: String) throws -> OpenFile? {
+    package func openForReading(_ name: String) throws -> OpenFile? {
         try Self.checkName(name)
         // O_NONBLOCK: opening a FIFO planted under the name must not wait for a writer (the
         // regular-file check comes after the open); it changes nothing for a regular file.
@@ -554,19 +555,19 @@ final class StoreDirectory: Sendable {
         return nil
     }
 
-    struct Entry {
+    package struct Entry {
         var name: String
         var isRegularFile: Bool
         var isDirectory: Bool
         var size: Int
-        var inode: UInt64
+        package var inode: UInt64
         /// When its content last changed, in milliseconds since 1970: for an image, when it was
         /// written (images are never changed after).
         var modified: Int64
     }
 
     /// The file's size and kind, without following a link; `nil` when it does not exist.
-    func entry(_ name: String) throws -> Entry? {
+    package func entry(_ name: String) throws -> Entry? {
         try Self.checkName(name)
         var info = stat()
         if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) != 0 {

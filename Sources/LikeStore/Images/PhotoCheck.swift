@@ -12,11 +12,11 @@ import JPEGCodec
 #endif
 
 /// Checks images as the store takes them: a whole JPEG file, its segments in place, EOI last.
-enum PhotoCheck {
+package enum PhotoCheck {
     /// The frame header of the JPEG in `data`, checked as ``JPEGHeader/init(checking:)`` does.
     ///
     /// - Throws: ``StoreError/notJPEG(image:reason:)`` naming `kind` and what is wrong.
-    static func header(of data: some ContiguousBytes, kind: StoreError.ImageRole = .image) throws(StoreError) -> JPEGHeader {
+    package static func header(of data: some ContiguousBytes, kind: StoreError.ImageRole = .image) throws(StoreError) -> JPEGHeader {
         let result: Result<JPEGHeader, JPEGError> = data.withUnsafeBytes { buffer in
             Result { () throws(JPEGError) in try JPEGHeader(checking: buffer) }
         }
@@ -32,7 +32,7 @@ enum PhotoCheck {
     ///
     /// - Throws: ``StoreError/notJPEG(image:reason:)``, or `io` when the file cannot be
     ///   read.
-    static func header(ofFile descriptor: Int32, size: Int, path: String, kind: StoreError.ImageRole = .image) throws(StoreError)
+    package static func header(ofFile descriptor: Int32, size: Int, path: String, kind: StoreError.ImageRole = .image) throws(StoreError)
         -> JPEGHeader
     {
         let window = FileWindow(descriptor: descriptor, count: size)

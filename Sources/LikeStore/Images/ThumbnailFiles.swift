@@ -26,11 +26,11 @@ import LikesSupport
 /// A thumbnail is the codec's baseline JPEG with a comment segment after SOI that names the
 /// image generation it was made from and the CRC-32 of every byte after the segment: `verify`
 /// tells a damaged thumbnail from a whole one without decoding it.
-struct ThumbnailFiles {
-    static let directoryName = StoreLayout.thumbnailsDirectory
+package struct ThumbnailFiles {
+    package static let directoryName = StoreLayout.thumbnailsDirectory
     /// The size of a stored thumbnail: a long side of at most 512 pixels, and for a photo larger
     /// than that at least 256, as cheaply as the DCT allows (a 12-megapixel photo at 1/8).
-    static let size = JPEGThumbnail.Size.atMost(512)
+    package static let size = JPEGThumbnail.Size.atMost(512)
 
     /// `nil` while no thumbnail was ever made.
     let directory: StoreDirectory?
@@ -98,7 +98,7 @@ struct ThumbnailFiles {
 
     /// `jpeg` (a codec thumbnail, starting with SOI) with the comment segment for `generation`,
     /// and, when the photo's JPEG data was damaged, what was wrong with it.
-    static func tagged(_ jpeg: [UInt8], generation: String, damage: String? = nil) -> [UInt8] {
+    package static func tagged(_ jpeg: [UInt8], generation: String, damage: String? = nil) -> [UInt8] {
         let rest = jpeg.dropFirst(2)
         let checksum = rest.withUnsafeBytes { CRC32.checksum($0) }
         var text = "\(generation) \(StoreRequest.Image.text(checksum))"
@@ -122,7 +122,7 @@ struct ThumbnailFiles {
 
     /// A tagged thumbnail (see ``tagged(_:generation:damage:)``) without its comment segment: the
     /// codec's JPEG, as an export shares it. Bytes that are not tagged come back as they are.
-    static func untagged(_ bytes: [UInt8]) -> [UInt8] {
+    package static func untagged(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count > 6, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF, bytes[3] == 0xFE else { return bytes }
         let length = Int(bytes[4]) << 8 | Int(bytes[5])
         guard 4 + length <= bytes.count, Array(bytes[6..<min(6 + signature.count, bytes.count)]) == signature else { return bytes }

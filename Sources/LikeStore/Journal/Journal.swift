@@ -10,7 +10,7 @@
 /// attribute lives in the journal's inode, which the append dirties anyway: noting it costs no
 /// other file a flush must write, and it reaches the disk in the same write as the journal's
 /// size, so a power cut cannot keep one without the other.
-struct Journal {
+package struct Journal {
     static let fileName = StoreLayout.journalFileName
 
     /// Throws ``StoreError/newerFormat(file:format:)`` when the journal's header names a format
@@ -37,7 +37,7 @@ struct Journal {
     /// reading.
     let lockDescriptor: Int32?
 
-    init(root: StoreDirectory, lockDescriptor: Int32? = nil) {
+    package init(root: StoreDirectory, lockDescriptor: Int32? = nil) {
         self.root = root
         self.lockDescriptor = lockDescriptor
     }
@@ -61,7 +61,7 @@ struct Journal {
     /// `mapped`: a walk back reads the file mapped into memory rather than copied, chunk by
     /// chunk. Only under a lock of the store: a writer cuts the journal's torn end, and reading a
     /// mapped page that a cut removed would stop the process (SIGBUS).
-    func reader(records: RecordFiles?, mapped: Bool = false) throws -> JournalReader? {
+    package func reader(records: RecordFiles?, mapped: Bool = false) throws -> JournalReader? {
         guard let file = try root.openForReading(Self.fileName) else { return nil }
         file.mayMap = mapped
         return JournalReader(source: file, isCommitted: { line in try records?.hasCommitted(line) ?? true })
@@ -69,7 +69,7 @@ struct Journal {
 
     /// Reads the whole journal into an index, settled by `records`. A journal that is missing
     /// while records exist, empty, cut short or without a header counts as damaged.
-    func index(records: RecordFiles?, skippingDamage: Bool = false) throws -> JournalIndex {
+    package func index(records: RecordFiles?, skippingDamage: Bool = false) throws -> JournalIndex {
         guard let reader = try reader(records: records), try reader.source.currentSize() > 0 else {
             var index = JournalIndex()
             if try records?.hasAny() == true { index.damage = "the index \(Self.fileName) is missing" }
@@ -225,7 +225,7 @@ struct Journal {
     /// unlikes no sync has published, from the journal it replaces, right after the header (so
     /// that a photo liked again after its unlike is liked by its `L` line after them).
     @discardableResult
-    func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
+    package func rewrite(_ entries: [LiveEntry], records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64 {
         let sorted = entries.sorted { $0.listingKey < $1.listingKey }
         let owed = try replacedReader(records: records).map { try SyncOwed.unlikeLines(in: $0, root: root) } ?? []
         let now = max(Timestamp.now(), sorted.last?.likedAt ?? 0, owed.map(\.at).max() ?? 0)
@@ -276,7 +276,7 @@ struct Journal {
     /// owes the folder is kept as that writer keeps it. `nil`, writing nothing, where the journal
     /// is missing, damaged, cut short or of a format before the date taken: the index's way then
     /// (which rescues what a damaged one lost). Returns the newest time in it.
-    func rewriteByMoving(records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64? {
+    package func rewriteByMoving(records: RecordFiles?, durable: Bool, format: String = JournalLine.formatName) throws -> Int64? {
         guard let reader = try reader(records: records) else { return nil }
         let source = reader.source
         let size = try source.currentSize()

@@ -3,7 +3,7 @@
 // it reads no file itself.
 
 /// What a liked photo's newest committed journal line says about it.
-struct LiveEntry: Hashable, Sendable {
+package struct LiveEntry: Hashable, Sendable {
     var key: String
     var generation: String
     var likedAt: Int64
@@ -22,13 +22,13 @@ struct LiveEntry: Hashable, Sendable {
     /// may hold).
     var listingKey: ListingKey { ListingKey(likedAt: likedAt, key: key) }
 
-    static func == (left: LiveEntry, right: LiveEntry) -> Bool {
+    package static func == (left: LiveEntry, right: LiveEntry) -> Bool {
         (left.key, left.generation, left.likedAt, left.bytes, left.imageGeneration, left.userImageGeneration)
             == (right.key, right.generation, right.likedAt, right.bytes, right.imageGeneration, right.userImageGeneration)
             && left.albums == right.albums && left.covers == right.covers && left.catalog == right.catalog
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(generation)
     }
@@ -70,13 +70,13 @@ package struct ListingKey: Comparable, Hashable, Sendable {
 }
 
 /// The journal read from start to end: the live photos it describes, and where it is damaged.
-struct JournalIndex: Sendable {
-    var live: [String: LiveEntry] = [:]
+package struct JournalIndex: Sendable {
+    package var live: [String: LiveEntry] = [:]
     /// The number of lines, the header included.
     var lineCount = 0
     /// A sentence naming the first malformed line, or another reason not to trust the index (it
     /// is missing, cut short, has no header); lines after a malformed one are not read.
-    var damage: String?
+    package var damage: String?
 
     init() {}
 
@@ -103,7 +103,7 @@ struct JournalIndex: Sendable {
 
     /// Reads every line with `reader`: stops at the first malformed line unless `skippingDamage`
     /// (repair reads what every readable line says).
-    init(reading reader: JournalReader, skippingDamage: Bool = false) throws {
+    package init(reading reader: JournalReader, skippingDamage: Bool = false) throws {
         // Room for a photo per line of about the usual length, made once, instead of growing the
         // table (and rehashing every key) a dozen times on the way to 100,000.
         live.reserveCapacity(try reader.source.currentSize() / 56)
@@ -123,7 +123,7 @@ struct JournalIndex: Sendable {
 
 extension ListingKey {
     /// The place of the photo an `L` line liked.
-    init(_ view: JournalLine.View) {
+    package init(_ view: JournalLine.View) {
         self.init(likedAt: view.at, key: String(decoding: view.key, as: UTF8.self))
     }
 }

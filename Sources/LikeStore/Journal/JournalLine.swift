@@ -42,8 +42,8 @@ import LikesSupport
 ///   ``PercentEscaping/journalField``.
 ///
 /// The parser accepts only what the writer writes, so every line reads back to itself.
-struct JournalLine: Hashable, Sendable {
-    enum Operation: UInt8, Sendable {
+package struct JournalLine: Hashable, Sendable {
+    package enum Operation: UInt8, Sendable {
         case header = 0x4A  // J
         case liked = 0x4C  // L
         case updated = 0x4D  // M
@@ -53,11 +53,11 @@ struct JournalLine: Hashable, Sendable {
 
         /// Whether the line describes a change to one photo, which an `A` line may take back and
         /// whose commit a reader may have to check.
-        var changesPhoto: Bool { self == .liked || self == .updated || self == .unliked }
+        package var changesPhoto: Bool { self == .liked || self == .updated || self == .unliked }
     }
 
     /// The format this version writes: `L` and `M` lines carry the catalog with the date taken.
-    static let formatName = "likes-journal-3"
+    package static let formatName = "likes-journal-3"
     /// The format before the date taken, still read (its catalog's lines give no date taken, and
     /// a listing by date taken takes the sure path); the next change writes it anew.
     static let formatWithoutTaken = "likes-journal-2"
@@ -68,7 +68,7 @@ struct JournalLine: Hashable, Sendable {
     /// reader jumps in such a journal, and the next change that is not part of a restore sorts
     /// it (a restore that died leaves it so). As long as ``formatName``, so that a restore marks
     /// a journal by writing over the name in its header, in place (see `Journal.markUnsorted`).
-    static let unsortedFormatName = "likes-journal-u"
+    package static let unsortedFormatName = "likes-journal-u"
 
     /// Whether a header's format name is one a later version wrote: a journal's name
     /// (`likes-journal-` and more) that this version does not know.
@@ -76,40 +76,60 @@ struct JournalLine: Hashable, Sendable {
         name.hasPrefix("likes-journal-") && ![formatName, unsortedFormatName, formatWithoutTaken, formatWithoutCatalog].contains(name)
     }
 
-    var operation: Operation
-    var at: Int64
+    package var operation: Operation
+    package var at: Int64
     var generation: String
-    var bytes: Int64
+    package var bytes: Int64
     var imageGeneration: String
     var userImageGeneration: String?
-    var key: String
+    package var key: String
     /// On `U` lines: the id of the photo unliked (the record is gone by the time others read).
-    var id: String?
+    package var id: String?
     /// On `U` lines: the record file as it was before the unlike, when it could be read.
     var unlikedRecord: [UInt8]?
     /// On `L` and `M` lines: the albums the photo is in, in canonical order.
-    var albums: [String] = []
+    package var albums: [String] = []
     /// On `L` and `M` lines: the albums whose chosen cover the photo is, in canonical order.
     var covers: [String] = []
     /// On `L` and `M` lines: what queries need of the photo; `nil` on lines of the format before.
     var catalog: CatalogFields?
 
+    /// A line from its fields, as the changes write them.
+    package init(
+        operation: Operation, at: Int64, generation: String, bytes: Int64, imageGeneration: String, userImageGeneration: String?,
+        key: String, id: String? = nil, unlikedRecord: [UInt8]? = nil, albums: [String] = [], covers: [String] = [],
+        catalog: CatalogFields? = nil
+    ) {
+        self.operation = operation
+        self.at = at
+        self.generation = generation
+        self.bytes = bytes
+        self.imageGeneration = imageGeneration
+        self.userImageGeneration = userImageGeneration
+        self.key = key
+        self.id = id
+        self.unlikedRecord = unlikedRecord
+        self.albums = albums
+        self.covers = covers
+        self.catalog = catalog
+    }
+
     // MARK: The lines a change writes
 
-    static func header(at: Int64, snapshotLines: Int, format: String = formatName) -> JournalLine {
+    package static func header(at: Int64, snapshotLines: Int, format: String = formatName) -> JournalLine {
         JournalLine(
             operation: .header, at: at, generation: Generation.make(), bytes: Int64(snapshotLines), imageGeneration: "-", userImageGeneration: nil,
             key: format)
     }
 
     /// The `A` line that takes back `line`, whose change did not happen.
-    static func aborting(_ line: JournalLine) -> JournalLine {
+    package static func aborting(_ line: JournalLine) -> JournalLine {
         JournalLine(
             operation: .aborted, at: line.at, generation: line.generation, bytes: 0, imageGeneration: "-", userImageGeneration: nil, key: line.key)
     }
 
     /// The `P` line of an orphan file removed, by its path inside the store.
-    static func purged(path: String, bytes: Int, at: Int64) -> JournalLine {
+    package static func purged(path: String, bytes: Int, at: Int64) -> JournalLine {
         JournalLine(
             operation: .purged, at: at, generation: "-", bytes: Int64(bytes), imageGeneration: "-", userImageGeneration: nil,
             key: PercentEscaping.journalField.escape(path))
@@ -136,7 +156,7 @@ struct JournalLine: Hashable, Sendable {
 
     // MARK: Writing
 
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var line = [operation.rawValue, 0x20]
         line += Array(String(at).utf8)
         for field in [generation, String(bytes), imageGeneration, userImageGeneration ?? "-", key] {
@@ -196,7 +216,7 @@ struct JournalLine: Hashable, Sendable {
     // MARK: Reading
 
     /// Parses one line without its newline; `nil` for anything the writer would not have written.
-    static func parse(_ line: ArraySlice<UInt8>) -> JournalLine? {
+    package static func parse(_ line: ArraySlice<UInt8>) -> JournalLine? {
         line.withUnsafeBufferPointer { parse($0) }
     }
 
@@ -239,11 +259,11 @@ struct JournalLine: Hashable, Sendable {
     /// ``JournalLine`` made from it also checks that names are UTF-8, NFC and in order, and that
     /// the text is UTF-8 without control bytes. So a scan of the catalog, which reads views only,
     /// does no more than it needs, and a line that reads as a whole line is what the writer wrote.
-    struct View {
+    package struct View {
         /// The whole line, without its newline.
         var line: UnsafeBufferPointer<UInt8>
         var operation: Operation
-        var at: Int64
+        package var at: Int64
         var bytes: Int64
         /// Where the other fields lie in ``line``: eight bytes each where a buffer takes sixteen
         /// (seventeen for an optional one), so that a view, which a scan hands on by value for
@@ -254,16 +274,16 @@ struct JournalLine: Hashable, Sendable {
         var image: UnsafeBufferPointer<UInt8> { field(places.image) ?? UnsafeBufferPointer(start: nil, count: 0) }
         /// `-` when the photo has no user image.
         var userImage: UnsafeBufferPointer<UInt8> { field(places.userImage) ?? UnsafeBufferPointer(start: nil, count: 0) }
-        var key: UnsafeBufferPointer<UInt8> { field(places.key) ?? UnsafeBufferPointer(start: nil, count: 0) }
+        package var key: UnsafeBufferPointer<UInt8> { field(places.key) ?? UnsafeBufferPointer(start: nil, count: 0) }
         /// On `L` and `M` lines with a catalog: `-` or six lower-case hex digits.
-        var color: UnsafeBufferPointer<UInt8>? { field(places.color) }
+        package var color: UnsafeBufferPointer<UInt8>? { field(places.color) }
         /// On `L` and `M` lines with a catalog of this format: when the photo was taken, in
         /// milliseconds (``StoredRecord/taken``).
         var taken: Int64? { field(places.taken).flatMap(Self.signedNumber) }
         /// On `L` and `M` lines with a catalog: the folded searchable text.
-        var text: UnsafeBufferPointer<UInt8>? { field(places.text) }
+        package var text: UnsafeBufferPointer<UInt8>? { field(places.text) }
         /// The album field of an `L` or `M` line in albums, or the escaped id of a `U` line.
-        var last: UnsafeBufferPointer<UInt8>? { field(places.last) }
+        package var last: UnsafeBufferPointer<UInt8>? { field(places.last) }
         /// On `U` lines that have it: the escaped record as it was.
         var unlikedRecord: UnsafeBufferPointer<UInt8>? { field(places.unlikedRecord) }
 
@@ -305,7 +325,7 @@ struct JournalLine: Hashable, Sendable {
         /// time, bytes, key, colour, text and albums, checks the fields' number and those it reads
         /// as numbers (the generations and the key's and albums' escaping are left to the full
         /// parse, which the index, verify and repair use).
-        init?(_ bytes: UnsafeBufferPointer<UInt8>, checkingEveryField: Bool = true) {
+        package init?(_ bytes: UnsafeBufferPointer<UInt8>, checkingEveryField: Bool = true) {
             guard let fields = Fields(splitting: bytes), fields.count >= 7, fields[0].count == 1,
                 let operation = Operation(rawValue: fields[0][0]), let at = Self.signedNumber(fields[1]), let size = Self.number(fields[3])
             else { return nil }

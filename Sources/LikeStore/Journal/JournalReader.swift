@@ -13,7 +13,7 @@
 #endif
 
 /// Bytes a journal is read from: an open file, or an array (for tests and the fuzzer).
-protocol JournalBytes {
+package protocol JournalBytes {
     /// Which file: another file put in place under the journal's name has another identity.
     /// `nil` for bytes in memory.
     var identity: UInt64? { get }
@@ -28,27 +28,30 @@ protocol JournalBytes {
 }
 
 extension Array: JournalBytes where Element == UInt8 {
-    var identity: UInt64? { nil }
-    func currentSize() throws -> Int { count }
-    func read(_ range: Range<Int>) throws -> [UInt8] { Array(self[range.clamped(to: 0..<count)]) }
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+    package var identity: UInt64? { nil }
+    package func currentSize() throws -> Int { count }
+    package func read(_ range: Range<Int>) throws -> [UInt8] { Array(self[range.clamped(to: 0..<count)]) }
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
         let part = self[(offset..<(offset + buffer.count)).clamped(to: 0..<count)]
         part.withUnsafeBytes { buffer.copyMemory(from: $0) }
         return part.count
     }
     /// `nil`: tests and the fuzzer read arrays chunk by chunk, as files are read.
-    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? { nil }
+    package func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? { nil }
 }
 
 /// Bytes in memory lent whole, as a journal mapped under a lock is: for tests and the fuzzer,
 /// which read plain arrays chunk by chunk.
-struct MappedJournalBytes: JournalBytes {
+package struct MappedJournalBytes: JournalBytes {
     let bytes: [UInt8]
-    var identity: UInt64? { nil }
-    func currentSize() throws -> Int { bytes.count }
-    func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
-    func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
+
+    /// A journal of these bytes, as if read from a file.
+    package init(bytes: [UInt8]) { self.bytes = bytes }
+    package var identity: UInt64? { nil }
+    package func currentSize() throws -> Int { bytes.count }
+    package func read(_ range: Range<Int>) throws -> [UInt8] { try bytes.read(range) }
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int { try bytes.read(into: buffer, at: offset) }
+    package func withMappedBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) throws -> Result? {
         try bytes.withUnsafeBufferPointer(body)
     }
 }
@@ -61,38 +64,44 @@ struct MappedJournalBytes: JournalBytes {
 /// died before the commit, and the next writer will append the `A` line). Bytes after the last
 /// newline are a torn append, never handed on. The first line must be the header, and no other
 /// line may be; a line breaking that rule counts as malformed.
-struct JournalReader {
-    let source: any JournalBytes
+package struct JournalReader {
+    package let source: any JournalBytes
     /// Whether the change a last line describes took effect, judged by the record file.
     let isCommitted: (JournalLine) throws -> Bool
+
+    /// A reader of `source`, asking `isCommitted` whether the change of a last line took effect.
+    package init(source: any JournalBytes, isCommitted: @escaping (JournalLine) throws -> Bool) {
+        self.source = source
+        self.isCommitted = isCommitted
+    }
 
     // MARK: Forward
 
     /// One line read forward: `line` is `nil` when it is malformed. `number` counts the lines
     /// from the offset read from, starting at 1; `start` and `end` are offsets in the file,
     /// `end` just after the newline.
-    struct Item {
-        var line: JournalLine?
+    package struct Item {
+        package var line: JournalLine?
         var number: Int
         var start: Int
         var end: Int
     }
 
     /// Where a forward read ended.
-    struct ForwardEnd {
+    package struct ForwardEnd {
         /// The offset after the last line dealt with: handed on, taken back or passed over. It
         /// stops before a last line whose change did not commit, and before a torn append.
-        var end: Int
+        package var end: Int
         /// Every line read, malformed and taken back ones included.
-        var lineCount = 0
+        package var lineCount = 0
         /// Bytes after the last newline.
-        var tornTailBytes = 0
+        package var tornTailBytes = 0
     }
 
     /// Reads the lines from `offset` (the start of a line) to the end, settled, handing each
     /// one (or each malformed one) to `body`, which returns false to stop.
     @discardableResult
-    func forward(from offset: Int = 0, _ body: (Item) throws -> Bool) throws -> ForwardEnd {
+    package func forward(from offset: Int = 0, _ body: (Item) throws -> Bool) throws -> ForwardEnd {
         var result = ForwardEnd(end: offset)
         // A change line waits here until the next line says whether an `A` line takes it back.
         var pending: Item?
@@ -131,7 +140,7 @@ struct JournalReader {
 
     /// How many bytes ``completeLines(from:_:)`` reads at a time: a walk through a journal of
     /// 100,000 photos holds a megabyte of it, not the whole file.
-    static let forwardPiece = 1 << 20
+    package static let forwardPiece = 1 << 20
 
     /// Hands each complete line from `offset` (the start of a line) to the journal's length as it
     /// is now, without its newline, with the offsets of its start and of just after its newline,
@@ -167,7 +176,7 @@ struct JournalReader {
 
     /// The offset just after the header and the snapshot lines it announces: where the changes
     /// of a rebuilt journal begin (its snapshot describes the store, not changes).
-    func snapshotEnd() throws -> Int {
+    package func snapshotEnd() throws -> Int {
         var linesToSkip = 1
         var end = 0
         try forwardLines { bytes, lineEnd in
@@ -210,7 +219,7 @@ struct JournalReader {
     // MARK: Backward
 
     /// How a backward walk ended.
-    enum BackwardEnd: Equatable {
+    package enum BackwardEnd: Equatable {
         /// It reached the header: every line was read.
         case header
         /// `body` asked to stop.
@@ -224,7 +233,7 @@ struct JournalReader {
     /// Walks the lines from the end back to the header, newest first, settled as ``forward(from:_:)``
     /// settles them, handing each to `body`, which returns false to stop. Reads 64 KiB at a time:
     /// the cost is that of the lines walked, whatever the length of the journal.
-    func backward(_ body: (JournalLine) throws -> Bool) throws -> BackwardEnd {
+    package func backward(_ body: (JournalLine) throws -> Bool) throws -> BackwardEnd {
         var malformed = false
         let end = try backwardViews { view in
             guard let line = JournalLine(view: view) else {
@@ -283,7 +292,7 @@ struct JournalReader {
     /// The lines are not settled: a like taken back by an `A` line, or whose photo was unliked
     /// or liked again since, is handed on too. The caller confirms each by the photo's record,
     /// which has that line's `likedAt` only while that like is the photo's current one.
-    func likedLines(after place: ListingKey, newestFirst: Bool, _ body: (JournalLine.View) throws -> Bool) throws -> Bool? {
+    package func likedLines(after place: ListingKey, newestFirst: Bool, _ body: (JournalLine.View) throws -> Bool) throws -> Bool? {
         try source.withMappedBytes { bytes -> Bool? in
             guard let headerEnd = Self.nextLineStart(in: bytes, from: 0),
                 let header = JournalLine.View(UnsafeBufferPointer(rebasing: bytes[..<(headerEnd - 1)])), header.operation == .header,
@@ -383,7 +392,7 @@ struct JournalReader {
     /// The journal's end, for a writer about to append: its last complete line (`nil` when there
     /// is none or it is malformed), whether that line's change committed, and the torn bytes
     /// after it.
-    func end() throws -> (lastLine: JournalLine?, committed: Bool, tornTailBytes: Int) {
+    package func end() throws -> (lastLine: JournalLine?, committed: Bool, tornTailBytes: Int) {
         var last: JournalLine?
         let walk = try backwardLines { bytes, start in
             last = JournalLine.parse(bytes).flatMap { ($0.operation == .header) == (start == 0) ? $0 : nil }
@@ -450,7 +459,7 @@ struct JournalReader {
     /// writer cuts and writes its own line over), or, when that line's change has not taken
     /// effect yet (its writer is between the line and the record file, which a reader of the
     /// records would not see changed yet), that line's start.
-    func settledEnd() throws -> Int {
+    package func settledEnd() throws -> Int {
         let size = try source.currentSize()
         var lastStart: Int?
         var uncommitted = false

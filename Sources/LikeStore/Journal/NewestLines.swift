@@ -50,10 +50,10 @@
 /// to disagree with the journal on the way (a slot naming a line of another photo, a like after
 /// its photo's newest line) ends the walk as damage: the reading then takes the sure path, and the
 /// file is written again from the journal alone.
-enum NewestLines {
-    static let fileName = "likes.newest"
+package enum NewestLines {
+    package static let fileName = "likes.newest"
     /// Changes (`M` and `U` lines) a walk may pass after covered before the file is written again.
-    static let refreshAfter = 256
+    package static let refreshAfter = 256
     private static let headerSize = 128
     private static let slotSize = 24
     private static let bootFieldSize = 48
@@ -132,13 +132,13 @@ enum NewestLines {
     // MARK: Reading in place
 
     /// The file mapped into memory, checked against the journal it was opened for.
-    final class Mapped {
+    package final class Mapped {
         private let mapping: FileMapping
         private let address: UnsafeRawPointer
         private let size: Int
         /// The journal's length the file describes.
-        let covered: Int
-        let likeCount: Int
+        package let covered: Int
+        package let likeCount: Int
         private let slotCount: Int
 
         /// `address`: the start of `mapping`, which this holds, so that it stays valid.
@@ -202,7 +202,7 @@ enum NewestLines {
         }
 
         /// The file in `root`, if it describes `journal` (mapped whole) as the file `inode` now.
-        static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
+        package static func open(in root: StoreDirectory, journal: UnsafeBufferPointer<UInt8>, inode: UInt64) -> Mapped? {
             guard let (mapping, address, size, covered) = NewestLines.tie.open(in: root, journal: journal, inode: inode) else { return nil }
             let (likes, slots) = (JournalTie.number(address, Offset.likeCount), JournalTie.number(address, Offset.slotCount))
             guard likes >= 0, likes < size / 8, slots >= 8, slots < size / NewestLines.slotSize, slots & (slots - 1) == 0,
@@ -218,7 +218,7 @@ enum NewestLines {
     /// as of its settled end: from `previous` and the lines after what it covered, or from the
     /// whole journal. Under the store's shared lock (no writer changes the journal meanwhile); a
     /// failure (a full disk, a read-only store, a malformed line) leaves things as they were.
-    static func write(
+    package static func write(
         in root: StoreDirectory, reader: JournalReader, journal: UnsafeBufferPointer<UInt8>, inode: UInt64, previous: Mapped?
     ) {
         guard bootID != nil, headerHash(journal) != nil else { return }

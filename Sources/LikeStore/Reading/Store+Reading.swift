@@ -293,7 +293,7 @@ extension Store {
     /// millisecond), then by key, so that every device that holds the same records picks the same
     /// one. The counter matters: one restore that chooses two photos as an album's cover stamps
     /// both in one millisecond, the later one counted after the earlier.
-    static func newestChoice(of album: String, among records: [StoredRecord]) -> StoredRecord? {
+    package static func newestChoice(of album: String, among records: [StoredRecord]) -> StoredRecord? {
         let part = RecordStamps.cover(album)
         func order(_ record: StoredRecord) -> (Int64, Int, String) {
             guard let text = record.stamps?[part] else { return (0, 0, "") }

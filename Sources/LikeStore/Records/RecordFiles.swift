@@ -20,10 +20,13 @@ import LikesSupport
 #endif
 
 /// The record files of a store, one per liked photo: the truth the journal indexes.
-struct RecordFiles {
-    static let directoryName = StoreLayout.recordsDirectory
+package struct RecordFiles {
+    package static let directoryName = StoreLayout.recordsDirectory
 
     let directory: StoreDirectory
+
+    /// The record files in `directory` (the store's `records` folder).
+    package init(directory: StoreDirectory) { self.directory = directory }
 
     /// Every record file, decoded: the slow, sure path used where the index cannot be trusted.
     struct Decoded {
@@ -147,7 +150,7 @@ struct RecordFiles {
     /// The number a record file's bytes give as `"format"`, found without decoding the rest (the
     /// first `"format"` followed by a colon: inside a string a quote is escaped); `nil` where
     /// there is none.
-    static func statedFormat(in bytes: [UInt8]) -> Int? {
+    package static func statedFormat(in bytes: [UInt8]) -> Int? {
         let key = Array(#""format""#.utf8)
         guard bytes.count > key.count else { return nil }
         var start = 0

@@ -16,7 +16,7 @@
 /// Each member is read straight into the field it fills, its name compared as bytes: a tree of
 /// values built first and searched by name after cost a page of records more than the rest of
 /// reading it (17 µs of a record's 25 µs at 100,000 photos).
-struct RecordReader {
+package struct RecordReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
@@ -26,7 +26,7 @@ struct RecordReader {
 
     /// The record in `data`, or `nil` where this reader does not take it (JSONDecoder then reads
     /// it, and names any damage).
-    static func record(in data: Data) -> StoredRecord? {
+    package static func record(in data: Data) -> StoredRecord? {
         data.withUnsafeBytes { record(in: $0.bindMemory(to: UInt8.self)) }
     }
 

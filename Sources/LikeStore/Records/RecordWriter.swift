@@ -17,11 +17,11 @@ import LikesSupport
 /// `JSONEncoder` made a tree of boxed values and sorted each object's keys on every write:
 /// 7 % of a like's time in the process. Here the members are written in the order sorting
 /// gives, which is fixed: byte order of their names, as `JSONEncoder` sorts.
-struct RecordWriter {
+package struct RecordWriter {
     private var out: [UInt8] = []
 
     /// The record's file content.
-    static func encode(_ record: StoredRecord) -> Data {
+    package static func encode(_ record: StoredRecord) -> Data {
         var writer = RecordWriter()
         writer.out.reserveCapacity(1024)
         writer.write(record)

@@ -9,7 +9,7 @@
     import FoundationEssentials
 #endif
 
-enum SyncOwed {
+package enum SyncOwed {
     /// Enough of `sync/state.json` to tell which unlikes a sync has looked past.
     private struct Looked: Decodable {
         var format: Int?

@@ -34,7 +34,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
         /// What the camera wrote in Exif; `nil` when the file has none.
         package var exif: StoredExif?
 
-        init(generation: String, bytes: Int, width: Int, height: Int, crc32: String) {
+        package init(generation: String, bytes: Int, width: Int, height: Int, crc32: String) {
             self.generation = generation
             self.bytes = bytes
             self.width = width
@@ -104,7 +104,7 @@ package struct StoredRecord: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey { case format, id, generation, likedAt, image, userImage, note, photo, albums, covers, changed, stamps }
 
-    init(
+    package init(
         id: String, generation: String, likedAt: Int64, image: Image, userImage: Image?, note: String?, photo: StoredPhoto?,
         albums: [String] = []
     ) {
@@ -220,13 +220,13 @@ package struct StoredRecord: Codable, Hashable, Sendable {
 
     /// The record file's content, by ``RecordWriter``: what `JSONEncoder` writes of ``encode(to:)``
     /// with sorted keys and slashes as they are.
-    func encoded() -> Data {
+    package func encoded() -> Data {
         RecordWriter.encode(self)
     }
 
     /// Reads a record file: the form this version writes by ``RecordReader``, anything else
     /// (and damage, which it names) by JSONDecoder.
-    static func decode(_ data: Data) throws -> StoredRecord {
+    package static func decode(_ data: Data) throws -> StoredRecord {
         if let record = RecordReader.record(in: data) { return record }
         return try JSONDecoder().decode(StoredRecord.self, from: data)
     }
@@ -262,12 +262,12 @@ package struct RecordStamps: Sendable, Hashable {
 
     /// Reads a record's stamps, passing over parts and values this version does not know; a part
     /// left out has the period's stamp (see ``written``).
-    init(read values: [String: String]) {
+    package init(read values: [String: String]) {
         self.init(read: values.map { ($0.key, $0.value) })
     }
 
     /// Reads a record's stamps from its parts and their stamps, each part once.
-    init(read pairs: [(String, String)]) {
+    package init(read pairs: [(String, String)]) {
         // Made at its full size at once: growing it part by part rehashed it four times a record.
         var kept = [String: String](minimumCapacity: Self.parts.count + 1)
         // Every part has the period's stamp, then those given their own: no part looked up.
@@ -283,7 +283,7 @@ package struct RecordStamps: Sendable, Hashable {
 
     /// The stamps as a record file keeps them: one of the period's parts changed with its start
     /// is left out (a first like's stamps are one value); an album's or a like's part never is.
-    var written: [String: String] {
+    package var written: [String: String] {
         guard let liked = values[Self.liked] else { return values }
         return values.filter { $0.key == Self.liked || $0.value != liked || Self.isOwnPart($0.key) }
     }
@@ -355,7 +355,7 @@ package struct RecordStamps: Sendable, Hashable {
     }
 
     /// The same stamps with `part` stamped `stamp`.
-    func setting(_ part: String, to stamp: String) -> RecordStamps {
+    package func setting(_ part: String, to stamp: String) -> RecordStamps {
         var stamps = self
         stamps.values[part] = stamp
         return stamps
@@ -367,7 +367,7 @@ package struct RecordStamps: Sendable, Hashable {
     }
 
     /// `MILLIS` or `MILLIS.COUNTER.DEVICE`.
-    static func isStamp(_ text: String) -> Bool {
+    package static func isStamp(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { bytes in
             // Byte by byte: a split into substrings made an array for every stamp of every record read.

@@ -28,7 +28,7 @@
 /// last change can be waiting, or the one before it when the last one's line reached the disk
 /// unflushed: the next session checks both against the record files (`Journal.settle`), finishes
 /// what it can, and appends an `A` line that takes back a last change that cannot be finished.
-struct WriteSession {
+package struct WriteSession {
     let root: StoreDirectory
     let records: RecordFiles
     let images: ImageFiles
@@ -40,7 +40,7 @@ struct WriteSession {
     private(set) var clock: Int64 = 0
     /// Whether the journal's header allows `L` lines out of the listing's order (see
     /// ``JournalLine/unsortedFormatName``): only in a restore's sessions, which sort it at the end.
-    private(set) var isUnsorted = false
+    package private(set) var isUnsorted = false
     /// The place of the journal's newest `L` line, once looked up (`.some(nil)`: it has none):
     /// a restored like placed after it keeps the journal in order.
     private var newestLiked: ListingKey??
@@ -185,7 +185,7 @@ struct WriteSession {
     ///
     /// With `flushCommit` false, on Apple platforms the commit's flush is a barrier, which the
     /// caller's full flush after a run of likes makes durable. Elsewhere it makes no difference.
-    mutating func like(_ request: StoreRequest, flushCommit: Bool = true) throws -> StoredChange {
+    package mutating func like(_ request: StoreRequest, flushCommit: Bool = true) throws -> StoredChange {
         var request = request
         try commitBatchHolding(StorageKey.make(for: request.id))
         var existing: StoredRecord?
@@ -230,7 +230,7 @@ struct WriteSession {
     }
 
     /// The liked photo's record, which a change to its note or albums needs.
-    func existingRecord(_ id: String) throws -> StoredRecord {
+    package func existingRecord(_ id: String) throws -> StoredRecord {
         guard let existing = try records.read(key: StorageKey.make(for: id)) else { throw StoreError.notLiked(id: id) }
         guard existing.id == id else { throw StoreError.idCollision(id: id, existing: existing.id) }
         return existing
@@ -250,7 +250,7 @@ struct WriteSession {
     /// same file as the record's) into its record; `nil`, writing nothing, when the record has
     /// them already or names another file now. A thumbnail made before the orientation was
     /// known is removed, to be made anew upright.
-    mutating func replaceImageFacts(of existing: StoredRecord, with image: StoredRecord.Image) throws -> StoredChange? {
+    package mutating func replaceImageFacts(of existing: StoredRecord, with image: StoredRecord.Image) throws -> StoredChange? {
         guard existing.image.isSameFile(as: image), existing.image != image else { return nil }
         var request = StoreRequest(id: existing.id)
         request.imageFacts = image
@@ -272,7 +272,7 @@ struct WriteSession {
     /// (``JournalLine/unsortedFormatName``, in place, or written anew so where its header cannot
     /// be written over); the restore sorts it when it ends (``sortJournal()``). The commit is
     /// flushed as ``like(_:flushCommit:)`` flushes it with `flushCommit` false.
-    mutating func restore(_ request: StoreRequest, likedAt: Int64) throws -> StoredChange? {
+    package mutating func restore(_ request: StoreRequest, likedAt: Int64) throws -> StoredChange? {
         let key = StorageKey.make(for: request.id)
         try commitBatchHolding(key)
         if try records.exists(key: key) { return nil }
@@ -701,7 +701,7 @@ struct WriteSession {
     /// are lost too would be named by no line of the new one, and their images taken for orphans:
     /// each is first rebuilt from what evidence is left, or set aside (see ``RepairPlan``).
     @discardableResult
-    func rebuildJournal(from entries: [LiveEntry]? = nil, rescuingLostRecords: Bool = false) throws -> Int64 {
+    package func rebuildJournal(from entries: [LiveEntry]? = nil, rescuingLostRecords: Bool = false) throws -> Int64 {
         if rescuingLostRecords { try rescueLostRecords() }
         return try journal.rewrite(try entries ?? records.decodeAll().entries, records: records, durable: durable)
     }
