@@ -9,7 +9,9 @@ import Foundation
 import Testing
 
 /// A task executor of a few threads of its own, for synchronous work that would otherwise hold
-/// the cooperative pool's.
+/// the cooperative pool's. (Task executors are in Apple's systems from macOS 15 and iOS 18; before
+/// them the tests run where Swift Testing puts them.)
+@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 public final class TestLane: TaskExecutor, @unchecked Sendable {  // `jobs` is read and written under `lock` alone
     /// The lane the `.ownLane` trait runs tests on: two threads, as many as the pool has here, so
     /// the long tests run side by side as before while the pool stays free.
@@ -59,6 +61,7 @@ public struct OwnLane: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else { return try await function() }
         try await withTaskExecutorPreference(TestLane.shared) { try await function() }
     }
 }
