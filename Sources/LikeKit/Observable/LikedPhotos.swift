@@ -165,13 +165,15 @@ public final class LikedPhotos {
     /// A change to the store: what is shown is read again where the change can alter it, once
     /// for a burst of changes.
     private func changed(_ change: LikeChange) async {
-        guard isLoaded, change.kind != .unchanged, change.kind != .purged else { return }
+        guard change.kind != .unchanged, change.kind != .purged else { return }
         if reloading {
             // What is being read may be older than this change, and what is shown is about to be
-            // replaced: judged after the reload, by reading again.
+            // replaced: judged after the reload, by reading again. So too while the first page
+            // is read: the change may have come after the read began.
             changedMeanwhile = true
             return
         }
+        guard isLoaded else { return }
         guard mayAlter(change) else {
             if mayEndWhatFollows(change) { await checkWhatFollows() }
             return
