@@ -80,7 +80,7 @@ let package = Package(
         // starts without FoundationNetworking.
         .executableTarget(name: "likes-fetch"),
         // The in-process halves of the benchmarks (Benchmarks/run.sh); built by CI, run by hand.
-        .executableTarget(name: "likes-bench", dependencies: ["LikeKit"]),
+        .executableTarget(name: "likes-bench", dependencies: ["LikeKit", "JPEGCodec"]),
         // A small photo app's view models over LikeKit, run through one session; CI runs it.
         .executableTarget(name: "likes-app-sample", dependencies: ["LikeKit", "PhotoSources"], path: "Samples/AppSample"),
         // What the test targets share: a folder of its own for each test, the patience against a

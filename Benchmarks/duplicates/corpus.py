@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The corpus that says where "the same photo" ends (issue 69), built from real photographs.
 
-    corpus.py OUT
+    corpus.py OUT [PHOTO.jpg ...]
 
-Writes OUT/photos/*.jpg and OUT/corpus.json. Each source photograph (scikit-image's sample
+Writes OUT/photos/*.jpg and OUT/corpus.json. Given photos, they are the sources instead of
+scikit-image's (a corpus held out from the one the fingerprint's limit was chosen on: Pillow's
+test photos in Tests/Fixtures/jpeg/pillow). Each source photograph (scikit-image's sample
 images that ship in its wheel, and crops of the larger ones) becomes a group of files that are
 the same picture, made the ways a collection gathers copies: other sizes down to a 256 px
 thumbnail, JPEG qualities down to 50, progressive and baseline, the pixels converted to Display
@@ -24,7 +26,7 @@ import os
 import sys
 
 import numpy
-from PIL import Image
+from PIL import Image, ImageOps
 
 import skimage.data
 
@@ -142,16 +144,20 @@ def main():
         files.append({"file": "photos/" + name, "group": group, "kind": kind, "moment": moment})
 
     pictures = []
-    for name in SOURCES:
-        image = rgb(getattr(skimage.data, name)())
+    given = sys.argv[2:]
+    sources = [(os.path.splitext(os.path.basename(path))[0], lambda path=path: numpy.asarray(ImageOps.exif_transpose(Image.open(path)).convert("RGB")))
+               for path in given] or [(name, getattr(skimage.data, name)) for name in SOURCES]
+    for name, load in sources:
+        image = rgb(load())
         pictures.append((name, image))
         # The larger photographs give windows of their own, and their pans.
         if min(image.size) >= 500:
             side = int(min(image.size) * 0.7)
             pictures.append((name + "-window", image.crop((0, 0, side, side))))
-    left, right, _ = skimage.data.stereo_motorcycle()
-    pictures.append(("motorcycle-left", rgb(left)))
-    pictures.append(("motorcycle-right", rgb(right)))
+    if not given:
+        left, right, _ = skimage.data.stereo_motorcycle()
+        pictures.append(("motorcycle-left", rgb(left)))
+        pictures.append(("motorcycle-right", rgb(right)))
 
     for index, (name, image) in enumerate(pictures):
         for kind, data in copies(image):

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Precision and recall of finding duplicates on the corpus (corpus.py), for a method.
 
-    evaluate.py CORPUS [METHOD ...]      METHOD: phash, dhash (default: both)
+    evaluate.py CORPUS [METHOD ...]      METHOD: ours, phash, dhash (default: all three)
 
 For every pair of files the method's distance; a pair is true when both files are in one
 group. For each method: the best threshold with no false pair (its recall there), and the
 threshold with the best F1 (precision and recall there). The peer's hashes are imagehash's, on
-the picture as shown (Exif's orientation applied, the best case for them).
+the picture as shown (Exif's orientation applied, the best case for them). Ours is the
+fingerprints' likeness (PictureFingerprint in JPEGCodec), from a release build's
+`likes-bench likeness` (LIKES_BENCH names it; .build/release/likes-bench by default), where a
+pair it does not fit is at no distance at all (infinite), and its own limit is reported too.
 """
 
 import json
+import os
+import subprocess
 import sys
 
 import numpy
@@ -28,6 +33,29 @@ def hash_distances(images, function):
     return (bits[:, None, :] != bits[None, :, :]).sum(axis=2).astype(float)
 
 
+def likeness_distances(corpus, files):
+    """The likes-bench likeness of every pair (infinite where it fits none), and its limit."""
+    binary = os.environ.get("LIKES_BENCH", ".build/release/likes-bench")
+    output = subprocess.run([binary, "likeness"] + [f"{corpus}/{entry['file']}" for entry in files],
+                            check=True, capture_output=True, text=True).stdout
+    result = json.loads(output)
+    distances = numpy.full((len(files), len(files)), numpy.inf)
+    for i, j, difference in result["pairs"]:
+        distances[int(i), int(j)] = distances[int(j), int(i)] = difference
+    print(f"ours: {result['fitted']} pairs fitted; fingerprints {result['fingerprintSeconds']:.2f} s, "
+          f"comparisons {result['compareSeconds']:.2f} s")
+    return distances, result["limit"]
+
+
+def at_limit(distances, truth, limit):
+    upper = numpy.triu_indices(len(truth), 1)
+    called = distances[upper] <= limit
+    true = truth[upper]
+    found = (called & true).sum()
+    print(f"  at its own limit {limit:g}: {called.sum()} pairs called, {found} true, {called.sum() - found} false; "
+          f"recall {found / true.sum() * 100:.2f} %")
+
+
 def summary(name, distances, truth):
     upper = numpy.triu_indices(len(truth), 1)
     values, true = distances[upper], truth[upper]
@@ -35,7 +63,7 @@ def summary(name, distances, truth):
     order = numpy.argsort(values, kind="stable")
     values, true = values[order], true[order]
     # Threshold t: pairs with distance <= t are called duplicates.
-    candidates = numpy.unique(values)
+    candidates = numpy.unique(values[numpy.isfinite(values)])
     best_f1 = (0, None, 0, 0)
     best_clean = (0.0, None)
     cumulative_true = numpy.cumsum(true)
@@ -60,7 +88,7 @@ def summary(name, distances, truth):
 
 def main():
     corpus = sys.argv[1]
-    methods = sys.argv[2:] or ["phash", "dhash"]
+    methods = sys.argv[2:] or ["ours", "phash", "dhash"]
     with open(f"{corpus}/corpus.json") as handle:
         files = json.load(handle)["files"]
     images = [shown(f"{corpus}/{entry['file']}") for entry in files]
@@ -68,14 +96,21 @@ def main():
     truth = groups[:, None] == groups[None, :]
     results = []
     for method in methods:
-        function = {"phash": imagehash.phash, "dhash": imagehash.dhash}[method]
-        results.append(summary(method, hash_distances(images, function), truth))
+        if method == "ours":
+            distances, limit = likeness_distances(corpus, files)
+        else:
+            function = {"phash": imagehash.phash, "dhash": imagehash.dhash}[method]
+            distances = hash_distances(images, function)
+        results.append(summary(method, distances, truth))
+        if method == "ours":
+            at_limit(distances, truth, limit)
         # The nearest pair of two moments, and the farthest of one picture.
         upper = numpy.triu_indices(len(files), 1)
-        distances = hash_distances(images, function)
         across = min((distances[i, j], files[i]["file"], files[j]["file"]) for i, j in zip(*upper) if not truth[i, j])
         within = max((distances[i, j], files[i]["file"], files[j]["file"]) for i, j in zip(*upper) if truth[i, j])
-        print(f"  nearest two moments: {across[0]:.0f} ({across[1]}, {across[2]}); farthest copies: {within[0]:.0f} ({within[1]}, {within[2]})")
+        across = (round(across[0], 2),) + across[1:]
+        within = (round(within[0], 2),) + within[1:]
+        print(f"  nearest two moments: {across[0]:g} ({across[1]}, {across[2]}); farthest copies: {within[0]:g} ({within[1]}, {within[2]})")
     print(json.dumps(results))
 
 

@@ -13,6 +13,7 @@
 //   likes-bench observers STORE COUNT            threads of the process before and with COUNT observers
 //   likes-bench like-file STORE ID FILE          one like of a JPEG file through LikeKit's like(_:imageFile:),
 //                                                relaxed, for a measure of the process's memory
+//   likes-bench likeness FILE...                 every pair of JPEGs compared by their fingerprints (Likeness.swift)
 //   likes-bench session-memory STORE FOLDER COUNT  a SyncSession making COUNT syncs of a store with
 //                                                a folder (a note changed every 20th), its reports
 //                                                and failures never read: resident size as it goes
@@ -387,6 +388,7 @@ func run(_ arguments: [String]) throws {
     case "observers": try benchObservers(arguments)
     case "like-file": try benchLikeFile(arguments)
     case "session-memory": try benchSessionMemory(arguments)
+    case "likeness": try benchLikeness(arguments)
     default:
         FileHandle.standardError.write(Data("likes-bench: unknown benchmark \(arguments[1])\n".utf8))
         exit(64)
