@@ -51,6 +51,29 @@ public struct JPEGThumbnail: Sendable, Equatable {
     ///
     /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
     public static func make(fromJPEG bytes: UnsafeRawBufferPointer, size: Size, quality: Int = 85) throws(JPEGError) -> JPEGThumbnail {
+        let (image, metadata, _) = try picture(fromJPEG: bytes, size: size)
+        let jpeg = JPEGEncoder.encode(image, quality: quality, iccProfile: metadata.iccProfile)
+        return JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
+    }
+
+    /// Makes the thumbnail of the JPEG in `bytes` of the size `size` asks for, and the
+    /// photo's fingerprint from the same picture (``PictureFingerprint/init(picture:orientation:)``
+    /// of the upright thumbnail, before it is encoded, with the photo's own aspect ratio): one
+    /// decode for both.
+    ///
+    /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
+    public static func makeWithFingerprint(fromJPEG bytes: UnsafeRawBufferPointer, size: Size, quality: Int = 85) throws(JPEGError)
+        -> (thumbnail: JPEGThumbnail, fingerprint: PictureFingerprint)
+    {
+        let (image, metadata, aspect) = try picture(fromJPEG: bytes, size: size)
+        let jpeg = JPEGEncoder.encode(image, quality: quality, iccProfile: metadata.iccProfile)
+        let thumbnail = JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
+        return (thumbnail, PictureFingerprint(picture: image, orientation: 1, aspect: aspect))
+    }
+
+    /// The upright picture a thumbnail of `size` is encoded from, the photo's metadata and its
+    /// aspect ratio as displayed (from its frame: the picture's own is rounded by the scale).
+    static func picture(fromJPEG bytes: UnsafeRawBufferPointer, size: Size) throws(JPEGError) -> (PlanarImage, JPEGMetadata, Float) {
         let frame = try JPEGHeader(reading: bytes)
         let metadata = JPEGMetadata(reading: bytes)
         let plan = Self.plan(width: frame.width, height: frame.height, size: size)
@@ -62,9 +85,9 @@ public struct JPEGThumbnail: Sendable, Equatable {
         let decoder = FrameDecoder(bytes: bytes, blockSize: plan.scale.rawValue, subsampled: resizing ? .fromCoefficients : .meansRepeated)
         var image = try decoder.decode()
         if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
-        image = image.upright(orientation: metadata.exif.orientation)
-        let jpeg = JPEGEncoder.encode(image, quality: quality, iccProfile: metadata.iccProfile)
-        return JPEGThumbnail(jpeg: jpeg, width: image.width, height: image.height, damage: image.damage)
+        let swaps = (5...8).contains(metadata.exif.orientation)
+        let aspect = swaps ? Float(frame.height) / Float(frame.width) : Float(frame.width) / Float(frame.height)
+        return (image.upright(orientation: metadata.exif.orientation), metadata, aspect)
     }
 
     /// Whether the thumbnail of `size` of a photo whose frame is `width` x `height` is its DC

@@ -117,3 +117,18 @@ import Testing
         #expect(PictureFingerprint(bytes: fingerprint.bytes.dropLast()) == nil)
     }
 }
+
+@Suite(.ownLane) struct ThumbnailFingerprintTests {
+    @Test(arguments: Reference.photos)
+    func theThumbnailAndTheFingerprintComeFromOneDecode(_ name: String) throws {
+        let bytes = try Reference.photo(name)
+        let made = try bytes.withUnsafeBytes { raw in
+            try JPEGThumbnail.makeWithFingerprint(fromJPEG: raw, size: .atMost(512))
+        }
+        let thumbnail = try bytes.withUnsafeBytes { raw in try JPEGThumbnail.make(fromJPEG: raw, size: .atMost(512)) }
+        #expect(made.thumbnail == thumbnail)
+        #expect(made.fingerprint == (try PictureFingerprint.make(fromJPEG: bytes)))
+        // The thumbnail's own fingerprint, from its decode, is the same picture.
+        #expect(made.fingerprint.likeness(to: try PictureFingerprint.make(fromJPEG: thumbnail.jpeg)).isSamePicture)
+    }
+}

@@ -27,26 +27,26 @@ public struct PictureFingerprint: Sendable, Hashable {
         self.samples = samples
     }
 
-    /// The fingerprint of a decoded picture as stored, shown with Exif's `orientation` (1–8).
-    public init(picture: PlanarImage, orientation: Int) {
+    /// The fingerprint of a decoded picture as stored, shown with Exif's `orientation` (1–8),
+    /// whose aspect ratio as displayed is `aspect` (the picture's own when not given: a picture
+    /// decoded at a scale has its sides rounded).
+    public init(picture: PlanarImage, orientation: Int, aspect: Float? = nil) {
         let luma = PlanarImage(width: picture.width, height: picture.height, planes: [picture.planes[0]])
         let small = luma.resized(width: Self.side, height: Self.side).upright(orientation: orientation)
         let swaps = (5...8).contains(orientation)
         let width = Float(swaps ? picture.height : picture.width)
         let height = Float(swaps ? picture.width : picture.height)
-        self.init(aspect: width / height, samples: small.planes[0])
+        self.init(aspect: aspect ?? width / height, samples: small.planes[0])
     }
 
-    /// The fingerprint of the JPEG in `bytes`, decoded at the smallest scale whose long side is
-    /// still 256 pixels (or whole, when it is shorter).
+    /// The fingerprint of the JPEG in `bytes`, made from the picture a store's thumbnail is
+    /// (``JPEGThumbnail/Size/atMost(_:)`` 512: a long side of 256 to 512 pixels for a photo at
+    /// least that long), as ``JPEGThumbnail/makeWithFingerprint(fromJPEG:size:quality:)`` makes it.
     ///
     /// - Throws: ``JPEGError`` when the bytes are no JPEG the decoder reads.
     public static func make(fromJPEG bytes: UnsafeRawBufferPointer) throws(JPEGError) -> PictureFingerprint {
-        let header = try JPEGHeader(reading: bytes)
-        let long = max(header.width, header.height)
-        let scale = JPEGScale.allCases.reversed().first { $0.scaled(long) >= min(long, 256) } ?? .full
-        let picture = try JPEGDecoder.decode(bytes, scale: scale)
-        return PictureFingerprint(picture: picture, orientation: header.exif.orientation)
+        let (picture, _, aspect) = try JPEGThumbnail.picture(fromJPEG: bytes, size: .atMost(512))
+        return PictureFingerprint(picture: picture, orientation: 1, aspect: aspect)
     }
 
     /// The fingerprint of the JPEG in `bytes`; see ``make(fromJPEG:)-(UnsafeRawBufferPointer)``.
@@ -88,9 +88,9 @@ public struct PictureLikeness: Sendable, Hashable {
     public let difference: Double?
 
     /// The largest ``difference`` of two files of one picture: half way (geometrically) between
-    /// the farthest copies of Benchmarks/duplicates' corpus (7.9) and its nearest two moments
-    /// (11.5).
-    public static let samePictureLimit = 9.5
+    /// the farthest copies of Benchmarks/duplicates' corpus (7.66) and its nearest two moments
+    /// (10.87).
+    public static let samePictureLimit = 9.1
 
     /// Whether the two are the same picture.
     public var isSamePicture: Bool { difference.map { $0 <= Self.samePictureLimit } ?? false }
