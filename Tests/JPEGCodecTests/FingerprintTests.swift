@@ -132,3 +132,19 @@ import Testing
         #expect(made.fingerprint.likeness(to: try PictureFingerprint.make(fromJPEG: thumbnail.jpeg)).isSamePicture)
     }
 }
+
+@Suite(.ownLane) struct MedianSelectionTests {
+    @Test func theSelectionFindsWhatASortPutsAtEachPlace() {
+        var generator = SystemRandomNumberGenerator()
+        for count in [1, 2, 3, 10, 101, 3_600] {
+            // Ties too: values from a few levels.
+            let values = (0..<count).map { _ in Double(Int.random(in: 0..<(count / 3 + 2), using: &generator)) / 4 }
+            let sorted = values.sorted()
+            for k in Set([0, count / 2, count - 1, Int.random(in: 0..<count, using: &generator)]) {
+                var copy = values
+                #expect(Likeness.select(&copy, k) == sorted[k], "count \(count), place \(k)")
+                #expect(copy[..<k].allSatisfy { $0 <= sorted[k] } && copy[k...].allSatisfy { $0 >= sorted[k] })
+            }
+        }
+    }
+}

@@ -142,7 +142,7 @@ public struct PreparedFingerprint: Sendable {
 }
 
 /// The arithmetic of ``PictureFingerprint/likeness(to:)``.
-enum Likeness {
+package enum Likeness {
     static let side = PictureFingerprint.side
     /// The blurs the fit goes through, coarse to fine, with its rounds at each; the last is the
     /// one the difference is measured at.
@@ -153,25 +153,28 @@ enum Likeness {
     /// along x and along y together, to be read between samples at once.
     struct Level: Sendable {
         let plane: Plane
-        let texels: [SIMD4<Double>]
+        /// Single precision, four to a vector register: the sums they go into are double.
+        let texels: [SIMD4<Float>]
 
         init(_ plane: Plane) {
             self.plane = plane
             let (gx, gy) = plane.gradients()
-            texels = plane.values.indices.map { SIMD4(plane.values[$0], gx.values[$0], gy.values[$0], 0) }
+            texels = plane.values.indices.map { SIMD4(Float(plane.values[$0]), Float(gx.values[$0]), Float(gy.values[$0]), 0) }
         }
 
         /// The value and slopes at (x, y), inside the picture, between the four nearest samples.
-        static func sample(_ texels: UnsafeBufferPointer<SIMD4<Double>>, _ x: Double, _ y: Double) -> SIMD4<Double> {
+        @inline(__always)
+        static func sample(_ texels: UnsafeBufferPointer<SIMD4<Float>>, _ x: Double, _ y: Double) -> SIMD4<Double> {
             let n = Likeness.side
             let x0 = min(Int(x), n - 2)
             let y0 = min(Int(y), n - 2)
-            let fx = x - Double(x0)
-            let fy = y - Double(y0)
-            let at = y0 * n + x0
-            let top = texels[at] * (1 - fx) + texels[at + 1] * fx
-            let bottom = texels[at + n] * (1 - fx) + texels[at + n + 1] * fx
-            return top * (1 - fy) + bottom * fy
+            let fx = Float(x - Double(x0))
+            let fy = Float(y - Double(y0))
+            let at = y0 &* n &+ x0
+            let top = texels[at] * (1 - fx) + texels[at &+ 1] * fx
+            let bottom = texels[at &+ n] * (1 - fx) + texels[at &+ n &+ 1] * fx
+            let found = top * (1 - fy) + bottom * fy
+            return SIMD4(Double(found[0]), Double(found[1]), Double(found[2]), 0)
         }
     }
 
@@ -472,10 +475,40 @@ enum Likeness {
         windows.reserveCapacity(side * side)
         for k in sums.indices where counts[k] >= 0.9 { windows.append(sums[k] / counts[k]) }
         guard let largest = windows.max() else { return nil }
-        windows.sort()
         let middle = windows.count / 2
-        let median = windows.count % 2 == 1 ? windows[middle] : (windows[middle - 1] + windows[middle]) / 2
+        let upper = select(&windows, middle)
+        // For an even count the lower middle is the largest of those the selection left below.
+        let median = windows.count % 2 == 1 ? upper : (windows[..<middle].max().map { ($0 + upper) / 2 } ?? upper)
         return largest / (median + 0.5)
+    }
+
+    /// The `k`-th smallest of `values` (from 0), by Hoare's selection: `values` is left with the
+    /// `k` smaller ones before it and the larger ones after.
+    package static func select(_ values: inout [Double], _ k: Int) -> Double {
+        var low = 0
+        var high = values.count - 1
+        while low < high {
+            let pivot = values[(low + high) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                high = j
+            } else if k >= i {
+                low = i
+            } else {
+                break
+            }
+        }
+        return values[k]
     }
 
     /// The mean over the 6 x 6 window at each sample (from 3 before it to 2 after, the edges
