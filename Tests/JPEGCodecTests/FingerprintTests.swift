@@ -30,6 +30,14 @@ import Testing
         return PlanarImage(width: width, height: height, planes: planes)
     }
 
+    /// `picture` with its luma through `curve` (clamped to 0–255), its colours as they were.
+    static func toned(_ picture: PlanarImage, _ curve: (Double) -> Double) -> PlanarImage {
+        let table = (0...255).map { UInt8(min(max(curve(Double($0)).rounded(), 0), 255)) }
+        var planes = picture.planes
+        planes[0] = planes[0].map { table[Int($0)] }
+        return PlanarImage(width: picture.width, height: picture.height, planes: planes)
+    }
+
     /// `picture` with a square of `fraction` of its short side, at its busiest of a few places,
     /// copied `shift` of its width to the right: a subject that moved.
     static func moved(_ picture: PlanarImage, fraction: Double, shift: Double) -> PlanarImage {
@@ -75,6 +83,9 @@ import Testing
             // Stored turned a quarter anticlockwise, shown a quarter clockwise: upright again.
             ("orientation 6", try Self.fingerprint(of: photo.upright(orientation: 8), orientation: 6)),
             ("orientation 3", try Self.fingerprint(of: photo.upright(orientation: 3), orientation: 3)),
+            // An edit of the tones is the same picture: the fit takes a tone curve.
+            ("contrast raised by a fifth", try Self.fingerprint(of: Self.toned(photo) { 1.2 * ($0 - 128) + 128 })),
+            ("brighter, with a gamma of 0.8", try Self.fingerprint(of: Self.toned(photo) { 255 * pow($0 / 255, 0.8) })),
         ]
         for (kind, copy) in copies {
             let likeness = original.likeness(to: copy)

@@ -100,6 +100,11 @@ extension PictureFingerprint {
     /// How alike this picture and `other` are: whether one is the other in another size,
     /// quality, colour profile or orientation, or with a few pixels of border cropped.
     ///
+    /// An edit of the picture's tones (brightness, contrast, a curve) leaves it the same picture,
+    /// and so does one of its colours alone: the fingerprint keeps the luma, and the comparison
+    /// fits a tone curve, as it must for a copy converted to another colour profile. An edit
+    /// that moves, adds or removes something in one place does not.
+    ///
     /// The two must be of one shape (within 5 %) and alike at 8 x 8 (a correlation over 0.6).
     /// Then one is fitted onto the other, both ways: an offset and a scale on each axis (by
     /// Gauss–Newton, from coarse to fine) and a straight tone curve. The fit counts only when
