@@ -159,3 +159,11 @@ import Testing
         }
     }
 }
+
+@Suite(.ownLane) struct ExponentialTests {
+    @Test(arguments: [0.0, 0.5, 1, 2, 4.5, 8, 12.5])
+    func theSeriesIsFoundationsExponential(_ x: Double) {
+        let ours = Likeness.exponential(x)
+        #expect(abs(ours - exp(x)) <= exp(x) * 1e-14, "e^\(x): \(ours) against \(exp(x))")
+    }
+}

@@ -4,8 +4,7 @@
 // looking for the place where they differ most, measured against how much they differ
 // everywhere: another size, quality, profile or a cropped border differs a little everywhere;
 // another moment differs much in one place. Benchmarks/duplicates measures where the line falls.
-
-import Foundation
+// The standard library only, as the rest of the codec.
 
 /// A picture's luma at 64 x 64 samples (whatever its shape), upright, with its aspect ratio: what
 /// ``likeness(to:)`` compares to tell the same picture in another file from another picture.
@@ -138,7 +137,9 @@ public struct PreparedFingerprint: Sendable {
 
     /// How alike this picture and `other` are: see ``PictureFingerprint/likeness(to:)``.
     public func likeness(to other: PreparedFingerprint) -> PictureLikeness {
-        guard abs(log(fingerprint.aspect / other.fingerprint.aspect)) < 0.05,
+        // Shapes within 5 % on a logarithmic scale: e^-0.05 < ratio < e^0.05.
+        let ratio = fingerprint.aspect / other.fingerprint.aspect
+        guard ratio > 0.951_229_4, ratio < 1.051_271_1,
             zip(coarse, other.coarse).reduce(0, { $0 + $1.0 * $1.1 }) / Float(coarse.count) > 0.6
         else { return PictureLikeness(difference: nil) }
         let both = [Likeness.difference(of: levels, within: other.levels), Likeness.difference(of: other.levels, within: levels)]
@@ -195,7 +196,7 @@ package enum Likeness {
         /// Blurred by a Gaussian of `sigma` samples (to four sigmas, the edges mirrored).
         func blurred(_ sigma: Double) -> Plane {
             let radius = Int(4 * sigma + 0.5)
-            let weights = (-radius...radius).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+            let weights = (-radius...radius).map { 1 / Likeness.exponential(Double($0 * $0) / (2 * sigma * sigma)) }
             let total = weights.reduce(0, +)
             let kernel = weights.map { $0 / total }
             let n = Likeness.side
@@ -485,6 +486,20 @@ package enum Likeness {
         // For an even count the lower middle is the largest of those the selection left below.
         let median = windows.count % 2 == 1 ? upper : (windows[..<middle].max().map { ($0 + upper) / 2 } ?? upper)
         return largest / (median + 0.5)
+    }
+
+    /// e raised to `x` (not negative), by its series: every term positive, so nothing cancels.
+    package static func exponential(_ x: Double) -> Double {
+        precondition(x >= 0)
+        var sum = 1.0
+        var term = 1.0
+        var k = 1.0
+        while term > sum * 1e-17 {
+            term *= x / k
+            sum += term
+            k += 1
+        }
+        return sum
     }
 
     /// The `k`-th smallest of `values` (from 0), by Hoare's selection: `values` is left with the
