@@ -57,7 +57,7 @@ public struct JPEGThumbnail: Sendable, Equatable {
     }
 
     /// Makes the thumbnail of the JPEG in `bytes` of the size `size` asks for, and the
-    /// photo's fingerprint from the same picture (``PictureFingerprint/init(picture:orientation:)``
+    /// photo's fingerprint from the same picture (``PictureFingerprint/init(picture:orientation:aspect:)``
     /// of the upright thumbnail, before it is encoded, with the photo's own aspect ratio): one
     /// decode for both.
     ///
