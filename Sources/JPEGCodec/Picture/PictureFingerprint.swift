@@ -198,7 +198,12 @@ package enum Likeness {
             let radius = Int(4 * sigma + 0.5)
             let weights = (-radius...radius).map { 1 / Likeness.exponential(Double($0 * $0) / (2 * sigma * sigma)) }
             let total = weights.reduce(0, +)
-            let kernel = weights.map { $0 / total }
+            return filtered(weights.map { $0 / total }, first: -radius)
+        }
+
+        /// Filtered along rows, then columns, by `kernel`, whose first weight is for the sample
+        /// `first` places away (negative: before), the edges mirrored.
+        func filtered(_ kernel: [Double], first: Int) -> Plane {
             let n = Likeness.side
             func mirrored(_ i: Int) -> Int {
                 var i = i
@@ -209,7 +214,7 @@ package enum Likeness {
             for y in 0..<n {
                 for x in 0..<n {
                     var sum = 0.0
-                    for k in -radius...radius { sum += kernel[k + radius] * values[y * n + mirrored(x + k)] }
+                    for (k, weight) in kernel.enumerated() { sum += weight * values[y * n + mirrored(x + first + k)] }
                     rows[y * n + x] = sum
                 }
             }
@@ -217,7 +222,7 @@ package enum Likeness {
             for y in 0..<n {
                 for x in 0..<n {
                     var sum = 0.0
-                    for k in -radius...radius { sum += kernel[k + radius] * rows[mirrored(y + k) * n + x] }
+                    for (k, weight) in kernel.enumerated() { sum += weight * rows[mirrored(y + first + k) * n + x] }
                     out[y * n + x] = sum
                 }
             }
@@ -534,28 +539,6 @@ package enum Likeness {
     /// The mean over the 6 x 6 window at each sample (from 3 before it to 2 after, the edges
     /// mirrored).
     static func windowMeans(_ values: [Double]) -> [Double] {
-        let n = side
-        func mirrored(_ i: Int) -> Int {
-            var i = i
-            while i < 0 || i >= n { i = i < 0 ? -i - 1 : 2 * n - i - 1 }
-            return i
-        }
-        var rows = [Double](repeating: 0, count: n * n)
-        for y in 0..<n {
-            for x in 0..<n {
-                var sum = 0.0
-                for k in -3...2 { sum += values[y * n + mirrored(x + k)] }
-                rows[y * n + x] = sum / 6
-            }
-        }
-        var out = [Double](repeating: 0, count: n * n)
-        for y in 0..<n {
-            for x in 0..<n {
-                var sum = 0.0
-                for k in -3...2 { sum += rows[mirrored(y + k) * n + x] }
-                out[y * n + x] = sum / 6
-            }
-        }
-        return out
+        Plane(values: values).filtered([Double](repeating: 1.0 / 6, count: 6), first: -3).values
     }
 }
