@@ -20,6 +20,9 @@ public struct PictureFingerprint: Sendable, Hashable {
     public let samples: [UInt8]
 
     /// A fingerprint of these samples and this aspect ratio.
+    ///
+    /// - Precondition: `samples` holds `side * side` samples and `aspect` is above zero (bytes
+    ///   from elsewhere go through ``init(bytes:)``, which checks them).
     public init(aspect: Float, samples: [UInt8]) {
         precondition(samples.count == Self.side * Self.side && aspect > 0)
         self.aspect = aspect
