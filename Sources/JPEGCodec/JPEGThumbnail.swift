@@ -85,9 +85,8 @@ public struct JPEGThumbnail: Sendable, Equatable {
         let decoder = FrameDecoder(bytes: bytes, blockSize: plan.scale.rawValue, subsampled: resizing ? .fromCoefficients : .meansRepeated)
         var image = try decoder.decode()
         if image.width != plan.width || image.height != plan.height { image = image.resized(width: plan.width, height: plan.height) }
-        let swaps = (5...8).contains(metadata.exif.orientation)
-        let aspect = swaps ? Float(frame.height) / Float(frame.width) : Float(frame.width) / Float(frame.height)
-        return (image.upright(orientation: metadata.exif.orientation), metadata, aspect)
+        let shown = frame.displayedSize
+        return (image.upright(orientation: metadata.exif.orientation), metadata, Float(shown.width) / Float(shown.height))
     }
 
     /// Whether the thumbnail of `size` of a photo whose frame is `width` x `height` is its DC
